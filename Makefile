@@ -1,0 +1,103 @@
+# feedscope - plain Makefile. `make` builds build/feedscope; see README.md.
+#
+#   make            build into build/
+#   make test       install missing Debian packages, build, run every test
+#   make demo       record the bundled example training job and print the result
+#   make bench      print the recorder's own cost (figures, never asserted)
+#   make asan       ASan+UBSan build in build/asan, and run the tests with it
+#   make install PREFIX=/usr/local
+
+CC      ?= gcc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+VERSION := 0.1.0
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
+           -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
+LDLIBS  += -lsqlite3 -ldl -lm -lpthread
+
+ifeq ($(SANITIZE),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+SRC      := $(shell find src -name '*.c' | sort)
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ := $(BUILD)/obj/src/main.o
+
+TEST_LIB_SRC := $(wildcard tests/lib/*.c)
+TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC     := $(wildcard tests/tools/*.c)
+TOOL_BIN     := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+FAKE_NVML    := $(BUILD)/tests/nvml/full/libnvidia-ml.so.1 \
+                $(BUILD)/tests/nvml/minimal/libnvidia-ml.so.1
+
+.PHONY: all test unit demo bench asan install clean deps deps-test scenarios
+
+all: $(BUILD)/feedscope
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libfeedscope.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/feedscope: $(MAIN_OBJ) $(BUILD)/libfeedscope.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/tools/%.c $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a $(LDLIBS)
+
+# The tests' stand-in for NVIDIA's library: same soname, same C ABI, scripted
+# values. "minimal" lacks every optional symbol.
+$(BUILD)/tests/nvml/full/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC -shared \
+		-Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+$(BUILD)/tests/nvml/minimal/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC -shared \
+		-DFAKE_NVML_MINIMAL -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+
+unit: $(BUILD)/feedscope $(UNIT_BIN) $(TOOL_BIN) $(FAKE_NVML)
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+test: deps-test
+	$(MAKE) unit
+	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
+	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
+
+asan: deps-test
+	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
+	FEEDSCOPE_BUILD=$(BUILD)/asan tests/run.sh
+
+demo: deps-test all
+	scripts/demo.sh $(BUILD)/feedscope
+
+bench: deps-test all $(TOOL_BIN)
+	bench/recorder_cost.sh $(BUILD)/feedscope
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/feedscope $(DESTDIR)$(PREFIX)/bin/feedscope
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include "cmd/cmd.h"
+int fs_cmd_attach(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "not yet\n"); return 1; }

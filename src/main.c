@@ -1,0 +1,49 @@
+/* main.c - the table of subcommands, nothing else. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"run", fs_cmd_run, "launch a job and record it until it exits"},
+	{"attach", fs_cmd_attach, "record a job that is already running"},
+	{"watch", fs_cmd_watch, "print one line of system (and job) activity per interval"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: feedscope COMMAND [OPTIONS]\n\n"
+		     "Is the accelerator waiting for data, and why?\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n`feedscope COMMAND --help` for a command's options; --version for the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("feedscope %s\n", FS_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "feedscope: unknown command '%s' (try feedscope --help)\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,139 @@
+/* mem - /proc/meminfo, /proc/vmstat and the free space of /dev/shm: page
+ * cache size, dirty data, swap, major faults and paging rates. Table: mem. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "source/source.h"
+#include "util/parse.h"
+#include "util/pfile.h"
+
+enum { MI_TOTAL, MI_FREE, MI_AVAIL, MI_CACHED, MI_DIRTY, MI_WB, MI_SHMEM, MI_SWTOT, MI_SWFREE, MI_N };
+static const char *const mi_keys[MI_N] = {"MemTotal", "MemFree", "MemAvailable",
+					  "Cached",   "Dirty",   "Writeback",
+					  "Shmem",    "SwapTotal", "SwapFree"};
+
+enum { VM_MAJFLT, VM_PGPGIN, VM_PGPGOUT, VM_PSWPIN, VM_N };
+static const char *const vm_keys[VM_N] = {"pgmajfault", "pgpgin", "pgpgout", "pswpin"};
+
+struct mem_state {
+	struct fs_pfile meminfo, vmstat;
+	struct fs_buf buf;
+	bool have_vm, have_prev_vm;
+	uint64_t prev_vm[VM_N];
+	bool prev_found[VM_N];
+	uint64_t prev_ns;
+	uint64_t page_bytes;
+	char shm[256];
+};
+
+static int mem_open(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+{
+	struct mem_state *s = calloc(1, sizeof *s);
+	char path[512];
+	if (!s) {
+		snprintf(why, whylen, "out of memory");
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	fs_pfile_init(&s->meminfo, fs_proc_path(path, sizeof path, ctx->paths, "meminfo"));
+	fs_pfile_init(&s->vmstat, fs_proc_path(path, sizeof path, ctx->paths, "vmstat"));
+	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
+		snprintf(why, whylen, "cannot read %s: %s", s->meminfo.path, strerror(errno));
+		fs_pfile_close(&s->meminfo);
+		fs_pfile_close(&s->vmstat);
+		fs_buf_free(&s->buf);
+		free(s);
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	s->have_vm = fs_pfile_read(&s->vmstat, &s->buf) >= 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	s->page_bytes = pg > 0 ? (uint64_t)pg : 4096;
+	snprintf(s->shm, sizeof s->shm, "%s", ctx->paths->shm);
+	*state = s;
+	return FS_SOURCE_OK;
+}
+
+static void set_kib(struct fs_row *r, int col, const uint64_t *v, const bool *found, int i)
+{
+	if (found[i])
+		fs_row_int(r, col, (int64_t)(v[i] * 1024));
+}
+
+static double rate(const struct mem_state *s, const uint64_t *cur, const bool *found, int i,
+		   double scale, double dt_s)
+{
+	if (!s->have_prev_vm || !found[i] || !s->prev_found[i] || dt_s <= 0)
+		return NAN;
+	return (double)fs_counter_delta(s->prev_vm[i], cur[i]) * scale / dt_s;
+}
+
+static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+{
+	struct mem_state *s = state;
+	uint64_t mi[MI_N];
+	bool mf[MI_N];
+	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
+		snprintf(why, whylen, "cannot read %s: %s", s->meminfo.path, strerror(errno));
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	fs_scan_keyed(s->buf.data, mi_keys, MI_N, mi, mf);
+
+	uint64_t vm[VM_N] = {0};
+	bool vf[VM_N] = {false};
+	bool vm_ok = s->have_vm && fs_pfile_read(&s->vmstat, &s->buf) >= 0;
+	if (vm_ok)
+		fs_scan_keyed(s->buf.data, vm_keys, VM_N, vm, vf);
+	double dt_s = (double)(ctx->now_ns - s->prev_ns) / 1e9;
+
+	struct fs_row r;
+	fs_row_init(&r, FS_T_MEM, ctx->t);
+	set_kib(&r, FS_MEM_total_bytes, mi, mf, MI_TOTAL);
+	set_kib(&r, FS_MEM_free_bytes, mi, mf, MI_FREE);
+	set_kib(&r, FS_MEM_available_bytes, mi, mf, MI_AVAIL);
+	set_kib(&r, FS_MEM_cached_bytes, mi, mf, MI_CACHED);
+	set_kib(&r, FS_MEM_dirty_bytes, mi, mf, MI_DIRTY);
+	set_kib(&r, FS_MEM_writeback_bytes, mi, mf, MI_WB);
+	set_kib(&r, FS_MEM_shmem_bytes, mi, mf, MI_SHMEM);
+	if (mf[MI_SWTOT] && mf[MI_SWFREE])
+		fs_row_int(&r, FS_MEM_swap_used_bytes,
+			   (int64_t)((mi[MI_SWTOT] > mi[MI_SWFREE] ? mi[MI_SWTOT] - mi[MI_SWFREE] : 0) * 1024));
+	/* pgpgin/pgpgout count KiB; pswpin counts pages. */
+	fs_row_real(&r, FS_MEM_majflt_per_s, rate(s, vm, vf, VM_MAJFLT, 1, dt_s));
+	fs_row_real(&r, FS_MEM_pgpgin_bytes_per_s, rate(s, vm, vf, VM_PGPGIN, 1024, dt_s));
+	fs_row_real(&r, FS_MEM_pgpgout_bytes_per_s, rate(s, vm, vf, VM_PGPGOUT, 1024, dt_s));
+	fs_row_real(&r, FS_MEM_swapin_bytes_per_s,
+		    rate(s, vm, vf, VM_PSWPIN, (double)s->page_bytes, dt_s));
+	struct statvfs sv;
+	if (statvfs(s->shm, &sv) == 0)
+		fs_row_int(&r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
+	fs_sink_row(ctx->sink, &r);
+
+	if (vm_ok) {
+		memcpy(s->prev_vm, vm, sizeof vm);
+		memcpy(s->prev_found, vf, sizeof vf);
+	}
+	s->have_prev_vm = vm_ok;
+	s->prev_ns = ctx->now_ns;
+	return FS_SOURCE_OK;
+}
+
+static void mem_close(void *state)
+{
+	struct mem_state *s = state;
+	fs_pfile_close(&s->meminfo);
+	fs_pfile_close(&s->vmstat);
+	fs_buf_free(&s->buf);
+	free(s);
+}
+
+const struct fs_source_ops fs_source_mem = {
+	.abi = FS_SOURCE_ABI,
+	.name = "mem",
+	.open = mem_open,
+	.sample = mem_sample,
+	.close = mem_close,
+};

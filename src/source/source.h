@@ -1,0 +1,70 @@
+/* source.h - the ops struct every data source implements.
+ *
+ * A source is one file under src/source/ that reads one part of the machine
+ * (/proc/stat, /proc/diskstats, NVML, ...) and emits rows into a sink. Like
+ * fio's io engines, the members live in one explicit const array
+ * (sources.c) and carry an ABI version checked when the recorder loads them.
+ *
+ * Life cycle: open() once (may emit static rows and meta); sample() once per
+ * tick; close() once. A source that cannot work here (no NVML, no PSI, no
+ * permission) returns FS_SOURCE_UNAVAILABLE from open() with a one-line
+ * reason: the recorder says it once, records it in meta, and goes on.
+ *
+ * Sources never read a clock: the recorder passes the tick's t and the
+ * monotonic time of the read, so fixture tests can replay snapshots with
+ * exact intervals. Readers fill raw counters, pure compute functions turn
+ * (prev, curr, dt) into rates, and only then are rows emitted.
+ */
+#ifndef FS_SOURCE_H
+#define FS_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store/row.h"
+#include "util/paths.h"
+
+#define FS_SOURCE_ABI 1
+
+/* The job being recorded; NULL in the context of `watch` without --pid. */
+struct fs_job {
+	pid_t root;              /* the launched or attached process: role "main" */
+	bool adopt_own_children; /* also count every child of this process (we are
+	                            the job's subreaper, so orphaned workers land here) */
+};
+
+struct fs_source_ctx {
+	const struct fs_paths *paths;
+	struct fs_sink *sink;
+	const struct fs_job *job; /* may be NULL */
+	double t;                 /* the tick's time, seconds since the run started */
+	uint64_t now_ns;          /* monotonic time taken just before this source's read */
+};
+
+enum {
+	FS_SOURCE_OK = 0,
+	FS_SOURCE_UNAVAILABLE = -1,
+};
+
+struct fs_source_ops {
+	int abi;          /* FS_SOURCE_ABI */
+	const char *name; /* short, lower case: "cpu", "disk", ... */
+	/* Set *state (owned by the source). Returns FS_SOURCE_OK, or
+	 * FS_SOURCE_UNAVAILABLE with a one-line reason in why[whylen]. */
+	int (*open)(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen);
+	/* Read, compute, emit. Returns FS_SOURCE_OK, or FS_SOURCE_UNAVAILABLE
+	 * with a reason when this tick's read failed (the recorder says so once
+	 * and keeps calling). */
+	int (*sample)(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen);
+	void (*close)(void *state);
+};
+
+/* Every source, in sampling order; NULL-terminated. */
+extern const struct fs_source_ops *const fs_sources[];
+
+/* The source named name, or NULL. */
+const struct fs_source_ops *fs_source_find(const char *name);
+
+#endif

@@ -1,0 +1,149 @@
+/* schema.h - the run file's tables, defined once.
+ *
+ * Each table is an X-macro list of (TABLE, column, SQL type). From it come the
+ * column-index enums sources fill (FS_CPU_user_pct, ...), the CREATE TABLE
+ * statements and the prepared INSERTs. These names are a public interface
+ * (docs/schema.md): add columns freely, rename none. A column whose value the
+ * machine does not report holds NULL, never 0.
+ *
+ * Sampled tables start with `t`: seconds since the run started (monotonic),
+ * the end of the interval the rates in the row cover.
+ */
+#ifndef FS_SCHEMA_H
+#define FS_SCHEMA_H
+
+#define FS_COLS_TICKS(X)                                                        \
+	X(TICKS, t, REAL) X(TICKS, dt_s, REAL) X(TICKS, sample_us, REAL)         \
+	X(TICKS, missed, INTEGER)
+
+#define FS_COLS_CPU(X)                                                          \
+	X(CPU, t, REAL) X(CPU, user_pct, REAL) X(CPU, system_pct, REAL)          \
+	X(CPU, iowait_pct, REAL) X(CPU, idle_pct, REAL) X(CPU, steal_pct, REAL)  \
+	X(CPU, nice_pct, REAL) X(CPU, guest_pct, REAL) X(CPU, ncpu, INTEGER)
+
+#define FS_COLS_CPU_CORE(X)                                                     \
+	X(CPU_CORE, t, REAL) X(CPU_CORE, cpu, INTEGER)                           \
+	X(CPU_CORE, busy_pct, REAL) X(CPU_CORE, iowait_pct, REAL)
+
+#define FS_COLS_PSI(X)                                                          \
+	X(PSI, t, REAL) X(PSI, resource, TEXT) X(PSI, some_pct, REAL)            \
+	X(PSI, full_pct, REAL)
+
+#define FS_COLS_MEM(X)                                                          \
+	X(MEM, t, REAL) X(MEM, available_bytes, INTEGER)                         \
+	X(MEM, cached_bytes, INTEGER) X(MEM, dirty_bytes, INTEGER)               \
+	X(MEM, writeback_bytes, INTEGER) X(MEM, shmem_bytes, INTEGER)            \
+	X(MEM, swap_used_bytes, INTEGER) X(MEM, majflt_per_s, REAL)              \
+	X(MEM, total_bytes, INTEGER) X(MEM, free_bytes, INTEGER)                 \
+	X(MEM, pgpgin_bytes_per_s, REAL) X(MEM, pgpgout_bytes_per_s, REAL)       \
+	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)
+
+#define FS_COLS_DISK(X)                                                         \
+	X(DISK, t, REAL) X(DISK, device, TEXT) X(DISK, reads_per_s, REAL)        \
+	X(DISK, read_bytes_per_s, REAL) X(DISK, writes_per_s, REAL)              \
+	X(DISK, write_bytes_per_s, REAL) X(DISK, read_await_ms, REAL)            \
+	X(DISK, write_await_ms, REAL) X(DISK, queue_depth, REAL)                 \
+	X(DISK, util_pct, REAL) X(DISK, read_req_bytes, REAL)                    \
+	X(DISK, write_req_bytes, REAL)
+
+#define FS_COLS_MOUNTS(X)                                                       \
+	X(MOUNTS, mount, TEXT) X(MOUNTS, device, TEXT) X(MOUNTS, fstype, TEXT)   \
+	X(MOUNTS, source, TEXT) X(MOUNTS, majmin, TEXT)
+
+#define FS_COLS_NET(X)                                                          \
+	X(NET, t, REAL) X(NET, iface, TEXT) X(NET, rx_bytes_per_s, REAL)         \
+	X(NET, tx_bytes_per_s, REAL) X(NET, rx_errs_per_s, REAL)                 \
+	X(NET, rx_drops_per_s, REAL) X(NET, tx_errs_per_s, REAL)                 \
+	X(NET, tx_drops_per_s, REAL) X(NET, rx_packets_per_s, REAL)              \
+	X(NET, tx_packets_per_s, REAL) X(NET, speed_mbps, INTEGER)
+
+#define FS_COLS_TCP(X)                                                          \
+	X(TCP, t, REAL) X(TCP, retrans_segs_per_s, REAL)                         \
+	X(TCP, out_segs_per_s, REAL) X(TCP, in_segs_per_s, REAL)
+
+#define FS_COLS_NFS(X)                                                          \
+	X(NFS, t, REAL) X(NFS, mount, TEXT) X(NFS, server, TEXT)                 \
+	X(NFS, read_ops_per_s, REAL) X(NFS, read_bytes_per_s, REAL)              \
+	X(NFS, read_rtt_ms, REAL) X(NFS, read_exe_ms, REAL)                      \
+	X(NFS, write_ops_per_s, REAL)
+
+#define FS_COLS_PROC(X)                                                         \
+	X(PROC, t, REAL) X(PROC, pid, INTEGER) X(PROC, ppid, INTEGER)            \
+	X(PROC, role, TEXT) X(PROC, comm, TEXT) X(PROC, threads, INTEGER)        \
+	X(PROC, running, INTEGER) X(PROC, blocked_io, INTEGER)                   \
+	X(PROC, sleeping, INTEGER) X(PROC, cpu_pct, REAL)                        \
+	X(PROC, rchar_per_s, REAL) X(PROC, read_bytes_per_s, REAL)               \
+	X(PROC, write_bytes_per_s, REAL) X(PROC, rss_bytes, INTEGER)             \
+	X(PROC, other, INTEGER) X(PROC, run_wait_pct, REAL)                      \
+	X(PROC, majflt_per_s, REAL) X(PROC, blkio_delay_pct, REAL)               \
+	X(PROC, wchar_per_s, REAL)
+
+#define FS_COLS_CGROUP(X)                                                       \
+	X(CGROUP, t, REAL) X(CGROUP, path, TEXT) X(CGROUP, version, INTEGER)     \
+	X(CGROUP, cpu_quota_cores, REAL) X(CGROUP, nr_periods_per_s, REAL)       \
+	X(CGROUP, nr_throttled_per_s, REAL) X(CGROUP, throttled_pct, REAL)       \
+	X(CGROUP, mem_limit_bytes, INTEGER) X(CGROUP, mem_usage_bytes, INTEGER)
+
+#define FS_COLS_GPU(X)                                                          \
+	X(GPU, t, REAL) X(GPU, gpu, INTEGER) X(GPU, name, TEXT)                  \
+	X(GPU, util_pct, REAL) X(GPU, mem_util_pct, REAL)                        \
+	X(GPU, mem_used_bytes, INTEGER) X(GPU, mem_total_bytes, INTEGER)         \
+	X(GPU, pcie_rx_bytes_per_s, REAL) X(GPU, pcie_tx_bytes_per_s, REAL)      \
+	X(GPU, sm_clock_mhz, INTEGER) X(GPU, power_w, REAL) X(GPU, temp_c, INTEGER)
+
+#define FS_COLS_GPU_PROC(X)                                                     \
+	X(GPU_PROC, t, REAL) X(GPU_PROC, gpu, INTEGER) X(GPU_PROC, pid, INTEGER) \
+	X(GPU_PROC, sm_util_pct, REAL) X(GPU_PROC, mem_util_pct, REAL)
+
+/* (ID, SQL name, column list, sampled) */
+#define FS_TABLES(X)                                                            \
+	X(TICKS, ticks, FS_COLS_TICKS, 1)                                        \
+	X(CPU, cpu, FS_COLS_CPU, 1)                                              \
+	X(CPU_CORE, cpu_core, FS_COLS_CPU_CORE, 1)                               \
+	X(PSI, psi, FS_COLS_PSI, 1)                                              \
+	X(MEM, mem, FS_COLS_MEM, 1)                                              \
+	X(DISK, disk, FS_COLS_DISK, 1)                                           \
+	X(MOUNTS, mounts, FS_COLS_MOUNTS, 0)                                     \
+	X(NET, net, FS_COLS_NET, 1)                                              \
+	X(TCP, tcp, FS_COLS_TCP, 1)                                              \
+	X(NFS, nfs, FS_COLS_NFS, 1)                                              \
+	X(PROC, proc, FS_COLS_PROC, 1)                                           \
+	X(CGROUP, cgroup, FS_COLS_CGROUP, 1)                                     \
+	X(GPU, gpu, FS_COLS_GPU, 1)                                              \
+	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)
+
+enum fs_table_id {
+#define FS_TABLE_ENUM(id, name, cols, sampled) FS_T_##id,
+	FS_TABLES(FS_TABLE_ENUM)
+#undef FS_TABLE_ENUM
+	FS_T__COUNT
+};
+
+/* Column indexes: FS_<TABLE>_<column>, and FS_<TABLE>__N the column count. */
+#define FS_COL_ENUM(tbl, name, type) FS_##tbl##_##name,
+#define FS_TABLE_COLS_ENUM(id, name, cols, sampled) enum { cols(FS_COL_ENUM) FS_##id##__N };
+FS_TABLES(FS_TABLE_COLS_ENUM)
+#undef FS_TABLE_COLS_ENUM
+#undef FS_COL_ENUM
+
+#define FS_MAX_COLS 24
+
+struct fs_column {
+	const char *name;
+	const char *type; /* "REAL", "INTEGER" or "TEXT" */
+};
+
+struct fs_table {
+	const char *name;
+	int ncols;
+	const struct fs_column *cols;
+	int sampled; /* 1: first column is t */
+};
+
+/* Indexed by enum fs_table_id. */
+extern const struct fs_table fs_tables[FS_T__COUNT];
+
+/* Bumped when a column is added; stored in PRAGMA user_version and meta. */
+#define FS_SCHEMA_VERSION 1
+
+#endif

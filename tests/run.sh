@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every test: unit binaries, source fixtures (golden
+# files), integration scripts. Prints one line per test and a summary; exits
+# non-zero if any test failed.
+#
+#   FEEDSCOPE_BUILD       build directory to test (default build)
+#   FEEDSCOPE_ASAN_BUILD  if set, also run unit, fixture and CLI tests from
+#                         this sanitizer build
+#   TESTS=PATTERN         run only tests whose name matches (grep -E)
+#   UPDATE_GOLDEN=1       rewrite fixture expected.txt files (review the diff!)
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+build=${FEEDSCOPE_BUILD:-build}
+pattern=${TESTS:-.}
+tmp=$(mktemp -d /tmp/feedscope-tests.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0 fail=0 skip=0
+failed=()
+
+report() { # name status [detail]
+	case $2 in
+	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %s  (%s)\n' "$1" "${3:-}" ;;
+	*) fail=$((fail + 1)); failed+=("$1"); printf 'FAIL  %s\n' "$1" ;;
+	esac
+}
+
+want() { echo "$1" | grep -Eq -- "$pattern"; }
+
+run_units() { # build label
+	for t in "$1"/tests/test_*; do
+		[ -x "$t" ] || continue
+		name="$2unit/$(basename "$t")"
+		want "$name" || continue
+		out=$("$t" 2>&1); rc=$?
+		[ $rc -ne 0 ] && printf '%s\n' "$out" | tail -20
+		report "$name" $rc
+	done
+}
+
+run_fixtures() { # build label
+	for exp in tests/fixtures/*/*/expected.txt; do
+		[ -f "$exp" ] || continue
+		case_dir=$(dirname "$exp")
+		src=$(basename "$(dirname "$case_dir")")
+		name="$2fixture/$src/$(basename "$case_dir")"
+		want "$name" || continue
+		work="$tmp/fx-$src-$(basename "$case_dir")"
+		rm -rf "$work"
+		if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+			"$1/tests/replay" "$src" "$case_dir" "$work" >"$exp"
+		fi
+		if "$1/tests/replay" "$src" "$case_dir" "$work" >"$work.out" 2>"$work.err" &&
+			diff -u "$exp" "$work.out" >"$work.diff"; then
+			report "$name" 0
+		else
+			head -40 "$work.diff" "$work.err"
+			report "$name" 1
+		fi
+	done
+}
+
+run_integration() { # build label glob
+	for t in tests/integration/$3; do
+		[ -f "$t" ] || continue
+		name="$2integration/$(basename "$t" .sh)"
+		want "$name" || continue
+		work="$tmp/it-$(basename "$t" .sh)"
+		mkdir -p "$work"
+		out=$(cd "$work" && FEEDSCOPE="$top/$1/feedscope" FEEDSCOPE_BUILD="$top/$1" \
+			FEEDSCOPE_TOP="$top" TEST_TMP="$work" bash "$top/$t" 2>&1)
+		rc=$?
+		if [ $rc -eq 77 ]; then
+			report "$name" 77 "$(printf '%s\n' "$out" | tail -1)"
+			continue
+		fi
+		[ $rc -ne 0 ] && printf '%s\n' "$out" | tail -30
+		report "$name" $rc
+	done
+}
+
+run_units "$build" ""
+run_fixtures "$build" ""
+run_integration "$build" "" "*.sh"
+if [ -n "${FEEDSCOPE_ASAN_BUILD:-}" ]; then
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+	run_units "$FEEDSCOPE_ASAN_BUILD" "asan/"
+	run_fixtures "$FEEDSCOPE_ASAN_BUILD" "asan/"
+	run_integration "$FEEDSCOPE_ASAN_BUILD" "asan/" "cli*.sh"
+fi
+
+echo "----"
+echo "passed $pass, failed $fail, skipped $skip"
+if [ $fail -ne 0 ]; then
+	printf 'failed: %s\n' "${failed[@]}"
+	exit 1
+fi
