@@ -1,3 +1,161 @@
+/* run - launch CMD, record it until it exits, print a summary; exit with
+ * the job's own status. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
-int fs_cmd_run(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "not yet\n"); return 1; }
+#include "record/loop.h"
+#include "record/session.h"
+#include "util/log.h"
+
+static const char usage_text[] =
+	"usage: feedscope run [OPTIONS] -- CMD [ARGS...]\n"
+	"\n"
+	"Launch CMD and record it (and every process it starts) until it exits.\n"
+	"feedscope exits with CMD's status (128+N if CMD died of signal N).\n"
+	"\n"
+	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
+	"  -f, --force          overwrite FILE if it exists\n"
+	"  -i, --interval S     sampling interval in seconds, or with a unit: 100ms, 1s\n"
+	"                       (default 0.1)\n"
+	"      --no-gpu         do not load NVML\n"
+	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
+	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
+	"  -h, --help           this help\n";
+
+static const struct option long_opts[] = {
+	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
+	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
+	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'},
+	{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+};
+
+/* The child: wait for the go byte (the t = 0 sample is taken), then exec.
+ * An exec failure is reported through the close-on-exec error pipe. */
+static void child(int go_fd, int err_fd, char **argv)
+{
+	fs_loop_child_unblock();
+	char c;
+	ssize_t n;
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127); /* feedscope went away before the start */
+	close(go_fd);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(err_fd, &e, sizeof e) < 0) {
+		/* nothing left to tell */
+	}
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+static int exit_status_of(int status, int *sig)
+{
+	*sig = 0;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		*sig = WTERMSIG(status);
+		return 128 + *sig;
+	}
+	return 1;
+}
+
+int fs_cmd_run(int argc, char **argv)
+{
+	struct fs_session_opts o = {.interval_s = 0.1};
+	int opt;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:o:i:fqh", long_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (opt == '?' || opt == ':')
+			return fs_bad_option("run", opt, argv);
+		if (fs_session_parse_opt(&o, opt, optarg, "run") == 2)
+			return 2;
+	}
+	if (optind >= argc)
+		return fs_usage_error("run: no command given (usage: feedscope run [OPTIONS] -- CMD [ARGS...])");
+	char **cmd = argv + optind;
+	int ncmd = argc - optind;
+
+	struct fs_session s;
+	if (fs_session_create(&s, &o) != 0)
+		return 2;
+	fs_session_meta_start(&s, "run", ncmd, cmd);
+
+	int go[2], err[2];
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_loop_block_signals() < 0) {
+		fs_warn("run: %s", strerror(errno));
+		fs_session_abort(&s);
+		return 1;
+	}
+	/* Orphaned DataLoader workers are reparented to us, not to init, so they
+	 * stay visible as part of the job. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fs_warn("run: fork: %s", strerror(errno));
+		fs_session_abort(&s);
+		return 1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], cmd);
+	}
+	close(go[0]);
+	close(err[1]);
+
+	if (fs_session_start(&s, pid, true) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fs_session_abort(&s);
+		return 1;
+	}
+	char c = 'g';
+	if (write(go[1], &c, 1) != 1)
+		fs_warn("run: cannot start the job: %s", strerror(errno));
+	close(go[1]);
+	int exec_errno = 0;
+	ssize_t n;
+	do
+		n = read(err[0], &exec_errno, sizeof exec_errno);
+	while (n < 0 && errno == EINTR);
+	close(err[0]);
+	if (n == (ssize_t)sizeof exec_errno) {
+		int st;
+		waitpid(pid, &st, 0);
+		fs_session_abort(&s);
+		fs_warn("run: cannot execute '%s': %s", cmd[0], strerror(exec_errno));
+		return exec_errno == ENOENT ? 127 : 126;
+	}
+
+	struct fs_loop_opts lo = {.interval_s = o.interval_s, .child = pid, .start_ns = s.start_ns};
+	struct fs_loop_result res;
+	if (fs_loop_run(&lo, fs_session_tick, &s, &res) < 0 || !res.child_exited) {
+		/* Without a timer we cannot record; still let the job finish. */
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		res.child_status = st;
+	}
+	int sig;
+	int code = exit_status_of(res.child_status, &sig);
+	if (fs_session_finish(&s, code, sig) != 0)
+		fs_warn("run: the run file %s may be incomplete", s.path);
+	return code;
+}

@@ -44,7 +44,8 @@
 	X(DISK, write_bytes_per_s, REAL) X(DISK, read_await_ms, REAL)            \
 	X(DISK, write_await_ms, REAL) X(DISK, queue_depth, REAL)                 \
 	X(DISK, util_pct, REAL) X(DISK, read_req_bytes, REAL)                    \
-	X(DISK, write_req_bytes, REAL)
+	X(DISK, write_req_bytes, REAL) X(DISK, discard_bytes_per_s, REAL)        \
+	X(DISK, flushes_per_s, REAL)
 
 #define FS_COLS_MOUNTS(X)                                                       \
 	X(MOUNTS, mount, TEXT) X(MOUNTS, device, TEXT) X(MOUNTS, fstype, TEXT)   \

@@ -1,6 +1,7 @@
 #include "util/log.h"
 
 #include <stdarg.h>
+#include <getopt.h>
 #include <stdio.h>
 
 static bool quiet;
@@ -47,4 +48,16 @@ int fs_usage_error(const char *fmt, ...)
 	vsay(fmt, ap);
 	va_end(ap);
 	return 2;
+}
+
+int fs_bad_option(const char *cmd, int getopt_result, char **argv)
+{
+	char name[64];
+	if (optopt)
+		snprintf(name, sizeof name, "-%c", optopt);
+	else
+		snprintf(name, sizeof name, "%s", argv[optind - 1]);
+	if (getopt_result == ':')
+		return fs_usage_error("%s: option '%s' needs a value", cmd, name);
+	return fs_usage_error("%s: unknown option '%s' (see feedscope %s --help)", cmd, name, cmd);
 }

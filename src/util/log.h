@@ -20,4 +20,8 @@ void fs_log_set_quiet(bool quiet);
 /* Print "feedscope: <message>\n" on stderr and return 2 (the usage-error exit status). */
 int fs_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The usage error for getopt's '?' (unknown option) or ':' (missing value),
+ * naming the option as the user typed it. Returns 2. */
+int fs_bad_option(const char *cmd, int getopt_result, char **argv);
+
 #endif

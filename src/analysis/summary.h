@@ -1,0 +1,56 @@
+/* summary.h - what a run file recorded, boiled down to one screen's worth
+ * of numbers. Pure: reads the run file, nothing else. NaN = not recorded. */
+#ifndef FS_SUMMARY_H
+#define FS_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FS_SUMMARY_DISKS 3
+
+struct fs_summary_disk {
+	char name[64];
+	double read_bytes_per_s, write_bytes_per_s, reads_per_s;
+	double read_req_bytes, read_await_ms;
+	double util_pct, util_max_pct;
+	double read_bytes; /* total over the run */
+};
+
+struct fs_summary {
+	char mode[16];
+	char command[512];
+	int pid;
+	double duration_s, interval_s;
+	long ticks;
+	bool has_exit;
+	int exit_code;
+	char skipped[1024]; /* "name (why); name (why)" */
+
+	double cpu_user, cpu_system, cpu_iowait, cpu_idle, cpu_steal;
+	double psi_cpu_some, psi_io_some, psi_io_full, psi_mem_some, psi_mem_full;
+	double mem_available_min, mem_cached_max, majflt_per_s;
+
+	int ndisks;
+	struct fs_summary_disk disks[FS_SUMMARY_DISKS];
+
+	char net_iface[64];
+	double net_rx_bytes_per_s, net_tx_bytes_per_s;
+
+	long job_procs_max, job_threads_max;
+	double job_cpu_pct;                 /* mean over ticks of the sum over processes */
+	double thr_running, thr_blocked, thr_sleeping, thr_other;  /* % of thread samples */
+	double wrk_running, wrk_blocked, wrk_sleeping;             /* workers only */
+	double job_read_bytes, job_rchar;   /* totals over the run */
+
+	int ngpus;
+	char gpu_name[128];
+	double gpu_util, gpu_mem_used_max;
+
+	double recorder_cpu_s, recorder_sample_us;
+};
+
+/* Load the summary of the run file at path. Returns 0, or -1 with a reason
+ * in err. */
+int fs_summary_load(const char *path, struct fs_summary *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,150 @@
+#include "record/recorder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/log.h"
+
+struct slot {
+	const struct fs_source_ops *ops;
+	void *state;
+	bool open;
+	bool said_sample_error;
+	char status[256];
+};
+
+struct fs_recorder {
+	const struct fs_paths *paths;
+	struct fs_sink *sink;
+	const struct fs_job *job;
+	struct slot *slots;
+	int nslots;
+	uint64_t ticks, busy_ns;
+	double prev_t;
+};
+
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sink *sink,
+				     const struct fs_job *job,
+				     const struct fs_recorder_opts *opts, double t)
+{
+	struct fs_recorder *r = calloc(1, sizeof *r);
+	int n = 0;
+	while (fs_sources[n])
+		n++;
+	if (!r || !(r->slots = calloc((size_t)n, sizeof *r->slots))) {
+		free(r);
+		return NULL;
+	}
+	r->paths = paths;
+	r->sink = sink;
+	r->job = job;
+	r->nslots = n;
+	r->prev_t = t;
+	struct fs_source_ctx ctx = {.paths = paths, .sink = sink, .job = job, .t = t};
+	for (int i = 0; i < n; i++) {
+		struct slot *s = &r->slots[i];
+		s->ops = fs_sources[i];
+		char key[64];
+		snprintf(key, sizeof key, "source.%s", s->ops->name);
+		if (s->ops->abi != FS_SOURCE_ABI) {
+			snprintf(s->status, sizeof s->status, "unavailable: built for source ABI %d, not %d",
+				 s->ops->abi, FS_SOURCE_ABI);
+		} else if ((opts->no_gpu && strcmp(s->ops->name, "gpu") == 0) ||
+			   (opts->only && !listed(opts->only, s->ops->name))) {
+			snprintf(s->status, sizeof s->status, "disabled");
+		} else {
+			char why[200] = "";
+			ctx.now_ns = fs_now_ns();
+			if (s->ops->open(&s->state, &ctx, why, sizeof why) == FS_SOURCE_OK) {
+				s->open = true;
+				snprintf(s->status, sizeof s->status, "ok");
+			} else {
+				snprintf(s->status, sizeof s->status, "unavailable: %s", why);
+				fs_warn("%s: %s; skipped", s->ops->name, why);
+			}
+		}
+		fs_sink_meta(sink, key, s->status);
+	}
+	return r;
+}
+
+void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed)
+{
+	uint64_t start = fs_now_ns();
+	struct fs_source_ctx ctx = {.paths = r->paths, .sink = r->sink, .job = r->job, .t = t};
+	for (int i = 0; i < r->nslots; i++) {
+		struct slot *s = &r->slots[i];
+		if (!s->open)
+			continue;
+		char why[200] = "";
+		ctx.now_ns = fs_now_ns();
+		if (s->ops->sample(s->state, &ctx, why, sizeof why) != FS_SOURCE_OK &&
+		    !s->said_sample_error) {
+			s->said_sample_error = true;
+			fs_warn("%s: %s (said once; still trying)", s->ops->name, why);
+		}
+	}
+	uint64_t busy = fs_now_ns() - start;
+	struct fs_row row;
+	fs_row_init(&row, FS_T_TICKS, t);
+	if (r->ticks > 0)
+		fs_row_real(&row, FS_TICKS_dt_s, t - r->prev_t);
+	fs_row_real(&row, FS_TICKS_sample_us, (double)busy / 1e3);
+	fs_row_int(&row, FS_TICKS_missed, (int64_t)missed);
+	fs_sink_row(r->sink, &row);
+	if (r->sink->tick_end)
+		r->sink->tick_end(r->sink, t);
+	r->busy_ns += fs_now_ns() - start;
+	r->ticks++;
+	r->prev_t = t;
+}
+
+uint64_t fs_recorder_ticks(const struct fs_recorder *r)
+{
+	return r->ticks;
+}
+
+uint64_t fs_recorder_busy_ns(const struct fs_recorder *r)
+{
+	return r->busy_ns;
+}
+
+void fs_recorder_missing(const struct fs_recorder *r, char *out, size_t cap)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (int i = 0; i < r->nslots; i++) {
+		if (r->slots[i].open)
+			continue;
+		int n = snprintf(out + len, cap - len, "%s%s", len ? "," : "", r->slots[i].ops->name);
+		if (n < 0 || (size_t)n >= cap - len)
+			break;
+		len += (size_t)n;
+	}
+}
+
+void fs_recorder_close(struct fs_recorder *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nslots; i++)
+		if (r->slots[i].open)
+			r->slots[i].ops->close(r->slots[i].state);
+	free(r->slots);
+	free(r);
+}

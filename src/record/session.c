@@ -1,0 +1,224 @@
+#include "record/session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/summary.h"
+#include "render/summary_text.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/parse.h"
+
+static void default_path(char *out, size_t cap)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	char stamp[32];
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, cap, "feedscope-%s.db", stamp);
+	for (int i = 1; access(out, F_OK) == 0 && i < 1000; i++)
+		snprintf(out, cap, "feedscope-%s-%d.db", stamp, i);
+}
+
+int fs_session_create(struct fs_session *s, const struct fs_session_opts *o)
+{
+	memset(s, 0, sizeof *s);
+	s->opts = *o;
+	if (o->out_path)
+		snprintf(s->path, sizeof s->path, "%s", o->out_path);
+	else
+		default_path(s->path, sizeof s->path);
+	char err[600];
+	s->store = fs_store_create(s->path, o->force, err, sizeof err);
+	if (!s->store)
+		return fs_usage_error("cannot create run file %s", err);
+	fs_paths_from_env(&s->paths);
+	fs_log_set_quiet(o->quiet);
+	return 0;
+}
+
+static void meta_command(struct fs_sink *sink, int argc, char **argv)
+{
+	size_t cap = 64;
+	for (int i = 0; i < argc; i++)
+		cap += strlen(argv[i]) * 4 + 3;
+	char *cmd = malloc(cap);
+	if (!cmd)
+		return;
+	size_t n = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789-_./=:,+@%") == strlen(a);
+		if (i)
+			cmd[n++] = ' ';
+		if (plain) {
+			memcpy(cmd + n, a, strlen(a));
+			n += strlen(a);
+			continue;
+		}
+		cmd[n++] = '\'';
+		for (; *a; a++) {
+			if (*a == '\'') {
+				memcpy(cmd + n, "'\\''", 4);
+				n += 4;
+			} else {
+				cmd[n++] = *a;
+			}
+		}
+		cmd[n++] = '\'';
+	}
+	cmd[n] = '\0';
+	fs_sink_meta(sink, "command", cmd);
+	free(cmd);
+}
+
+void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, char **argv)
+{
+	struct fs_sink *sink = fs_store_sink(s->store);
+	fs_sink_meta(sink, "mode", mode);
+	if (argc > 0)
+		meta_command(sink, argc, argv);
+	fs_sink_meta(sink, "feedscope_version", FS_VERSION);
+	fs_sink_metaf(sink, "schema_version", "%d", FS_SCHEMA_VERSION);
+	fs_sink_metaf(sink, "interval_s", "%g", s->opts.interval_s);
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	fs_sink_meta(sink, "hostname", host);
+	struct utsname u;
+	if (uname(&u) == 0) {
+		fs_sink_meta(sink, "kernel", u.release);
+		fs_sink_meta(sink, "kernel_version", u.version);
+		fs_sink_meta(sink, "arch", u.machine);
+	}
+	fs_sink_metaf(sink, "ncpu", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		fs_sink_metaf(sink, "mem_bytes", "%lld", (long long)pages * page);
+	char cwd[4096];
+	if (getcwd(cwd, sizeof cwd))
+		fs_sink_meta(sink, "cwd", cwd);
+}
+
+int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
+{
+	struct fs_sink *sink = fs_store_sink(s->store);
+	s->job.root = root;
+	s->job.adopt_own_children = adopt;
+	s->start_ns = fs_now_ns();
+	fs_sink_metaf(sink, "start_unix", "%.6f", (double)fs_unix_ns() / 1e9);
+	fs_sink_metaf(sink, "start_monotonic_ns", "%llu", (unsigned long long)s->start_ns);
+	fs_sink_metaf(sink, "pid", "%d", (int)root);
+	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only};
+	s->rec = fs_recorder_open(&s->paths, sink, &s->job, &ro, 0.0);
+	if (!s->rec) {
+		fs_warn("out of memory");
+		return 1;
+	}
+	fs_recorder_sample(s->rec, 0.0, 0);
+	fs_store_commit(s->store);
+	return 0;
+}
+
+void fs_session_tick(void *arg, double t, uint64_t missed)
+{
+	struct fs_session *s = arg;
+	s->missed += missed;
+	fs_recorder_sample(s->rec, t, missed);
+}
+
+int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
+{
+	struct fs_sink *sink = fs_store_sink(s->store);
+	double duration = (double)(fs_now_ns() - s->start_ns) / 1e9;
+	fs_sink_metaf(sink, "end_unix", "%.6f", (double)fs_unix_ns() / 1e9);
+	fs_sink_metaf(sink, "duration_s", "%.6f", duration);
+	if (exit_code >= 0)
+		fs_sink_metaf(sink, "exit_code", "%d", exit_code);
+	if (term_signal > 0)
+		fs_sink_metaf(sink, "term_signal", "%d", term_signal);
+	uint64_t ticks = fs_recorder_ticks(s->rec);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	fs_sink_metaf(sink, "recorder_ticks", "%llu", (unsigned long long)ticks);
+	fs_sink_metaf(sink, "recorder_missed_ticks", "%llu", (unsigned long long)s->missed);
+	fs_sink_metaf(sink, "recorder_cpu_s", "%.6f", cpu_s);
+	if (ticks)
+		fs_sink_metaf(sink, "recorder_sample_us",
+			      "%.1f", (double)fs_recorder_busy_ns(s->rec) / 1e3 / (double)ticks);
+	fs_recorder_close(s->rec);
+	s->rec = NULL;
+	int rc = fs_store_close(s->store) < 0 ? 1 : 0;
+	s->store = NULL;
+	if (!s->opts.quiet) {
+		struct fs_summary sum;
+		char err[512];
+		if (fs_summary_load(s->path, &sum, err, sizeof err) == 0) {
+			fs_summary_render_text(stderr, &sum, s->path);
+		} else {
+			fs_warn("summary: %s", err);
+		}
+	}
+	return rc;
+}
+
+void fs_session_abort(struct fs_session *s)
+{
+	fs_recorder_close(s->rec);
+	s->rec = NULL;
+	if (s->store)
+		fs_store_close(s->store);
+	s->store = NULL;
+	fs_store_unlink(s->path);
+}
+
+int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, const char *cmd)
+{
+	switch (opt) {
+	case 'o':
+		if (!*arg)
+			return fs_usage_error("%s: -o needs a file name", cmd);
+		o->out_path = arg;
+		return 1;
+	case 'i':
+		if (!fs_parse_seconds(arg, &o->interval_s) || o->interval_s < 0.001 ||
+		    o->interval_s > 3600)
+			return fs_usage_error("%s: bad interval '%s' (seconds, 0.001 to 3600, e.g. 0.1 or 100ms)",
+					      cmd, arg);
+		return 1;
+	case 'G':
+		o->no_gpu = true;
+		return 1;
+	case 'f':
+		o->force = true;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case 'S':
+		for (const char *p = arg; *p;) {
+			char name[32];
+			size_t len = strcspn(p, ",");
+			snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
+			if (!fs_source_find(name))
+				return fs_usage_error("%s: unknown source '%s' in --sources "
+						      "(cpu,psi,mem,disk,net,job,gpu)", cmd, name);
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+		o->only = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}

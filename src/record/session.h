@@ -1,0 +1,59 @@
+/* session.h - what `run` and `attach` share: the run file, the meta facts
+ * about the machine and the run, the recorder, the tick callback, and the
+ * summary at the end. */
+#ifndef FS_SESSION_H
+#define FS_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/recorder.h"
+#include "store/store.h"
+
+struct fs_session_opts {
+	const char *out_path;   /* NULL: feedscope-YYYYmmdd-HHMMSS.db in the cwd */
+	double interval_s;
+	bool no_gpu;
+	bool force;             /* overwrite an existing -o file */
+	bool quiet;             /* no summary */
+	const char *only;       /* --sources list, or NULL */
+};
+
+struct fs_session {
+	struct fs_session_opts opts;
+	char path[4096];
+	struct fs_paths paths;
+	struct fs_job job;
+	struct fs_store *store;
+	struct fs_recorder *rec;
+	uint64_t start_ns;
+	uint64_t missed;
+};
+
+/* Create the run file (before any job is started, so a bad -o path is a
+ * usage error). Returns 0, or 2 after saying why on stderr. */
+int fs_session_create(struct fs_session *s, const struct fs_session_opts *o);
+
+/* Write the run-level meta (mode, command, machine facts). */
+void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, char **argv);
+
+/* Open the sources for job (fills s->job) and take the t = 0 sample; t = 0
+ * is now. Returns 0, or 1 on out-of-memory. */
+int fs_session_start(struct fs_session *s, pid_t root, bool adopt);
+
+/* The tick callback for fs_loop_run (arg = the session). */
+void fs_session_tick(void *arg, double t, uint64_t missed);
+
+/* Record end meta (exit_code may be < 0: unknown), close everything, print
+ * the summary on stderr unless quiet. Returns 0, or 1 if the run file could
+ * not be completed. */
+int fs_session_finish(struct fs_session *s, int exit_code, int term_signal);
+
+/* Abandon the session and delete the run file (the job never started). */
+void fs_session_abort(struct fs_session *s);
+
+/* Parse the options run and attach share; returns 1 if opt was one of
+ * them (value in arg), 0 if not, or 2 after a usage error. */
+int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, const char *cmd);
+
+#endif

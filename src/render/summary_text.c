@@ -1,0 +1,107 @@
+#include "render/summary_text.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/fmt.h"
+
+/* "12.3%" or "-" */
+static const char *pct(char *buf, size_t cap, double x)
+{
+	if (!isfinite(x))
+		return "-";
+	char num[32];
+	snprintf(buf, cap, "%s%%", fs_fmt_sig3(num, sizeof num, x));
+	return buf;
+}
+
+static void line_cpu(FILE *out, const struct fs_summary *s)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	if (!isfinite(s->cpu_user))
+		return;
+	fprintf(out, "  %-10s usr %s · sys %s · iowait %s · idle %s · steal %s\n", "cpu",
+		pct(a, 32, s->cpu_user), pct(b, 32, s->cpu_system), pct(c, 32, s->cpu_iowait),
+		pct(d, 32, s->cpu_idle), pct(e, 32, s->cpu_steal));
+}
+
+static void line_psi(FILE *out, const struct fs_summary *s)
+{
+	char a[32], b[32], c[32], d[32];
+	if (!isfinite(s->psi_cpu_some) && !isfinite(s->psi_io_some))
+		return;
+	fprintf(out, "  %-10s cpu some %s · io some %s, full %s · memory some %s\n", "pressure",
+		pct(a, 32, s->psi_cpu_some), pct(b, 32, s->psi_io_some), pct(c, 32, s->psi_io_full),
+		pct(d, 32, s->psi_mem_some));
+}
+
+static void line_disk(FILE *out, const struct fs_summary_disk *d)
+{
+	char r[32], w[32], req[32], aw[32], u[32], um[32], iops[32];
+	char label[80];
+	snprintf(label, sizeof label, "disk %s", d->name);
+	fprintf(out, "  %-10s read %s (%s IO/s", label, fs_fmt_rate(r, 32, d->read_bytes_per_s),
+		fs_fmt_sig3(iops, 32, d->reads_per_s));
+	if (isfinite(d->read_req_bytes))
+		fprintf(out, ", %s/req, await %s", fs_fmt_bytes(req, 32, d->read_req_bytes),
+			fs_fmt_time(aw, 32, d->read_await_ms / 1e3));
+	fprintf(out, ") · write %s · util %s (max %s)\n", fs_fmt_rate(w, 32, d->write_bytes_per_s),
+		pct(u, 32, d->util_pct), pct(um, 32, d->util_max_pct));
+}
+
+static void line_job(FILE *out, const struct fs_summary *s)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	if (s->job_procs_max <= 0)
+		return;
+	fprintf(out, "  %-10s up to %ld processes, %ld threads · CPU %s of a core on average\n", "job",
+		s->job_procs_max, s->job_threads_max, pct(a, 32, s->job_cpu_pct));
+	fprintf(out, "  %-10s running %s · blocked in I/O (D) %s · sleeping %s · other %s\n",
+		"threads", pct(a, 32, s->thr_running), pct(b, 32, s->thr_blocked),
+		pct(c, 32, s->thr_sleeping), pct(d, 32, s->thr_other));
+	if (isfinite(s->wrk_running))
+		fprintf(out, "  %-10s running %s · blocked in I/O (D) %s · sleeping %s\n", "workers",
+			pct(e, 32, s->wrk_running), pct(f, 32, s->wrk_blocked),
+			pct(g, 32, s->wrk_sleeping));
+	if (isfinite(s->job_rchar))
+		fprintf(out, "  %-10s read %s through syscalls, %s of it from storage\n", "job I/O",
+			fs_fmt_bytes(a, 32, s->job_rchar),
+			fs_fmt_bytes(b, 32, isfinite(s->job_read_bytes) ? s->job_read_bytes : 0));
+}
+
+void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *path)
+{
+	char a[32], b[32], c[32];
+	fprintf(out, "\nfeedscope: recorded %s (%ld samples every %s)", fs_fmt_time(a, 32, s->duration_s),
+		s->ticks, fs_fmt_time(b, 32, s->interval_s));
+	if (!strcmp(s->mode, "attach"))
+		fprintf(out, " of pid %d (%s)", s->pid, s->command);
+	else if (s->command[0])
+		fprintf(out, " of %s", s->command);
+	fprintf(out, "\n");
+	if (s->has_exit)
+		fprintf(out, "  %-10s %d\n", "exit", s->exit_code);
+	line_job(out, s);
+	line_cpu(out, s);
+	line_psi(out, s);
+	for (int i = 0; i < s->ndisks; i++)
+		line_disk(out, &s->disks[i]);
+	if (s->net_iface[0])
+		fprintf(out, "  %-10s rx %s · tx %s (%s)\n", "net", fs_fmt_rate(a, 32, s->net_rx_bytes_per_s),
+			fs_fmt_rate(b, 32, s->net_tx_bytes_per_s), s->net_iface);
+	if (isfinite(s->mem_available_min))
+		fprintf(out, "  %-10s available min %s · page cache max %s · major faults %s/s\n", "memory",
+			fs_fmt_bytes(a, 32, s->mem_available_min), fs_fmt_bytes(b, 32, s->mem_cached_max),
+			fs_fmt_sig3(c, 32, s->majflt_per_s));
+	if (s->ngpus > 0)
+		fprintf(out, "  %-10s %d × %s: util %s on average, memory used max %s\n", "gpu", s->ngpus,
+			s->gpu_name[0] ? s->gpu_name : "GPU", pct(a, 32, s->gpu_util),
+			fs_fmt_bytes(b, 32, s->gpu_mem_used_max));
+	if (s->skipped[0])
+		fprintf(out, "  %-10s %s\n", "skipped", s->skipped);
+	if (isfinite(s->recorder_cpu_s) && s->duration_s > 0)
+		fprintf(out, "  %-10s %s of one core, %s per sample\n", "recorder",
+			pct(a, 32, 100.0 * s->recorder_cpu_s / s->duration_s),
+			fs_fmt_time(b, 32, s->recorder_sample_us / 1e6));
+	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file", path);
+}
