@@ -98,7 +98,7 @@ int fs_cmd_run(int argc, char **argv)
 
 	int go[2], err[2];
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_loop_block_signals() < 0) {
-		fs_warn("run: %s", strerror(errno));
+		fs_error("run: %s", strerror(errno));
 		fs_session_abort(&s);
 		return 1;
 	}
@@ -108,7 +108,7 @@ int fs_cmd_run(int argc, char **argv)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		fs_warn("run: fork: %s", strerror(errno));
+		fs_error("run: fork: %s", strerror(errno));
 		fs_session_abort(&s);
 		return 1;
 	}
@@ -140,7 +140,7 @@ int fs_cmd_run(int argc, char **argv)
 		int st;
 		waitpid(pid, &st, 0);
 		fs_session_abort(&s);
-		fs_warn("run: cannot execute '%s': %s", cmd[0], strerror(exec_errno));
+		fs_error("run: cannot execute '%s': %s", cmd[0], strerror(exec_errno));
 		return exec_errno == ENOENT ? 127 : 126;
 	}
 
@@ -156,6 +156,6 @@ int fs_cmd_run(int argc, char **argv)
 	int sig;
 	int code = exit_status_of(res.child_status, &sig);
 	if (fs_session_finish(&s, code, sig) != 0)
-		fs_warn("run: the run file %s may be incomplete", s.path);
+		fs_error("run: the run file %s may be incomplete", s.path);
 	return code;
 }

@@ -81,7 +81,7 @@ static void say_error(struct fs_store *st, const char *what)
 	st->errors++;
 	if (!st->said_error) {
 		st->said_error = true;
-		fs_warn("run file: %s: %s (further errors counted, not repeated)", what,
+		fs_error("run file: %s: %s (further errors counted, not repeated)", what,
 			sqlite3_errmsg(st->db));
 	}
 }
@@ -227,7 +227,7 @@ int fs_store_close(struct fs_store *st)
 	char why[256];
 	if (exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
 		 sizeof why) < 0)
-		fs_warn("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
+		fs_error("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
 	sqlite3_close(st->db);
 	free(st);
 	return rc;

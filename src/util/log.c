@@ -41,6 +41,14 @@ void fs_warn_once(bool *once, const char *fmt, ...)
 	va_end(ap);
 }
 
+void fs_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
 int fs_usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -17,6 +17,9 @@ void fs_warn_once(bool *once, const char *fmt, ...) __attribute__((format(printf
 /* Silence fs_warn/fs_warn_once (used by --quiet); errors from fs_usage_error still print. */
 void fs_log_set_quiet(bool quiet);
 
+/* Like fs_warn, but printed even when quiet: for errors the user must see. */
+void fs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print "feedscope: <message>\n" on stderr and return 2 (the usage-error exit status). */
 int fs_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

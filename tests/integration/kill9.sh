@@ -1,0 +1,27 @@
+# Killing the recorder with SIGKILL leaves a run file that opens and holds all
+# but the last second; killing the job leaves a complete one.
+. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+
+"$FEEDSCOPE" run -q -o k.db -i 0.05 -- sleep 30 &
+fs=$!
+sleep 3.2
+kill -KILL $fs
+wait $fs 2>/dev/null
+job=$(q k.db "SELECT value FROM meta WHERE key='pid'")
+[ -n "$job" ] && kill "$job" 2>/dev/null
+[ "$(q k.db 'PRAGMA integrity_check')" = ok ] || fail "integrity_check failed"
+last=$(q k.db "SELECT max(t) FROM ticks")
+approx_ok=$(awk -v t="$last" 'BEGIN { print (t >= 2.0) }')
+[ "$approx_ok" = 1 ] || fail "after 3.2 s the file holds ticks up to t=$last only"
+n=$(q k.db "SELECT count(*) FROM cpu")
+[ "$n" -ge 35 ] || fail "only $n cpu rows"
+# Every sampled table that was written in the last committed second is there.
+[ "$(q k.db "SELECT count(*) FROM mem")" -ge 35 ] || fail "mem rows missing"
+[ -z "$(q k.db "SELECT value FROM meta WHERE key='end_unix'")" ] || fail "end_unix should be absent"
+
+# The job killed: the recorder finishes the file normally.
+expect_status 137 "$FEEDSCOPE" run -q -o j.db -- sh -c 'sleep 0.5; kill -KILL $$'
+[ "$(q j.db "SELECT value FROM meta WHERE key='exit_code'")" = 137 ] || fail "exit_code after job SIGKILL"
+[ -e j.db-wal ] && fail "a clean finish should leave no -wal file"
+[ "$(q j.db 'PRAGMA journal_mode')" = delete ] || fail "run file not in rollback-journal mode after close"
+exit 0
