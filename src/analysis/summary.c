@@ -69,6 +69,7 @@ static void load_disks(sqlite3 *db, struct fs_summary *s)
 		" sum(d.read_await_ms * d.reads_per_s) / nullif(sum(d.reads_per_s), 0),"
 		" avg(d.util_pct), max(d.util_pct), sum(d.read_bytes_per_s * k.dt_s)"
 		" FROM disk d JOIN ticks k ON k.t = d.t GROUP BY d.device"
+		" HAVING sum(d.read_bytes_per_s + d.write_bytes_per_s) > 0 OR max(d.util_pct) > 0"
 		" ORDER BY sum(d.read_bytes_per_s + d.write_bytes_per_s) DESC, max(d.util_pct) DESC LIMIT 3";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -91,6 +92,7 @@ static void load_net(sqlite3 *db, struct fs_summary *s)
 	s->net_rx_bytes_per_s = s->net_tx_bytes_per_s = NAN;
 	if (sqlite3_prepare_v2(db, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
 				   " WHERE iface != 'lo' GROUP BY iface"
+				   " HAVING sum(rx_bytes_per_s + tx_bytes_per_s) > 0"
 				   " ORDER BY sum(rx_bytes_per_s + tx_bytes_per_s) DESC LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;

@@ -13,6 +13,7 @@ struct slot {
 	bool open;
 	bool said_sample_error;
 	char status[256];
+	uint64_t busy_ns; /* time spent in sample(), rows included */
 };
 
 struct fs_recorder {
@@ -93,8 +94,9 @@ void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed)
 			continue;
 		char why[200] = "";
 		ctx.now_ns = fs_now_ns();
-		if (s->ops->sample(s->state, &ctx, why, sizeof why) != FS_SOURCE_OK &&
-		    !s->said_sample_error) {
+		int rc = s->ops->sample(s->state, &ctx, why, sizeof why);
+		s->busy_ns += fs_now_ns() - ctx.now_ns;
+		if (rc != FS_SOURCE_OK && !s->said_sample_error) {
 			s->said_sample_error = true;
 			fs_warn("%s: %s (said once; still trying)", s->ops->name, why);
 		}
@@ -142,6 +144,14 @@ void fs_recorder_close(struct fs_recorder *r)
 {
 	if (!r)
 		return;
+	/* What each source cost, for `make bench` and the curious. */
+	for (int i = 0; i < r->nslots && r->ticks; i++) {
+		if (!r->slots[i].open)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "recorder.%s_us", r->slots[i].ops->name);
+		fs_sink_metaf(r->sink, key, "%.1f", (double)r->slots[i].busy_ns / 1e3 / (double)r->ticks);
+	}
 	for (int i = 0; i < r->nslots; i++)
 		if (r->slots[i].open)
 			r->slots[i].ops->close(r->slots[i].state);
