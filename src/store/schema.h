@@ -90,7 +90,8 @@
 	X(GPU, util_pct, REAL) X(GPU, mem_util_pct, REAL)                        \
 	X(GPU, mem_used_bytes, INTEGER) X(GPU, mem_total_bytes, INTEGER)         \
 	X(GPU, pcie_rx_bytes_per_s, REAL) X(GPU, pcie_tx_bytes_per_s, REAL)      \
-	X(GPU, sm_clock_mhz, INTEGER) X(GPU, power_w, REAL) X(GPU, temp_c, INTEGER)
+	X(GPU, sm_clock_mhz, INTEGER) X(GPU, power_w, REAL) X(GPU, temp_c, INTEGER) \
+	X(GPU, pcie_age_s, REAL)
 
 #define FS_COLS_GPU_PROC(X)                                                     \
 	X(GPU_PROC, t, REAL) X(GPU_PROC, gpu, INTEGER) X(GPU_PROC, pid, INTEGER) \
