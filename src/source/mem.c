@@ -1,10 +1,10 @@
 /* mem - /proc/meminfo, /proc/vmstat and the free space of /dev/shm: page
  * cache size, dirty data, swap, major faults and paging rates. Table: mem.
  *
- * /proc/vmstat costs ~20 us to read (the kernel sums every counter over every
- * CPU), a third of all the system sources together, so it is read at most once
- * a second: its rates (faults, paging) are over the last >= 1 s window and are
- * repeated in each row until the next read, which keeps sum(rate * dt) right. */
+ * One row a second, not one per tick: /proc/vmstat alone costs ~20 us to read
+ * (the kernel sums every counter over every CPU) and meminfo ~5 us, and page
+ * cache and fault rates are second-scale signals. The rates are over the
+ * interval since the previous row. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +31,8 @@ struct mem_state {
 	bool have_vm, have_prev_vm;
 	uint64_t prev_vm[VM_N];
 	bool prev_found[VM_N];
-	uint64_t prev_vm_ns;
-	double rates[VM_N]; /* over the last window; NaN until known */
+	uint64_t prev_vm_ns; /* time of the previous row */
+	bool have_row;
 	uint64_t page_bytes;
 	char shm[256];
 };
@@ -56,8 +56,6 @@ static int mem_open(void **state, const struct fs_source_ctx *ctx, char *why, si
 		return FS_SOURCE_UNAVAILABLE;
 	}
 	s->have_vm = fs_pfile_read(&s->vmstat, &s->buf) >= 0;
-	for (int i = 0; i < VM_N; i++)
-		s->rates[i] = NAN;
 	long pg = sysconf(_SC_PAGESIZE);
 	s->page_bytes = pg > 0 ? (uint64_t)pg : 4096;
 	snprintf(s->shm, sizeof s->shm, "%s", ctx->paths->shm);
@@ -71,39 +69,23 @@ static void set_kib(struct fs_row *r, int col, const uint64_t *v, const bool *fo
 		fs_row_int(r, col, (int64_t)(v[i] * 1024));
 }
 
-#define VM_REFRESH_NS 1000000000ull
+#define MEM_PERIOD_NS 1000000000ull
 
-/* Refresh the vmstat rates if a second has passed since the last read. */
-static void refresh_vm(struct mem_state *s, uint64_t now_ns)
+static double vm_rate(const struct mem_state *s, const uint64_t *vm, const bool *vf, int i,
+		      double dt_s)
 {
-	if (!s->have_vm || (s->have_prev_vm && now_ns - s->prev_vm_ns < VM_REFRESH_NS))
-		return;
-	static const double scale[VM_N] = {1, 1024, 1024, 0}; /* pgpgin/out count KiB */
-	uint64_t vm[VM_N];
-	bool vf[VM_N];
-	if (fs_pfile_read(&s->vmstat, &s->buf) < 0) {
-		s->have_prev_vm = false;
-		for (int i = 0; i < VM_N; i++)
-			s->rates[i] = NAN;
-		return;
-	}
-	fs_scan_keyed(s->buf.data, vm_keys, VM_N, vm, vf);
-	double dt_s = (double)(now_ns - s->prev_vm_ns) / 1e9;
-	for (int i = 0; i < VM_N; i++) {
-		double k = i == VM_PSWPIN ? (double)s->page_bytes : scale[i];
-		s->rates[i] = (s->have_prev_vm && vf[i] && s->prev_found[i] && dt_s > 0)
-				      ? (double)fs_counter_delta(s->prev_vm[i], vm[i]) * k / dt_s
-				      : NAN;
-	}
-	memcpy(s->prev_vm, vm, sizeof vm);
-	memcpy(s->prev_found, vf, sizeof vf);
-	s->prev_vm_ns = now_ns;
-	s->have_prev_vm = true;
+	static const double kib = 1024; /* pgpgin/pgpgout count KiB, pswpin pages */
+	double scale = i == VM_PSWPIN ? (double)s->page_bytes : (i == VM_MAJFLT ? 1 : kib);
+	if (!s->have_prev_vm || !vf[i] || !s->prev_found[i] || dt_s <= 0)
+		return NAN;
+	return (double)fs_counter_delta(s->prev_vm[i], vm[i]) * scale / dt_s;
 }
 
 static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
 {
 	struct mem_state *s = state;
+	if (s->have_row && ctx->now_ns - s->prev_vm_ns < MEM_PERIOD_NS)
+		return FS_SOURCE_OK; /* one row a second */
 	uint64_t mi[MI_N];
 	bool mf[MI_N];
 	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
@@ -112,7 +94,12 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	}
 	fs_scan_keyed(s->buf.data, mi_keys, MI_N, mi, mf);
 
-	refresh_vm(s, ctx->now_ns);
+	uint64_t vm[VM_N];
+	bool vf[VM_N] = {false};
+	bool vm_ok = s->have_vm && fs_pfile_read(&s->vmstat, &s->buf) >= 0;
+	if (vm_ok)
+		fs_scan_keyed(s->buf.data, vm_keys, VM_N, vm, vf);
+	double dt_s = (double)(ctx->now_ns - s->prev_vm_ns) / 1e9;
 
 	struct fs_row r;
 	fs_row_init(&r, FS_T_MEM, ctx->t);
@@ -126,15 +113,22 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	if (mf[MI_SWTOT] && mf[MI_SWFREE])
 		fs_row_int(&r, FS_MEM_swap_used_bytes,
 			   (int64_t)((mi[MI_SWTOT] > mi[MI_SWFREE] ? mi[MI_SWTOT] - mi[MI_SWFREE] : 0) * 1024));
-	fs_row_real(&r, FS_MEM_majflt_per_s, s->rates[VM_MAJFLT]);
-	fs_row_real(&r, FS_MEM_pgpgin_bytes_per_s, s->rates[VM_PGPGIN]);
-	fs_row_real(&r, FS_MEM_pgpgout_bytes_per_s, s->rates[VM_PGPGOUT]);
-	fs_row_real(&r, FS_MEM_swapin_bytes_per_s, s->rates[VM_PSWPIN]);
+	fs_row_real(&r, FS_MEM_majflt_per_s, vm_rate(s, vm, vf, VM_MAJFLT, dt_s));
+	fs_row_real(&r, FS_MEM_pgpgin_bytes_per_s, vm_rate(s, vm, vf, VM_PGPGIN, dt_s));
+	fs_row_real(&r, FS_MEM_pgpgout_bytes_per_s, vm_rate(s, vm, vf, VM_PGPGOUT, dt_s));
+	fs_row_real(&r, FS_MEM_swapin_bytes_per_s, vm_rate(s, vm, vf, VM_PSWPIN, dt_s));
 	struct statvfs sv;
 	if (statvfs(s->shm, &sv) == 0)
 		fs_row_int(&r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
 	fs_sink_row(ctx->sink, &r);
 
+	if (vm_ok) {
+		memcpy(s->prev_vm, vm, sizeof vm);
+		memcpy(s->prev_found, vf, sizeof vf);
+	}
+	s->have_prev_vm = vm_ok;
+	s->prev_vm_ns = ctx->now_ns;
+	s->have_row = true;
 	return FS_SOURCE_OK;
 }
 

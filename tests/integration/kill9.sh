@@ -16,7 +16,8 @@ approx_ok=$(awk -v t="$last" 'BEGIN { print (t >= 2.0) }')
 n=$(q k.db "SELECT count(*) FROM cpu")
 [ "$n" -ge 35 ] || fail "only $n cpu rows"
 # Every sampled table that was written in the last committed second is there.
-[ "$(q k.db "SELECT count(*) FROM mem")" -ge 35 ] || fail "mem rows missing"
+# mem is written once a second
+[ "$(q k.db "SELECT count(*) FROM mem")" -ge 2 ] || fail "mem rows missing"
 [ -z "$(q k.db "SELECT value FROM meta WHERE key='end_unix'")" ] || fail "end_unix should be absent"
 
 # The job killed: the recorder finishes the file normally.
