@@ -1,0 +1,45 @@
+# attach records a running process tree until it exits or the duration
+# passes; watch prints one line per interval and stops with its --pid.
+. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+
+# A tree: sh -> (sleep, sleep), living ~2.5 s.
+sh -c 'sleep 2.5 & sleep 2.5 & wait' &
+tree=$!
+sleep 0.3
+expect_status 0 "$FEEDSCOPE" attach -q -o a.db -i 0.1 "$tree"
+[ "$(q a.db "SELECT value FROM meta WHERE key='mode'")" = attach ] || fail "mode"
+[ "$(q a.db "SELECT value FROM meta WHERE key='pid'")" = "$tree" ] || fail "pid"
+q a.db "SELECT value FROM meta WHERE key='command'" | grep -q "sh -c" || fail "command not taken from /proc/PID/cmdline"
+dur=$(q a.db "SELECT value FROM meta WHERE key='duration_s'")
+awk -v d="$dur" 'BEGIN { exit !(d > 1.5 && d < 10) }' || fail "attach ran $dur s, expected to stop when the tree exited (~2.2 s)"
+[ "$(q a.db "SELECT count(DISTINCT pid) FROM proc")" -eq 3 ] || fail "expected 3 processes in proc, got $(q a.db 'SELECT count(DISTINCT pid) FROM proc')"
+[ "$(q a.db "SELECT count(*) FROM proc WHERE role='main' AND pid=$tree")" -gt 5 ] || fail "main process rows"
+[ "$(q a.db "SELECT count(DISTINCT pid) FROM proc WHERE role='worker' AND ppid=$tree AND comm='sleep'")" -eq 2 ] || fail "worker rows"
+
+# -d stops a recording of a process that goes on.
+sleep 30 &
+long=$!
+expect_status 0 "$FEEDSCOPE" attach -q -o d.db -d 1 "$long"
+kill -0 "$long" || fail "attach harmed the process"
+kill "$long"
+dur=$(q d.db "SELECT value FROM meta WHERE key='duration_s'")
+awk -v d="$dur" 'BEGIN { exit !(d >= 0.9 && d < 5) }' || fail "attach -d 1 ran $dur s"
+
+# watch: a header and N lines on stdout, nothing on stderr with --no-gpu.
+"$FEEDSCOPE" watch -n 3 -i 0.2 --no-gpu >w.txt 2>w.err || fail "watch failed: $(cat w.err)"
+[ "$(wc -l <w.txt)" -eq 4 ] || fail "watch -n 3 printed $(wc -l <w.txt) lines: $(cat w.txt)"
+head -1 w.txt | grep -q 'usr%' || fail "no header: $(head -1 w.txt)"
+grep -q procs w.txt && fail "procs column without --pid"
+[ -s w.err ] && fail "watch wrote to stderr: $(cat w.err)"
+
+# watch --pid: job columns, and it stops when the process exits.
+sleep 1.2 &
+short=$!
+"$FEEDSCOPE" watch -i 0.2 --no-gpu --pid "$short" >p.txt 2>p.err || fail "watch --pid failed"
+head -1 p.txt | grep -q 'procs' || fail "no job columns with --pid"
+n=$(wc -l <p.txt)
+[ "$n" -ge 3 ] && [ "$n" -le 10 ] || fail "watch --pid printed $n lines"
+# one process while it lives; the last line, taken when it exited, shows none
+head -n -1 p.txt | awk 'NR > 1 && $(NF-5) != 1 { bad = 1 } END { exit bad }' || fail "expected 1 process in the job columns: $(cat p.txt)"
+tail -1 p.txt | awk '{ exit $(NF-5) != 0 }' || fail "last line should show the process gone: $(tail -1 p.txt)"
+exit 0
