@@ -107,9 +107,23 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 		fs_sink_meta(sink, "cwd", cwd);
 }
 
+/* The job source keeps a few descriptors open per thread; the default soft
+ * limit (1024) would cap that at ~170 threads. Raise feedscope's own soft
+ * limit to the hard one. Called after the job is forked, so the job keeps the
+ * limits it was given. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 {
 	struct fs_sink *sink = fs_store_sink(s->store);
+	raise_fd_limit();
 	s->job.root = root;
 	s->job.adopt_own_children = adopt;
 	s->start_ns = fs_now_ns();

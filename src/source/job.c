@@ -1,34 +1,360 @@
-/* job - placeholder until the source is written. */
+/* job - the training job's process tree, one `proc` row per process per tick
+ * (are the DataLoader workers running, blocked in I/O, sleeping, or waiting
+ * for a CPU?) and one `cgroup` row per cgroup the job runs in.
+ *
+ * The tree is the root and its descendants, found through every thread's
+ * task/TID/children file, plus (when we are the job's subreaper) every child
+ * of this process. Kernels without children files get a /proc scan every
+ * second instead. Descriptors stay open and are re-read with pread; see
+ * jobproc.c. Tables: proc, cgroup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-#include "source/source.h"
+#include "source/job_int.h"
+#include "util/parse.h"
 
-static int ph_open(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+#define SCAN_EVERY_NS 1000000000ull      /* full /proc scan without children files */
+#define DELAYACCT_EVERY_NS 5000000000ull /* re-check kernel.task_delayacct */
+#define MAX_KEPT_THREADS 2000            /* threads whose descriptors stay open */
+#define DENTS_BYTES 32768
+
+bool job_born_in_interval(struct job_state *s, uint64_t starttime)
 {
-	(void)state;
-	(void)ctx;
-	snprintf(why, whylen, "not built yet");
-	return FS_SOURCE_UNAVAILABLE;
+	if (!s->have_tick || !s->ctx || s->clk_tck <= 0)
+		return false;
+	if (s->uptime_gen != s->gen) {
+		s->uptime_gen = s->gen;
+		s->uptime_s = NAN;
+		if (fs_pfile_read(&s->uptime, &s->buf) > 0)
+			s->uptime_s = strtod(s->buf.data, NULL);
+	}
+	if (!isfinite(s->uptime_s))
+		return false;
+	/* uptime and starttime are both truncated to 10 ms: claim "started after
+	 * the previous tick" only when that holds whatever the truncation hid. */
+	double prev_tick_s = s->uptime_s - (double)(s->ctx->now_ns - s->prev_tick_ns) / 1e9;
+	double start_s = (double)starttime / (double)s->clk_tck;
+	return start_s >= prev_tick_s + 0.01 - 1e-9;
 }
 
-static int ph_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+static void check_delayacct(struct job_state *s, const struct fs_source_ctx *ctx)
 {
-	(void)state;
-	(void)ctx;
-	(void)why;
-	(void)whylen;
+	if (s->delayacct_on >= 0 && ctx->now_ns - s->delayacct_ns < DELAYACCT_EVERY_NS)
+		return;
+	s->delayacct_ns = ctx->now_ns;
+	int on = fs_pfile_read(&s->delayacct, &s->buf) > 0 && s->buf.data[0] == '1';
+	if (on != s->delayacct_on)
+		fs_sink_meta(ctx->sink, "job.delayacct",
+			     on ? "on" : "off: blkio_delay_pct is NULL (sysctl kernel.task_delayacct=1 "
+					 "turns it on)");
+	s->delayacct_on = on;
+}
+
+/* <proc>/self as a pid: the link's target, else the pid in self/stat. */
+static int read_self_pid(struct job_state *s)
+{
+	char link[32];
+	ssize_t n = readlinkat(s->proc_fd, "self", link, sizeof link - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		return atoi(link);
+	}
+	char path[512];
+	struct fs_pstat st;
+	if (fs_read_file(fs_proc_path(path, sizeof path, &s->paths, "self/stat"), &s->buf) > 0 &&
+	    fs_pstat_parse(s->buf.data, &st))
+		return st.pid;
+	return -1;
+}
+
+static bool has_children_file(struct job_state *s, int pid)
+{
+	char rel[64];
+	snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+	return pid > 0 && faccessat(s->proc_fd, rel, R_OK, 0) == 0;
+}
+
+static int max_kept_threads(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return MAX_KEPT_THREADS;
+	/* Up to 3 descriptors a thread, in at most half the allowance. */
+	rlim_t n = rl.rlim_cur / 2 / 3;
+	return n < MAX_KEPT_THREADS ? (int)n : MAX_KEPT_THREADS;
+}
+
+static void job_free(struct job_state *s)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		job_proc_close(s, &s->procs[i]);
+	job_proc_close(s, &s->self);
+	free(s->procs);
+	free(s->queue);
+	free(s->scratch);
+	free(s->dents);
+	free(s->scan);
+	free(s->dbuf);
+	fs_buf_free(&s->buf);
+	fs_pfile_close(&s->uptime);
+	fs_pfile_close(&s->delayacct);
+	fs_cgset_free(&s->cg);
+	if (s->proc_fd >= 0)
+		close(s->proc_fd);
+	free(s);
+}
+
+static struct job_state *job_new(const struct fs_source_ctx *ctx)
+{
+	struct job_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->paths = *ctx->paths;
+	s->root = ctx->job->root;
+	s->adopt = ctx->job->adopt_own_children;
+	s->proc_fd = s->self.task_fd = s->self.stat_fd = s->self.io_fd = -1;
+	s->uptime.fd = s->delayacct.fd = -1;
+	s->delayacct_on = -1;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+	long pg = sysconf(_SC_PAGESIZE);
+	s->page_bytes = pg > 0 ? (uint64_t)pg : 4096;
+	s->max_kept_threads = max_kept_threads();
+	s->dbuf_len = DENTS_BYTES;
+	s->dbuf = malloc(s->dbuf_len);
+	char path[512];
+	if (fs_pfile_init(&s->uptime, fs_proc_path(path, sizeof path, &s->paths, "uptime")) < 0 ||
+	    fs_pfile_init(&s->delayacct, fs_proc_path(path, sizeof path, &s->paths,
+						      "sys/kernel/task_delayacct")) < 0 ||
+	    !s->dbuf) {
+		job_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int job_open(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+{
+	if (!ctx->job || ctx->job->root <= 0) {
+		snprintf(why, whylen, "no job");
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	struct job_state *s = job_new(ctx);
+	if (!s) {
+		snprintf(why, whylen, "out of memory");
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	s->proc_fd = open(s->paths.proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->proc_fd < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", s->paths.proc, strerror(errno));
+		job_free(s);
+		return FS_SOURCE_UNAVAILABLE;
+	}
+	s->self_pid = read_self_pid(s);
+	s->use_children = has_children_file(s, s->root) || has_children_file(s, s->self_pid);
+	if (s->adopt && s->use_children)
+		s->self.task_fd = openat(s->proc_fd, "self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fs_sink_meta(ctx->sink, "job.discovery",
+		     s->use_children ? "task children files"
+				     : "full /proc scan every 1 s (no task/TID/children files: "
+				       "kernel without CONFIG_PROC_CHILDREN)");
+	fs_sink_meta(ctx->sink, "job.cgroup", fs_cgset_init(&s->cg, &s->paths));
+	check_delayacct(s, ctx);
+	*state = s;
 	return FS_SOURCE_OK;
 }
 
-static void ph_close(void *state)
+/* Read p; if that fails on a process we knew, its pid may have been reused
+ * (our descriptors see the old one): reopen once. */
+static bool read_or_reopen(struct job_state *s, struct jproc *p)
 {
-	(void)state;
+	if (job_proc_read(s, p))
+		return true;
+	if (!p->have_prev)
+		return false;
+	int pid = p->pid;
+	job_proc_close(s, p);
+	return job_proc_open(s, p, pid) && job_proc_read(s, p);
+}
+
+/* With children files: walk down from the root (and our own children). */
+static void discover_children(struct job_state *s)
+{
+	s->nqueue = 0;
+	job_queue(s, s->root);
+	if (s->adopt)
+		job_self_children(s);
+	for (int i = 0; i < s->nqueue; i++) {
+		struct jproc *p = job_find(s, s->queue[i]);
+		if (p && p->tried == s->gen)
+			continue;
+		if (!p && !(p = job_add(s, s->queue[i])))
+			continue;
+		bool ok = read_or_reopen(s, p);
+		p->tried = s->gen;
+		if (ok)
+			p->ok = s->gen;
+	}
+}
+
+static bool is_top(const struct job_state *s, const struct jproc *p)
+{
+	return p->pid == s->root || (s->adopt && s->self_pid > 0 && p->now.st.ppid == s->self_pid);
+}
+
+/* Without children files: the table (plus what a full scan adds) read, then
+ * kept if its parent chain leads to the root or to us. */
+static void discover_scan(struct job_state *s, const struct fs_source_ctx *ctx)
+{
+	if (!s->have_scan || ctx->now_ns - s->scan_ns >= SCAN_EVERY_NS) {
+		s->have_scan = job_full_scan(s);
+		s->scan_ns = ctx->now_ns;
+	}
+	for (int i = 0; i < s->nprocs; i++) {
+		struct jproc *p = &s->procs[i];
+		bool ok = read_or_reopen(s, p); /* may reset *p */
+		p->tried = s->gen;
+		p->member = ok && is_top(s, p);
+		p->ok = p->member ? s->gen : 0;
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int i = 0; i < s->nprocs; i++) {
+			struct jproc *p = &s->procs[i], *parent;
+			if (p->member || p->tried != s->gen || !p->now.nread)
+				continue;
+			if ((parent = job_find(s, p->now.st.ppid)) && parent->member) {
+				p->member = changed = true;
+				p->ok = s->gen;
+			}
+		}
+	}
+}
+
+/* Close the processes not read fine this tick. */
+static void drop_gone(struct job_state *s)
+{
+	int j = 0;
+	for (int i = 0; i < s->nprocs; i++) {
+		if (s->procs[i].ok == s->gen)
+			s->procs[j++] = s->procs[i];
+		else
+			job_proc_close(s, &s->procs[i]);
+	}
+	s->nprocs = j;
+}
+
+/* The root first, then by pid. */
+static int cmp_proc(const void *a, const void *b, void *arg)
+{
+	int root = *(const int *)arg;
+	int x = ((const struct jproc *)a)->pid, y = ((const struct jproc *)b)->pid;
+	if (x == root || y == root)
+		return (y == root) - (x == root);
+	return (x > y) - (x < y);
+}
+
+struct jrow {
+	struct fs_prates r;
+	double run_wait_pct, blkio_delay_pct;
+};
+
+/* Turn p's reading and its previous one into rates. */
+static void compute_proc(const struct job_state *s, const struct jproc *p, uint64_t now_ns,
+			 struct jrow *out)
+{
+	const struct jtick *k = &p->now;
+	struct fs_pcounters zero = {.have_io = k->cur.have_io};
+	double dt = NAN;
+	const struct fs_pcounters *prev = NULL;
+	if (p->have_prev) {
+		prev = &p->prev;
+		dt = (double)(now_ns - p->prev_ns) / 1e9;
+	} else if (k->born) {
+		prev = &zero; /* all of its counters accrued in this interval */
+		dt = (double)(now_ns - s->prev_tick_ns) / 1e9;
+	}
+	fs_prates_compute(prev ? prev : &zero, &k->cur, prev ? dt : NAN, s->clk_tck, &out->r);
+	out->run_wait_pct = prev && k->any_sched ? fs_thread_pct(k->wait_ns, 1e9, dt) : NAN;
+	out->blkio_delay_pct = prev && k->any_blkio && s->delayacct_on == 1
+				       ? fs_thread_pct(k->blkio_ticks, (double)s->clk_tck, dt)
+				       : NAN;
+}
+
+static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx,
+		      const struct jproc *p, const struct jrow *j)
+{
+	const struct jtick *k = &p->now;
+	struct fs_row r;
+	fs_row_init(&r, FS_T_PROC, ctx->t);
+	fs_row_int(&r, FS_PROC_pid, p->pid);
+	fs_row_int(&r, FS_PROC_ppid, k->st.ppid);
+	fs_row_text(&r, FS_PROC_role, p->pid == s->root ? "main" : "worker");
+	fs_row_text(&r, FS_PROC_comm, k->st.comm);
+	fs_row_int(&r, FS_PROC_threads, k->nread);
+	fs_row_int(&r, FS_PROC_running, k->running);
+	fs_row_int(&r, FS_PROC_blocked_io, k->blocked_io);
+	fs_row_int(&r, FS_PROC_sleeping, k->sleeping);
+	fs_row_int(&r, FS_PROC_other, k->other);
+	fs_row_real(&r, FS_PROC_cpu_pct, j->r.cpu_pct);
+	fs_row_real(&r, FS_PROC_rchar_per_s, j->r.rchar_per_s);
+	fs_row_real(&r, FS_PROC_wchar_per_s, j->r.wchar_per_s);
+	fs_row_real(&r, FS_PROC_read_bytes_per_s, j->r.read_bytes_per_s);
+	fs_row_real(&r, FS_PROC_write_bytes_per_s, j->r.write_bytes_per_s);
+	fs_row_real(&r, FS_PROC_majflt_per_s, j->r.majflt_per_s);
+	fs_row_real(&r, FS_PROC_run_wait_pct, j->run_wait_pct);
+	fs_row_real(&r, FS_PROC_blkio_delay_pct, j->blkio_delay_pct);
+	if (k->st.rss_pages >= 0)
+		fs_row_int(&r, FS_PROC_rss_bytes, k->st.rss_pages * (int64_t)s->page_bytes);
+	fs_sink_row(ctx->sink, &r);
+}
+
+static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
+{
+	(void)why;
+	(void)whylen;
+	struct job_state *s = state;
+	s->ctx = ctx;
+	s->gen++;
+	check_delayacct(s, ctx);
+	if (s->use_children)
+		discover_children(s);
+	else
+		discover_scan(s, ctx);
+	drop_gone(s);
+	qsort_r(s->procs, (size_t)s->nprocs, sizeof *s->procs, cmp_proc, &s->root);
+	for (int i = 0; i < s->nprocs; i++) {
+		struct jproc *p = &s->procs[i];
+		struct jrow j;
+		compute_proc(s, p, ctx->now_ns, &j);
+		emit_proc(s, ctx, p, &j);
+		p->prev = p->now.cur;
+		p->prev_ns = ctx->now_ns;
+		p->have_prev = true;
+		fs_cgset_use(&s->cg, p->cg_cpu);
+		fs_cgset_use(&s->cg, p->cg_mem);
+	}
+	fs_cgset_sample(&s->cg, ctx);
+	s->prev_tick_ns = ctx->now_ns;
+	s->have_tick = true;
+	s->ctx = NULL;
+	return FS_SOURCE_OK;
+}
+
+static void job_close(void *state)
+{
+	job_free(state);
 }
 
 const struct fs_source_ops fs_source_job = {
 	.abi = FS_SOURCE_ABI,
 	.name = "job",
-	.open = ph_open,
-	.sample = ph_sample,
-	.close = ph_close,
+	.open = job_open,
+	.sample = job_sample,
+	.close = job_close,
 };

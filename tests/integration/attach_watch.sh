@@ -1,6 +1,6 @@
 # attach records a running process tree until it exits or the duration
 # passes; watch prints one line per interval and stops with its --pid.
-. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 
 # A tree: sh -> (sleep, sleep), living ~2.5 s.
 sh -c 'sleep 2.5 & sleep 2.5 & wait' &
@@ -39,7 +39,10 @@ short=$!
 head -1 p.txt | grep -q 'procs' || fail "no job columns with --pid"
 n=$(wc -l <p.txt)
 [ "$n" -ge 3 ] && [ "$n" -le 10 ] || fail "watch --pid printed $n lines"
-# one process while it lives; the last line, taken when it exited, shows none
-head -n -1 p.txt | awk 'NR > 1 && $(NF-5) != 1 { bad = 1 } END { exit bad }' || fail "expected 1 process in the job columns: $(cat p.txt)"
-tail -1 p.txt | awk '{ exit $(NF-5) != 0 }' || fail "last line should show the process gone: $(tail -1 p.txt)"
+# one sleeping process while it lives; the last line, taken when it exited,
+# shows no live thread (it is gone, or a zombie until its parent reaps it)
+head -n -1 p.txt | awk 'NR > 1 && ($(NF-5) != 1 || $(NF-1) != 1) { bad = 1 } END { exit bad }' ||
+	fail "expected 1 sleeping process in the job columns: $(cat p.txt)"
+tail -1 p.txt | awk '{ exit ($(NF-3) + $(NF-2) + $(NF-1)) != 0 }' ||
+	fail "last line should show no live thread: $(tail -1 p.txt)"
 exit 0

@@ -1,5 +1,5 @@
 # Bad input: one clear line on stderr, exit 2, and the job is never started.
-. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 
 marker=$TEST_TMP/started
 # bad ARGS... : feedscope ARGS must exit 2 with exactly one line on stderr and

@@ -2,7 +2,7 @@
 #  1. an O_DIRECT read of exactly 256 MiB is recorded as 256 MiB (+-3%);
 #  2. during 4 KiB random reads (fio), r/s, rkB/s and %util agree with
 #     `iostat -dx` over the same window within 5%.
-. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 need_root
 need_cmd losetup
 need_cmd iostat

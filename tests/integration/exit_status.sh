@@ -1,6 +1,6 @@
 # The job's exit status is feedscope's; its stdio is its own; signals sent to
 # feedscope reach the job.
-. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 set -m # background jobs get default SIGINT handling, as in an interactive shell
 
 expect_status 0 "$FEEDSCOPE" run -q -o a.db -- true

@@ -1,6 +1,6 @@
 # Killing the recorder with SIGKILL leaves a run file that opens and holds all
 # but the last second; killing the job leaves a complete one.
-. "$FEEDSCOPE_TOP/tests/integration/lib.sh"
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 
 "$FEEDSCOPE" run -q -o k.db -i 0.05 -- sleep 30 &
 fs=$!

@@ -1,0 +1,147 @@
+/* job_int.h - the job source's state, shared by job.c (ticks, rates, rows)
+ * and jobproc.c (finding the processes and reading them). Private to them. */
+#ifndef FS_SOURCE_JOB_INT_H
+#define FS_SOURCE_JOB_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/cgroup.h"
+#include "source/procstat.h"
+#include "source/source.h"
+#include "util/pfile.h"
+
+/* A thread whose schedstat has not moved since its stat was read has not
+ * been on a CPU since, so its state and blkio ticks are as they were; its
+ * stat (the costly file) is then re-read only this often. The one change
+ * missed meanwhile: woken but not yet run (R shows as the old S or D). */
+#define JOB_STAT_REFRESH_NS 1000000000ull
+
+/* One thread of a job process. Its descriptors are kept open (pread each
+ * tick) while the budget allows, otherwise opened and closed per read. */
+struct jthread {
+	int tid;
+	bool kept;                       /* holds descriptors counted in the budget */
+	int stat_fd, sched_fd, child_fd; /* -1: not open */
+	bool prev_sched, prev_blkio;     /* sched / blkio_ticks are from the last tick */
+	struct fs_schedstat sched;
+	uint64_t blkio_ticks;
+	char state;                      /* from the last stat read; 0: none yet */
+	uint64_t starttime;              /* clock ticks since boot */
+	uint64_t stat_ns;                /* when stat was last read */
+};
+
+/* What one tick read of a process (filled by job_proc_read). */
+struct jtick {
+	struct fs_pstat st;
+	struct fs_pcounters cur;
+	int nread;                                 /* thread entries read */
+	int running, blocked_io, sleeping, other;
+	bool any_sched, any_blkio;                 /* some thread delta was summed */
+	double wait_ns, blkio_ticks;               /* sums of per-thread deltas */
+	bool born;                                 /* started after the previous tick */
+};
+
+struct jproc {
+	int pid;
+	int task_fd, stat_fd, io_fd; /* -1: not open */
+	struct jthread *th;          /* sorted by tid */
+	int nth, cap;
+	bool have_prev;              /* prev holds the counters read at prev_ns */
+	uint64_t prev_ns;
+	struct fs_pcounters prev;
+	int cg_cpu, cg_mem;          /* fs_cgset indexes, -1: none */
+	uint32_t tried, ok;          /* tick generation last tried / read fine */
+	bool member;                 /* full-scan mode: its parent chain reaches the job */
+	struct jtick now;
+};
+
+/* A directory entry with a numeric name. */
+struct jdent {
+	int id;
+	int ppid;     /* full scan: the parent, -1 unknown */
+	uint64_t ino;
+	bool mark;    /* full scan: belongs to the job */
+};
+
+struct job_state {
+	struct fs_paths paths;
+	int root;
+	bool adopt;
+	int self_pid;              /* <proc>/self, for adopted children; -1 unknown */
+	bool use_children;         /* task/TID/children files exist */
+	int proc_fd;               /* <proc> */
+	long clk_tck;
+	uint64_t page_bytes;
+
+	struct jproc *procs;       /* the job's processes; procs[i] indexes change */
+	int nprocs, capprocs;
+	struct jproc self;         /* feedscope's threads, for their children */
+	int *queue;                /* pids to visit this tick */
+	int nqueue, capqueue;
+	struct jthread *scratch;
+	int capscratch;
+	struct jdent *dents;       /* one directory listing */
+	int ndents, capdents;
+	struct jdent *scan;        /* last full /proc scan, sorted by pid */
+	int nscan, capscan;
+	char *dbuf;                /* getdents64 buffer */
+	size_t dbuf_len;
+	struct fs_buf buf;
+
+	int kept_threads, max_kept_threads;
+	uint32_t gen;
+	const struct fs_source_ctx *ctx; /* during sample() */
+	bool have_tick;
+	uint64_t prev_tick_ns;
+	bool have_scan;
+	uint64_t scan_ns;
+
+	struct fs_pfile uptime;
+	uint32_t uptime_gen;       /* tick in which uptime_s was read */
+	double uptime_s;           /* NaN: unreadable */
+	struct fs_pfile delayacct;
+	int delayacct_on;          /* -1 not yet read */
+	uint64_t delayacct_ns;
+	bool said_io, said_fds;
+	struct fs_cgset cg;
+};
+
+/* jobproc.c */
+
+/* Prepare p for pid: open its directory's files. Returns false when the
+ * process is gone (p is then left closed). */
+bool job_proc_open(struct job_state *s, struct jproc *p, int pid);
+
+/* Close every descriptor of p and free its threads. */
+void job_proc_close(struct job_state *s, struct jproc *p);
+
+/* Read p's stat, io and every thread listed in its task directory into
+ * p->now; with children files, queue the children of its threads. Returns
+ * false when the process is gone (no thread could be read). */
+bool job_proc_read(struct job_state *s, struct jproc *p);
+
+/* Queue the children of this process's own threads (adopted orphans). */
+void job_self_children(struct job_state *s);
+
+/* Without children files: list <proc> and add every process whose parent
+ * chain leads into the job to the table (reading only new pids' stat).
+ * Returns false on a failed listing. */
+bool job_full_scan(struct job_state *s);
+
+/* The table entry for pid, or NULL. */
+struct jproc *job_find(struct job_state *s, int pid);
+
+/* A new table entry for pid (opened), or NULL when it is gone or out of memory. */
+struct jproc *job_add(struct job_state *s, int pid);
+
+/* Append pid to the visit queue (ignored on out of memory). */
+void job_queue(struct job_state *s, int pid);
+
+/* job.c */
+
+/* Whether a task that started at `starttime` (clock ticks since boot) started
+ * after the previous tick; reads <proc>/uptime at most once per tick. */
+bool job_born_in_interval(struct job_state *s, uint64_t starttime);
+
+#endif

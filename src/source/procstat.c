@@ -1,0 +1,114 @@
+/* procstat - parse /proc/PID/stat, /proc/PID/io, schedstat; compute rates. */
+#include "source/procstat.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/parse.h"
+
+/* Fill the fields we keep from the numbers after the state letter. Field
+ * numbers are those of proc(5). Returns the last field number read. */
+static int scan_fields(const char *p, struct fs_pstat *out)
+{
+	int field = 3;
+	for (int f = 4; f <= 42; f++) {
+		int64_t v;
+		if (!fs_scan_i64(&p, &v))
+			break;
+		field = f;
+		switch (f) {
+		case 4: out->ppid = (int)v; break;
+		case 12: out->majflt = (uint64_t)v; break;
+		case 14: out->utime = (uint64_t)v; break;
+		case 15: out->stime = (uint64_t)v; break;
+		case 20: out->num_threads = v; break;
+		case 22: out->starttime = (uint64_t)v; break;
+		case 24: out->rss_pages = v; break;
+		case 42: out->blkio_ticks = (uint64_t)v; break;
+		default: break;
+		}
+	}
+	return field;
+}
+
+bool fs_pstat_parse(const char *text, struct fs_pstat *out)
+{
+	memset(out, 0, sizeof *out);
+	const char *p = text;
+	int64_t pid;
+	if (!fs_scan_i64(&p, &pid))
+		return false;
+	out->pid = (int)pid;
+	const char *open = strchr(p, '(');
+	const char *close = strrchr(p, ')');
+	if (!open || !close || close < open)
+		return false;
+	size_t n = (size_t)(close - open - 1);
+	if (n >= sizeof out->comm)
+		n = sizeof out->comm - 1;
+	memcpy(out->comm, open + 1, n);
+	out->comm[n] = '\0';
+	p = close + 1;
+	while (*p == ' ')
+		p++;
+	if (!*p || *p == '\n')
+		return false;
+	out->state = *p++;
+	int last = scan_fields(p, out);
+	out->have_blkio = last >= 42;
+	return last >= 24;
+}
+
+bool fs_pio_parse(const char *text, struct fs_pio *out)
+{
+	static const char *const keys[] = {"rchar", "wchar", "read_bytes", "write_bytes"};
+	uint64_t v[4];
+	bool found[4];
+	if (fs_scan_keyed(text, keys, 4, v, found) != 4)
+		return false;
+	out->rchar = v[0];
+	out->wchar = v[1];
+	out->read_bytes = v[2];
+	out->write_bytes = v[3];
+	return true;
+}
+
+bool fs_schedstat_parse(const char *text, struct fs_schedstat *out)
+{
+	const char *p = text;
+	out->slices = 0;
+	if (!fs_scan_u64(&p, &out->run_ns) || !fs_scan_u64(&p, &out->wait_ns))
+		return false;
+	fs_scan_u64(&p, &out->slices);
+	return true;
+}
+
+static double per_s(uint64_t a, uint64_t b, double dt_s)
+{
+	return (double)fs_counter_delta(a, b) / dt_s;
+}
+
+void fs_prates_compute(const struct fs_pcounters *prev, const struct fs_pcounters *curr,
+		       double dt_s, long clk_tck, struct fs_prates *out)
+{
+	out->cpu_pct = out->majflt_per_s = NAN;
+	out->rchar_per_s = out->wchar_per_s = NAN;
+	out->read_bytes_per_s = out->write_bytes_per_s = NAN;
+	if (!(dt_s > 0) || clk_tck <= 0)
+		return;
+	out->cpu_pct = 100.0 * per_s(prev->cpu_ticks, curr->cpu_ticks, dt_s) / (double)clk_tck;
+	out->majflt_per_s = per_s(prev->majflt, curr->majflt, dt_s);
+	if (!prev->have_io || !curr->have_io)
+		return;
+	out->rchar_per_s = per_s(prev->io.rchar, curr->io.rchar, dt_s);
+	out->wchar_per_s = per_s(prev->io.wchar, curr->io.wchar, dt_s);
+	out->read_bytes_per_s = per_s(prev->io.read_bytes, curr->io.read_bytes, dt_s);
+	out->write_bytes_per_s = per_s(prev->io.write_bytes, curr->io.write_bytes, dt_s);
+}
+
+double fs_thread_pct(double sum, double unit_per_s, double dt_s)
+{
+	if (!(dt_s > 0) || !(unit_per_s > 0))
+		return NAN;
+	return 100.0 * sum / unit_per_s / dt_s;
+}

@@ -1,0 +1,313 @@
+/* test_job - the /proc/PID/stat, io and schedstat parsers, the rate
+ * functions, and the job source on a real process tree forked here. */
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "source/job_int.h"
+#include "source/procstat.h"
+#include "source/source.h"
+
+extern const struct fs_source_ops fs_source_job;
+
+/* A real line (kernel 6.x, 52 fields) with the comm replaced. */
+#define STAT_TAIL                                                                       \
+	" S 8015 8015 6737 0 -1 4194304 101 0 7 0 250 40 0 0 20 0 3 0 51372 3133440 377 " \
+	"18446744073709551615 94230733242368 94230733262249 140727823561840 0 0 0 0 0 0 0 0 0 " \
+	"17 1 0 0 12 0 0 94230733278256 94230733279872 94231573831680 140727823567302 "     \
+	"140727823567322 140727823567322 140727823568875 0\n"
+
+static void test_stat(void)
+{
+	struct fs_pstat st;
+	CHECK(fs_pstat_parse("8024 (a) b (c)" STAT_TAIL, &st));
+	CHECK_INT(st.pid, 8024);
+	CHECK_STR(st.comm, "a) b (c");
+	CHECK_INT(st.state, 'S');
+	CHECK_INT(st.ppid, 8015);
+	CHECK_INT(st.majflt, 7);
+	CHECK_INT(st.utime, 250);
+	CHECK_INT(st.stime, 40);
+	CHECK_INT(st.num_threads, 3);
+	CHECK_INT(st.starttime, 51372);
+	CHECK_INT(st.rss_pages, 377);
+	CHECK(st.have_blkio);
+	CHECK_INT(st.blkio_ticks, 12);
+
+	CHECK(fs_pstat_parse("1 ())" STAT_TAIL, &st)); /* comm ")" */
+	CHECK_STR(st.comm, ")");
+	CHECK(fs_pstat_parse("2 ()" STAT_TAIL, &st)); /* empty comm */
+	CHECK_STR(st.comm, "");
+	CHECK(fs_pstat_parse("3 (x) (y) z)" STAT_TAIL, &st));
+	CHECK_STR(st.comm, "x) (y) z");
+
+	/* Cut after rss (field 24): fine, without field 42. */
+	CHECK(fs_pstat_parse("5 (cut) R 1 5 5 0 -1 0 0 0 2 0 3 4 0 0 20 0 1 0 99 1000 55", &st));
+	CHECK_INT(st.rss_pages, 55);
+	CHECK_INT(st.state, 'R');
+	CHECK(!st.have_blkio);
+	/* Cut before rss, or before anything: refused. */
+	CHECK(!fs_pstat_parse("5 (cut) R 1 5 5 0 -1 0 0 0 2 0 3 4 0 0 20 0 1 0 99", &st));
+	CHECK(!fs_pstat_parse("5 (cut) ", &st));
+	CHECK(!fs_pstat_parse("5 (cut", &st));
+	CHECK(!fs_pstat_parse("", &st));
+	CHECK(!fs_pstat_parse("x (y) S 1", &st));
+}
+
+static void test_io_schedstat(void)
+{
+	struct fs_pio io;
+	CHECK(fs_pio_parse("rchar: 6976\nwchar: 12\nsyscr: 10\nsyscw: 0\nread_bytes: 4096\n"
+			   "write_bytes: 8192\ncancelled_write_bytes: 0\n",
+			   &io));
+	CHECK_INT(io.rchar, 6976);
+	CHECK_INT(io.wchar, 12);
+	CHECK_INT(io.read_bytes, 4096);
+	CHECK_INT(io.write_bytes, 8192);
+	CHECK(!fs_pio_parse("rchar: 1\nwchar: 2\n", &io));
+
+	struct fs_schedstat ss;
+	CHECK(fs_schedstat_parse("0 34301 1\n", &ss));
+	CHECK_INT(ss.run_ns, 0);
+	CHECK_INT(ss.wait_ns, 34301);
+	CHECK_INT(ss.slices, 1);
+	CHECK(fs_schedstat_parse("5 6\n", &ss)); /* no slices: 0 */
+	CHECK_INT(ss.slices, 0);
+	CHECK(!fs_schedstat_parse("17\n", &ss));
+	CHECK(!fs_schedstat_parse("", &ss));
+}
+
+static void test_rates(void)
+{
+	struct fs_pcounters a = {.cpu_ticks = 100, .majflt = 5, .have_io = true,
+				 .io = {1000, 2000, 4096, 0}};
+	struct fs_pcounters b = {.cpu_ticks = 250, .majflt = 9, .have_io = true,
+				 .io = {3000, 2000, 12288, 4096}};
+	struct fs_prates r;
+	fs_prates_compute(&a, &b, 0.5, 100, &r);
+	CHECK_NEAR(r.cpu_pct, 300, 1e-9); /* 1.5 CPU-seconds in 0.5 s: three threads busy */
+	CHECK_NEAR(r.majflt_per_s, 8, 1e-9);
+	CHECK_NEAR(r.rchar_per_s, 4000, 1e-9);
+	CHECK_NEAR(r.wchar_per_s, 0, 0);
+	CHECK_NEAR(r.read_bytes_per_s, 16384, 1e-9);
+	CHECK_NEAR(r.write_bytes_per_s, 8192, 1e-9);
+
+	fs_prates_compute(&b, &a, 1, 100, &r); /* backwards: 0 */
+	CHECK_NEAR(r.cpu_pct, 0, 0);
+	CHECK_NEAR(r.rchar_per_s, 0, 0);
+	b.have_io = false;
+	fs_prates_compute(&a, &b, 1, 100, &r);
+	CHECK(isnan(r.rchar_per_s) && isnan(r.write_bytes_per_s));
+	CHECK_NEAR(r.cpu_pct, 150, 1e-9);
+	fs_prates_compute(&a, &b, 0, 100, &r);
+	CHECK(isnan(r.cpu_pct) && isnan(r.majflt_per_s));
+
+	CHECK_NEAR(fs_thread_pct(3e8, 1e9, 0.5), 60, 1e-9);
+	CHECK_NEAR(fs_thread_pct(75, 100, 1), 75, 1e-9);
+	CHECK(isnan(fs_thread_pct(1, 1e9, 0)));
+}
+
+static void test_no_job(void)
+{
+	struct fs_paths paths;
+	fs_paths_from_env(&paths);
+	struct fs_source_ctx ctx = {.paths = &paths};
+	void *st = NULL;
+	char why[100] = "";
+	CHECK_INT(fs_source_job.open(&st, &ctx, why, sizeof why), FS_SOURCE_UNAVAILABLE);
+	CHECK_STR(why, "no job");
+}
+
+/* ---- live: a real tree ---- */
+
+struct prow {
+	int pid, ppid, threads, running, blocked_io, sleeping, other;
+	char role[8];
+	double cpu_pct, run_wait_pct;
+};
+
+struct collect {
+	struct fs_sink sink;
+	struct prow rows[64];
+	int n;
+};
+
+static double real_or_nan(const struct fs_value *v)
+{
+	return v->kind == FS_V_REAL ? v->d : NAN;
+}
+
+static void collect_row(struct fs_sink *sink, const struct fs_row *r)
+{
+	struct collect *c = (struct collect *)sink;
+	if (r->table != FS_T_PROC || c->n == 64)
+		return;
+	struct prow *p = &c->rows[c->n++];
+	p->pid = (int)r->v[FS_PROC_pid].i;
+	p->ppid = (int)r->v[FS_PROC_ppid].i;
+	p->threads = (int)r->v[FS_PROC_threads].i;
+	p->running = (int)r->v[FS_PROC_running].i;
+	p->blocked_io = (int)r->v[FS_PROC_blocked_io].i;
+	p->sleeping = (int)r->v[FS_PROC_sleeping].i;
+	p->other = (int)r->v[FS_PROC_other].i;
+	snprintf(p->role, sizeof p->role, "%s", r->v[FS_PROC_role].s);
+	p->cpu_pct = real_or_nan(&r->v[FS_PROC_cpu_pct]);
+	p->run_wait_pct = real_or_nan(&r->v[FS_PROC_run_wait_pct]);
+}
+
+static const struct prow *find_row(const struct collect *c, int pid)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->rows[i].pid == pid)
+			return &c->rows[i];
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *reader(void *arg)
+{
+	char c;
+	ssize_t n = read(*(int *)arg, &c, 1); /* blocks: nobody writes */
+	(void)n;
+	return NULL;
+}
+
+/* The job's root: a busy child, a sleeping child, a thread blocked in read(). */
+static void run_root(int report_fd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pid_t kids[2];
+	kids[0] = fork();
+	if (kids[0] == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		uint64_t end = now_ns() + 5000000000ull; /* spin in user space, killed sooner */
+		volatile uint64_t x = 0;
+		while (now_ns() < end)
+			for (int i = 0; i < 100000; i++)
+				x += (uint64_t)i;
+		_exit(0);
+	}
+	kids[1] = fork();
+	if (kids[1] == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	static int pfd[2];
+	pthread_t th;
+	if (pipe(pfd) < 0 || pthread_create(&th, NULL, reader, &pfd[0]) != 0)
+		_exit(1);
+	if (write(report_fd, kids, sizeof kids) != (ssize_t)sizeof kids)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static void sample(void *st, struct fs_source_ctx *ctx, struct collect *c, double t)
+{
+	char why[200];
+	c->n = 0;
+	ctx->t = t;
+	ctx->now_ns = now_ns();
+	CHECK_INT(fs_source_job.sample(st, ctx, why, sizeof why), FS_SOURCE_OK);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static void test_live(bool force_scan)
+{
+	int rep[2];
+	if (pipe(rep) < 0)
+		return;
+	pid_t root = fork();
+	if (root == 0) {
+		close(rep[0]);
+		run_root(rep[1]);
+	}
+	close(rep[1]);
+	pid_t kids[2] = {0, 0};
+	CHECK_INT(read(rep[0], kids, sizeof kids), sizeof kids);
+	close(rep[0]);
+	pid_t busy = kids[0], sleeper = kids[1];
+	sleep_ms(50); /* let the sleeper reach pause() */
+
+	struct fs_paths paths;
+	fs_paths_from_env(&paths);
+	struct fs_job job = {.root = root};
+	struct collect c = {.sink = {.row = collect_row}};
+	struct fs_source_ctx ctx = {.paths = &paths, .sink = &c.sink, .job = &job};
+	void *st = NULL;
+	char why[200] = "";
+	ctx.now_ns = now_ns();
+	CHECK_INT(fs_source_job.open(&st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	if (!st)
+		return;
+	if (force_scan) /* the path kernels without CONFIG_PROC_CHILDREN take */
+		((struct job_state *)st)->use_children = false;
+
+	sample(st, &ctx, &c, 0);
+	CHECK_INT(c.n, 3);
+	const struct prow *r = find_row(&c, root);
+	CHECK(r && strcmp(r->role, "main") == 0 && r->ppid == getpid() && isnan(r->cpu_pct));
+	double max_busy = 0;
+	for (int i = 1; i <= 3 || (i <= 30 && max_busy <= 50); i++) {
+		sleep_ms(100);
+		sample(st, &ctx, &c, i * 0.1);
+		CHECK_INT(c.n, 3);
+		const struct prow *b = find_row(&c, busy);
+		CHECK(b && strcmp(b->role, "worker") == 0 && b->ppid == root && b->threads == 1);
+		if (b && b->cpu_pct > max_busy)
+			max_busy = b->cpu_pct;
+		CHECK(b && !isnan(b->run_wait_pct));
+	}
+	CHECK(max_busy > 50);
+	const struct prow *s = find_row(&c, sleeper);
+	CHECK(s && strcmp(s->role, "worker") == 0 && s->ppid == root);
+	CHECK(s && s->threads == 1 && s->sleeping == 1 && s->running == 0);
+	r = find_row(&c, root);
+	CHECK(r && r->threads == 2 && r->sleeping == 2 && r->blocked_io == 0);
+	if (r)
+		fprintf(stderr, "live%s: busy child max cpu_pct %.0f\n", force_scan ? " (scan)" : "",
+			max_busy);
+
+	kill(busy, SIGKILL);
+	kill(sleeper, SIGKILL);
+	kill(root, SIGKILL);
+	waitpid(root, NULL, 0);
+	sample(st, &ctx, &c, 99);
+	CHECK(!find_row(&c, root) && !find_row(&c, busy) && !find_row(&c, sleeper));
+	CHECK_INT(c.n, 0);
+	sample(st, &ctx, &c, 100);
+	CHECK_INT(c.n, 0);
+	fs_source_job.close(st);
+}
+
+int main(void)
+{
+	test_stat();
+	test_io_schedstat();
+	test_rates();
+	test_no_job();
+	test_live(false);
+	test_live(true);
+	return check_exit("test_job");
+}
