@@ -107,6 +107,14 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 		fs_sink_meta(sink, "cwd", cwd);
 }
 
+/* CPU time feedscope has used so far (user + system, all threads), seconds. */
+static double process_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The job source keeps a few descriptors open per thread; the default soft
  * limit (1024) would cap that at ~170 threads. Raise feedscope's own soft
  * limit to the hard one. Called after the job is forked, so the job keeps the
@@ -137,6 +145,7 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 		return 1;
 	}
 	fs_recorder_sample(s->rec, 0.0, 0);
+	fs_sink_metaf(sink, "recorder_cpu_start_s", "%.6f", process_cpu_s());
 	fs_store_commit(s->store);
 	return 0;
 }
@@ -159,10 +168,7 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 	if (term_signal > 0)
 		fs_sink_metaf(sink, "term_signal", "%d", term_signal);
 	uint64_t ticks = fs_recorder_ticks(s->rec);
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	double cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	double cpu_s = process_cpu_s();
 	fs_sink_metaf(sink, "recorder_ticks", "%llu", (unsigned long long)ticks);
 	fs_sink_metaf(sink, "recorder_missed_ticks", "%llu", (unsigned long long)s->missed);
 	fs_sink_metaf(sink, "recorder_cpu_s", "%.6f", cpu_s);

@@ -64,7 +64,7 @@ static void line_job(FILE *out, const struct fs_summary *s)
 			pct(e, 32, s->wrk_running), pct(f, 32, s->wrk_blocked),
 			pct(g, 32, s->wrk_sleeping));
 	if (isfinite(s->job_rchar))
-		fprintf(out, "  %-10s read %s through syscalls, %s of it from storage\n", "job I/O",
+		fprintf(out, "  %-10s read %s through syscalls; %s came from storage\n", "job I/O",
 			fs_fmt_bytes(a, 32, s->job_rchar),
 			fs_fmt_bytes(b, 32, isfinite(s->job_read_bytes) ? s->job_read_bytes : 0));
 }

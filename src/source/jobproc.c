@@ -73,6 +73,11 @@ static int list_dir(struct job_state *s, int fd)
 				sorted = false;
 			n++;
 		}
+		/* procfs fills the buffer while entries remain: room left for
+		 * another entry means the listing is complete, and the empty
+		 * getdents64 that would say so is saved. */
+		if ((size_t)got + sizeof(struct dirent64) + 256 < s->dbuf_len)
+			break;
 	}
 	if (!sorted)
 		qsort(s->dents, (size_t)n, sizeof *s->dents, cmp_dent);

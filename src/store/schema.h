@@ -14,7 +14,7 @@
 
 #define FS_COLS_TICKS(X)                                                        \
 	X(TICKS, t, REAL) X(TICKS, dt_s, REAL) X(TICKS, sample_us, REAL)         \
-	X(TICKS, missed, INTEGER)
+	X(TICKS, missed, INTEGER) X(TICKS, cpu_us, REAL)
 
 #define FS_COLS_CPU(X)                                                          \
 	X(CPU, t, REAL) X(CPU, user_pct, REAL) X(CPU, system_pct, REAL)          \

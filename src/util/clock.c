@@ -18,3 +18,8 @@ uint64_t fs_unix_ns(void)
 {
 	return read_clock(CLOCK_REALTIME);
 }
+
+uint64_t fs_thread_cpu_ns(void)
+{
+	return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}
