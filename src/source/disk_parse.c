@@ -7,23 +7,11 @@
 
 #include "util/parse.h"
 
-/* The next blank-delimited token of the line at *p (which stops at '\n' or
- * NUL): its start in *tok and length in *len; advances *p past it. Returns
- * false at the end of the line. */
+/* fs_next_word, as a test: false at the end of the line. */
 static bool next_token(const char **p, const char **tok, size_t *len)
 {
-	const char *s = *p;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	const char *e = s;
-	while (*e && *e != ' ' && *e != '\t' && *e != '\n')
-		e++;
-	if (e == s)
-		return false;
-	*tok = s;
-	*len = (size_t)(e - s);
-	*p = e;
-	return true;
+	*len = fs_next_word(p, tok);
+	return *len > 0;
 }
 
 static bool scan_uint(const char **p, unsigned *out)

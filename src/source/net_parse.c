@@ -59,21 +59,6 @@ void fs_net_compute(const struct fs_net_counters *a, const struct fs_net_counter
 	out->tx_drops_per_s = per_s(a->tx_drops, b->tx_drops, dt_s);
 }
 
-/* The next blank-separated word of the line at *p (not crossing '\n'):
- * sets *tok and returns its length, 0 at the end of the line. */
-static size_t next_word(const char **p, const char **tok)
-{
-	const char *s = *p;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	const char *e = s;
-	while (*e && *e != ' ' && *e != '\t' && *e != '\n')
-		e++;
-	*tok = s;
-	*p = e;
-	return (size_t)(e - s);
-}
-
 static bool word_is(const char *tok, size_t len, const char *want)
 {
 	return strlen(want) == len && memcmp(tok, want, len) == 0;
@@ -84,7 +69,7 @@ static void read_tcp_pair(const char *hdr, const char *val, struct fs_tcp_counte
 {
 	const char *h, *v;
 	size_t hl, vl;
-	while ((hl = next_word(&hdr, &h)) > 0 && (vl = next_word(&val, &v)) > 0) {
+	while ((hl = fs_next_word(&hdr, &h)) > 0 && (vl = fs_next_word(&val, &v)) > 0) {
 		uint64_t *dst = NULL;
 		bool *have = NULL;
 		if (word_is(h, hl, "InSegs")) {

@@ -51,6 +51,17 @@ void fs_skip_word(const char **pp)
 	*pp = p;
 }
 
+size_t fs_next_word(const char **pp, const char **tok)
+{
+	const char *s = skip_blank(*pp);
+	const char *e = s;
+	while (*e && *e != ' ' && *e != '\t' && *e != '\n')
+		e++;
+	*tok = s;
+	*pp = e;
+	return (size_t)(e - s);
+}
+
 bool fs_find_u64(const char *text, const char *key, uint64_t *out)
 {
 	size_t klen = strlen(key);

@@ -3,6 +3,7 @@
 #define FS_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Skip blanks at *p, then read an unsigned decimal. Advances *p past it.
@@ -14,6 +15,11 @@ bool fs_scan_i64(const char **p, int64_t *out);
 
 /* Skip blanks, then the next whitespace-delimited word. */
 void fs_skip_word(const char **p);
+
+/* The next blank-delimited word of the line at *p (never crossing '\n'):
+ * sets *tok to its start and returns its length (0 at the end of the line),
+ * and advances *p past it. */
+size_t fs_next_word(const char **p, const char **tok);
 
 /* Find "key" at the start of a line in text and read the unsigned number after
  * it (blanks and an optional ':' or '=' skipped). Returns false if absent. */
