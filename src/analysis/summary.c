@@ -186,6 +186,7 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	load_job(db, s);
 	load_gpu(db, s);
 	s->recorder_cpu_s = meta_num(db, "recorder_cpu_s");
+	s->recorder_cpu_start_s = meta_num(db, "recorder_cpu_start_s");
 	s->recorder_sample_us = meta_num(db, "recorder_sample_us");
 	sqlite3_close(db);
 	return 0;

@@ -46,7 +46,7 @@ struct fs_summary {
 	char gpu_name[128];
 	double gpu_util, gpu_mem_used_max;
 
-	double recorder_cpu_s, recorder_sample_us;
+	double recorder_cpu_s, recorder_cpu_start_s, recorder_sample_us;
 };
 
 /* Load the summary of the run file at path. Returns 0, or -1 with a reason

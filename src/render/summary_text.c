@@ -99,9 +99,11 @@ void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *p
 			fs_fmt_bytes(b, 32, s->gpu_mem_used_max));
 	if (s->skipped[0])
 		fprintf(out, "  %-10s %s\n", "skipped", s->skipped);
-	if (isfinite(s->recorder_cpu_s) && s->duration_s > 0)
-		fprintf(out, "  %-10s %s of one core, %s per sample\n", "recorder",
-			pct(a, 32, 100.0 * s->recorder_cpu_s / s->duration_s),
-			fs_fmt_time(b, 32, s->recorder_sample_us / 1e6));
+	/* The recorder's steady cost: after start-up (run file, sources). */
+	double steady = s->recorder_cpu_s - (isfinite(s->recorder_cpu_start_s) ? s->recorder_cpu_start_s : 0);
+	if (isfinite(steady) && s->duration_s > 0 && s->ticks > 1)
+		fprintf(out, "  %-10s %s of one core (%s CPU per sample)\n", "recorder",
+			pct(a, 32, 100.0 * steady / s->duration_s),
+			fs_fmt_time(b, 32, steady / (double)(s->ticks - 1)));
 	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file", path);
 }
