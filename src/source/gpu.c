@@ -16,16 +16,17 @@
  * way, so repeating it is no less true than re-measuring every tick.
  *
  * gpu_proc: NVML reports every process that used the GPU since the last
- * sample we saw, not only the job's; the job's pid set is not given to
- * sources yet, so every pid is recorded and the analysis keeps those found
- * in the proc table. A process absent from a tick had no new non-zero
- * sample then.
+ * sample we saw, not only the job's; with a job (run, attach, watch --pid)
+ * only the job's processes are kept (fs_jobtree_has: the pid descends from
+ * the job's root), without one (watch) all. A process absent from a tick had
+ * no new non-zero sample then.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "source/jobtree.h"
 #include "source/nvml.h"
 #include "source/source.h"
 
@@ -67,6 +68,7 @@ struct gpu_state {
 	struct gpu_dev *dev;
 	int ndev;
 	int pcie_next; /* round-robin position of the next PCIe refresh */
+	struct fs_jobtree tree; /* which pids are the job's */
 };
 
 /* true if r is a value; NOT_SUPPORTED switches metric m off for d. */
@@ -287,9 +289,12 @@ static unsigned int read_procs(const struct fs_nvml *n, struct gpu_dev *d)
 				   &d->proc_last_us);
 }
 
-static void emit_procs(const struct fs_source_ctx *ctx, const struct gpu_dev *d, unsigned int n)
+static void emit_procs(struct gpu_state *s, const struct fs_source_ctx *ctx, const struct gpu_dev *d,
+		       unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
+		if (ctx->job && !fs_jobtree_has(&s->tree, ctx->paths, ctx->job, (int)d->procs[i].pid))
+			continue;
 		struct fs_row r;
 		fs_row_init(&r, FS_T_GPU_PROC, ctx->t);
 		fs_row_int(&r, FS_GPU_PROC_gpu, d->index);
@@ -316,7 +321,7 @@ static int gpu_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		}
 		emit_gpu(ctx, d, &raw);
 		if (s->nvml.get_process_utilization && !d->off[M_PROC])
-			emit_procs(ctx, d, read_procs(&s->nvml, d));
+			emit_procs(s, ctx, d, read_procs(&s->nvml, d));
 	}
 	return failed ? FS_SOURCE_UNAVAILABLE : FS_SOURCE_OK;
 }

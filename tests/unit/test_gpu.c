@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,6 +489,32 @@ static void case_procs(void)
 	run_close();
 }
 
+/* With a job, only the job's processes are kept: the root, its descendants
+ * (found through <proc>/PID/stat ppid chains), not unrelated pids. */
+static void case_jobprocs(void)
+{
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	char script[256];
+	snprintf(script, sizeof script, "count=1\ngpu0.proc=%d:30:3,%d:40:4,1:50:5\n", (int)getpid(),
+		 (int)child);
+	put_file("script", script);
+	struct fs_job job = {.root = getpid()};
+	CHECK_INT(run_open(), FS_SOURCE_OK);
+	r->ctx.job = &job;
+	SAMPLE_OK(0);
+	CHECK_INT(count_rows(&r->cap, FS_T_GPU_PROC), 2);
+	CHECK_NEAR(real(PROC_ROW(getpid()), FS_GPU_PROC_sm_util_pct), 30, 0);
+	CHECK_NEAR(real(PROC_ROW(child), FS_GPU_PROC_sm_util_pct), 40, 0);
+	CHECK(PROC_ROW(1) == NULL); /* init is not the job's */
+	run_close();
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 /* The utilization call failing (a GPU lost) fails the tick; the row still comes. */
 static void case_utilerror(void)
 {
@@ -523,6 +550,7 @@ static const struct tcase cases[] = {
 	{"override", case_override, "empty", true},
 	{"procs", case_procs, "full", false},
 	{"utilerror", case_utilerror, "full", false},
+	{"jobprocs", case_jobprocs, "full", false},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
