@@ -4,8 +4,8 @@
 # non-zero if any test failed.
 #
 #   FEEDSCOPE_BUILD       build directory to test (default build)
-#   FEEDSCOPE_ASAN_BUILD  if set, also run unit, fixture and CLI tests from
-#                         this sanitizer build
+#   FEEDSCOPE_ASAN_BUILD  if set, also run every test again with
+#                         this sanitizer build (ASan+UBSan)
 #   TESTS=PATTERN         run only tests whose name matches (grep -E)
 #   UPDATE_GOLDEN=1       rewrite fixture expected.txt files (review the diff!)
 set -u
@@ -47,7 +47,7 @@ run_fixtures() { # build label
 		src=$(basename "$(dirname "$case_dir")")
 		name="$2fixture/$src/$(basename "$case_dir")"
 		want "$name" || continue
-		work="$tmp/fx-$src-$(basename "$case_dir")"
+		work="$tmp/fx-${2%/}-$src-$(basename "$case_dir")"
 		rm -rf "$work"
 		if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 			"$1/tests/replay" "$src" "$case_dir" "$work" >"$exp"
@@ -67,7 +67,7 @@ run_integration() { # build label glob
 		[ -f "$t" ] || continue
 		name="$2integration/$(basename "$t" .sh)"
 		want "$name" || continue
-		work="$tmp/it-$(basename "$t" .sh)"
+		work="$tmp/it-${2%/}-$(basename "$t" .sh)"
 		mkdir -p "$work"
 		out=$(cd "$work" && FEEDSCOPE="$top/$1/feedscope" FEEDSCOPE_BUILD="$top/$1" \
 			FEEDSCOPE_TOP="$top" TEST_TMP="$work" bash "$top/$t" 2>&1)
@@ -88,7 +88,7 @@ if [ -n "${FEEDSCOPE_ASAN_BUILD:-}" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 	run_units "$FEEDSCOPE_ASAN_BUILD" "asan/"
 	run_fixtures "$FEEDSCOPE_ASAN_BUILD" "asan/"
-	run_integration "$FEEDSCOPE_ASAN_BUILD" "asan/" "cli*.sh"
+	run_integration "$FEEDSCOPE_ASAN_BUILD" "asan/" "*.sh"
 fi
 
 echo "----"

@@ -187,6 +187,9 @@ struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, si
 		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		goto fail;
 	}
+	/* Someone may open the file while it is being set up (a script polling
+	 * for it): wait for their lock instead of failing. */
+	sqlite3_busy_timeout(st->db, 5000);
 	char why[512];
 	if (exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", why, sizeof why) < 0 ||
 	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0) {
