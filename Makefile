@@ -22,8 +22,9 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-SRC      := $(shell find src -name '*.c' | sort)
+SRC      := $(shell find src -name '*.c' -not -path 'src/marker/*' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
+MARKER   := $(BUILD)/libfeedscope-marker.a $(BUILD)/libfeedscope-marker.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 
@@ -38,7 +39,7 @@ FAKE_NVML    := $(BUILD)/tests/nvml/full/libnvidia-ml.so.1 \
 
 .PHONY: all test unit demo bench asan install clean deps deps-test scenarios
 
-all: $(BUILD)/feedscope
+all: $(BUILD)/feedscope $(MARKER)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -50,6 +51,16 @@ $(BUILD)/libfeedscope.a: $(LIB_OBJ)
 
 $(BUILD)/feedscope: $(MAIN_OBJ) $(BUILD)/libfeedscope.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The C marker API (include/feedscope.h) for training loops to link with.
+$(BUILD)/obj/marker/marker.o: src/marker/marker.c include/feedscope.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -Iinclude -c $< -o $@
+$(BUILD)/libfeedscope-marker.a: $(BUILD)/obj/marker/marker.o
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/libfeedscope-marker.so: $(BUILD)/obj/marker/marker.o
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libfeedscope-marker.so -o $@ $^ -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a
 	@mkdir -p $(dir $@)
@@ -70,7 +81,7 @@ $(BUILD)/tests/nvml/minimal/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 		-DFAKE_NVML_MINIMAL -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
-unit: $(BUILD)/feedscope $(UNIT_BIN) $(TOOL_BIN) $(FAKE_NVML)
+unit: $(BUILD)/feedscope $(MARKER) $(UNIT_BIN) $(TOOL_BIN) $(FAKE_NVML)
 
 deps:
 	@scripts/deps.sh build
@@ -94,8 +105,15 @@ bench: deps-test all $(TOOL_BIN)
 	bench/recorder_cost.sh $(BUILD)/feedscope
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope \
+		$(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope_hook
 	install -m 755 $(BUILD)/feedscope $(DESTDIR)$(PREFIX)/bin/feedscope
+	install -m 644 $(BUILD)/libfeedscope-marker.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libfeedscope-marker.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/feedscope.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 python/feedscope/*.py $(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope/
+	install -m 644 python/feedscope_hook/*.py $(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope_hook/
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "record/jobenv.h"
 #include "record/loop.h"
 #include "record/session.h"
 #include "util/log.h"
@@ -26,6 +27,9 @@ static const char usage_text[] =
 	"  -i, --interval S     sampling interval in seconds, or with a unit: 100ms, 1s\n"
 	"                       (default 0.1)\n"
 	"      --no-gpu         do not load NVML\n"
+	"      --pytorch        time DataLoader steps and torch.save from inside the job\n"
+	"                       (on by itself when CMD is a Python interpreter or script)\n"
+	"      --no-hook        do not install that hook (feedscope.watch() still works)\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
@@ -34,14 +38,16 @@ static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
 	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'},
-	{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
+	{"no-hook", no_argument, NULL, 'H'},      {NULL, 0, NULL, 0},
 };
 
 /* The child: wait for the go byte (the t = 0 sample is taken), then exec.
  * An exec failure is reported through the close-on-exec error pipe. */
-static void child(int go_fd, int err_fd, char **argv)
+static void child(int go_fd, int err_fd, char **argv, const struct fs_jobenv *env)
 {
 	fs_loop_child_unblock();
+	fs_jobenv_apply(env);
 	char c;
 	ssize_t n;
 	do
@@ -73,6 +79,7 @@ static int exit_status_of(int status, int *sig)
 int fs_cmd_run(int argc, char **argv)
 {
 	struct fs_session_opts o = {.interval_s = 0.1};
+	enum fs_hook_mode hook = FS_HOOK_AUTO;
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -80,6 +87,12 @@ int fs_cmd_run(int argc, char **argv)
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
+		}
+		if (opt == 'P' || opt == 'H') {
+			if (hook != FS_HOOK_AUTO && hook != (opt == 'P' ? FS_HOOK_ON : FS_HOOK_OFF))
+				return fs_usage_error("run: --pytorch and --no-hook contradict each other");
+			hook = opt == 'P' ? FS_HOOK_ON : FS_HOOK_OFF;
+			continue;
 		}
 		if (opt == '?' || opt == ':')
 			return fs_bad_option("run", opt, argv);
@@ -95,6 +108,12 @@ int fs_cmd_run(int argc, char **argv)
 	if (fs_session_create(&s, &o) != 0)
 		return 2;
 	fs_session_meta_start(&s, "run", ncmd, cmd);
+	struct fs_jobenv env;
+	fs_jobenv_prepare(&env, cmd[0], hook, fs_session_open_markers(&s));
+	fs_sink_metaf(fs_store_sink(s.store), "hook", "%s%s%s", env.hook ? "pytorch" : "off",
+		      env.why[0] ? ": " : "", env.why);
+	if (hook == FS_HOOK_ON && !env.hook)
+		fs_warn("run: --pytorch: %s", env.why[0] ? env.why : "no marker channel");
 
 	int go[2], err[2];
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_loop_block_signals() < 0) {
@@ -115,7 +134,7 @@ int fs_cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], cmd);
+		child(go[0], err[1], cmd, &env);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -144,7 +163,10 @@ int fs_cmd_run(int argc, char **argv)
 		return exec_errno == ENOENT ? 127 : 126;
 	}
 
-	struct fs_loop_opts lo = {.interval_s = o.interval_s, .child = pid, .start_ns = s.start_ns};
+	struct fs_loop_opts lo = {.interval_s = o.interval_s,
+				  .child = pid,
+				  .start_ns = s.start_ns,
+				  .input = fs_session_input(&s)};
 	struct fs_loop_result res;
 	if (fs_loop_run(&lo, fs_session_tick, &s, &res) < 0 || !res.child_exited) {
 		/* Without a timer we cannot record; still let the job finish. */

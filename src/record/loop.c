@@ -127,15 +127,30 @@ int fs_loop_run(const struct fs_loop_opts *o, fs_tick_fn tick, void *arg, struct
 		done = true;
 	}
 	while (!done) {
-		struct pollfd fds[3] = {{.fd = tfd, .events = POLLIN},
-					{.fd = sfd, .events = POLLIN},
-					{.fd = pfd, .events = POLLIN}};
-		int n = poll(fds, pfd >= 0 ? 3 : 2, -1);
+		enum { NFIXED = 3, NMAX = 64 };
+		struct pollfd fds[NMAX] = {{.fd = tfd, .events = POLLIN},
+					   {.fd = sfd, .events = POLLIN},
+					   {.fd = pfd, .events = POLLIN}};
+		int nfds = NFIXED;
+		if (o->input) {
+			int extra[NMAX - NFIXED];
+			int k = o->input->fds(o->input->arg, extra, NMAX - NFIXED);
+			for (int i = 0; i < k; i++)
+				fds[nfds++] = (struct pollfd){.fd = extra[i], .events = POLLIN};
+		}
+		/* A negative fd (no pidfd) is ignored by poll. */
+		int n = poll(fds, (nfds_t)nfds, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fs_warn("poll: %s", strerror(errno));
 			break;
+		}
+		for (int i = NFIXED; i < nfds; i++) {
+			if (fds[i].revents) {
+				o->input->ready(o->input->arg);
+				break;
+			}
 		}
 		if (fds[1].revents & POLLIN) {
 			struct signalfd_siginfo si;

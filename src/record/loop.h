@@ -12,6 +12,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* More descriptors to wait on besides the timer (the marker channel):
+ * fds() lists them, ready() is called when any has input or hung up. */
+struct fs_loop_input {
+	int (*fds)(void *arg, int *fds, int cap);
+	void (*ready)(void *arg);
+	void *arg;
+};
+
 struct fs_loop_opts {
 	double interval_s;
 	double duration_s;  /* stop after this long (0 = no limit) */
@@ -19,6 +27,7 @@ struct fs_loop_opts {
 	pid_t child;        /* run: our child; its exit ends the loop; signals are forwarded */
 	pid_t watched;      /* attach/watch --pid: ends the loop when it exits (not our child) */
 	uint64_t start_ns;  /* monotonic time of t = 0 */
+	const struct fs_loop_input *input; /* may be NULL */
 };
 
 struct fs_loop_result {

@@ -150,10 +150,44 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	return 0;
 }
 
+const char *fs_session_open_markers(struct fs_session *s)
+{
+	char why[300];
+	s->markers = fs_markers_open(why, sizeof why);
+	if (!s->markers) {
+		fs_warn("markers: %s; no step timing from inside the job", why);
+		fs_sink_metaf(fs_store_sink(s->store), "markers", "unavailable: %s", why);
+		return NULL;
+	}
+	fs_sink_meta(fs_store_sink(s->store), "markers", fs_markers_address(s->markers));
+	return fs_markers_address(s->markers);
+}
+
+static int markers_fds(void *arg, int *fds, int cap)
+{
+	return fs_markers_fds(((struct fs_session *)arg)->markers, fds, cap);
+}
+
+static void markers_ready(void *arg)
+{
+	struct fs_session *s = arg;
+	fs_markers_drain(s->markers, fs_store_sink(s->store), s->start_ns);
+}
+
+const struct fs_loop_input *fs_session_input(struct fs_session *s)
+{
+	if (!s->markers)
+		return NULL;
+	s->input = (struct fs_loop_input){.fds = markers_fds, .ready = markers_ready, .arg = s};
+	return &s->input;
+}
+
 void fs_session_tick(void *arg, double t, uint64_t missed)
 {
 	struct fs_session *s = arg;
 	s->missed += missed;
+	if (s->markers) /* connections the poll set could not hold */
+		markers_ready(s);
 	fs_recorder_sample(s->rec, t, missed);
 }
 
@@ -177,6 +211,8 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 			      "%.1f", (double)fs_recorder_busy_ns(s->rec) / 1e3 / (double)ticks);
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
+	fs_markers_close(s->markers, sink, s->start_ns);
+	s->markers = NULL;
 	int rc = fs_store_close(s->store) < 0 ? 1 : 0;
 	s->store = NULL;
 	if (!s->opts.quiet) {
@@ -195,6 +231,9 @@ void fs_session_abort(struct fs_session *s)
 {
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
+	if (s->markers && s->store)
+		fs_markers_close(s->markers, fs_store_sink(s->store), s->start_ns);
+	s->markers = NULL;
 	if (s->store)
 		fs_store_close(s->store);
 	s->store = NULL;

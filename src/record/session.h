@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "record/loop.h"
+#include "record/markers.h"
 #include "record/recorder.h"
 #include "store/store.h"
 
@@ -28,6 +30,8 @@ struct fs_session {
 	struct fs_recorder *rec;
 	uint64_t start_ns;
 	uint64_t missed;
+	struct fs_markers *markers;  /* run: the marker channel, or NULL */
+	struct fs_loop_input input;  /* polls the marker channel */
 };
 
 /* Create the run file (before any job is started, so a bad -o path is a
@@ -40,6 +44,14 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 /* Open the sources for job (fills s->job) and take the t = 0 sample; t = 0
  * is now. Returns 0, or 1 on out-of-memory. */
 int fs_session_start(struct fs_session *s, pid_t root, bool adopt);
+
+/* Open the marker channel (run only; before the job is forked, so its
+ * address can go into the job's environment). Failing is not fatal: said
+ * once, recorded in meta. Returns the channel's address or NULL. */
+const char *fs_session_open_markers(struct fs_session *s);
+
+/* The loop input for the marker channel, or NULL when there is none. */
+const struct fs_loop_input *fs_session_input(struct fs_session *s);
 
 /* The tick callback for fs_loop_run (arg = the session). */
 void fs_session_tick(void *arg, double t, uint64_t missed);

@@ -97,6 +97,15 @@
 	X(GPU_PROC, t, REAL) X(GPU_PROC, gpu, INTEGER) X(GPU_PROC, pid, INTEGER) \
 	X(GPU_PROC, sm_util_pct, REAL) X(GPU_PROC, mem_util_pct, REAL)
 
+#define FS_COLS_STEPS(X)                                                        \
+	X(STEPS, t, REAL) X(STEPS, pid, INTEGER) X(STEPS, loader, TEXT)          \
+	X(STEPS, epoch, INTEGER) X(STEPS, step, INTEGER) X(STEPS, wait_s, REAL)  \
+	X(STEPS, compute_s, REAL)
+
+#define FS_COLS_PHASES(X)                                                       \
+	X(PHASES, t_start, REAL) X(PHASES, t_end, REAL) X(PHASES, pid, INTEGER)  \
+	X(PHASES, name, TEXT)
+
 /* (ID, SQL name, column list, sampled) */
 #define FS_TABLES(X)                                                            \
 	X(TICKS, ticks, FS_COLS_TICKS, 1)                                        \
@@ -112,7 +121,9 @@
 	X(PROC, proc, FS_COLS_PROC, 1)                                           \
 	X(CGROUP, cgroup, FS_COLS_CGROUP, 1)                                     \
 	X(GPU, gpu, FS_COLS_GPU, 1)                                              \
-	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)
+	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)                               \
+	X(STEPS, steps, FS_COLS_STEPS, 1)                                        \
+	X(PHASES, phases, FS_COLS_PHASES, 0)
 
 enum fs_table_id {
 #define FS_TABLE_ENUM(id, name, cols, sampled) FS_T_##id,

@@ -1,0 +1,37 @@
+/* jobenv.h - what `feedscope run` adds to the job's environment: the marker
+ * channel's address, the feedscope Python package on PYTHONPATH, and the
+ * zero-code PyTorch hook (a sitecustomize) when the job is Python. */
+#ifndef FS_JOBENV_H
+#define FS_JOBENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum fs_hook_mode { FS_HOOK_AUTO, FS_HOOK_ON, FS_HOOK_OFF };
+
+struct fs_jobenv {
+	char markers[128];     /* FEEDSCOPE_MARKERS, "" = none */
+	char pythonpath[8192]; /* the new PYTHONPATH, "" = leave it */
+	bool hook;             /* FEEDSCOPE_HOOK=pytorch */
+	char why[256];         /* when the hook is off in auto mode, or the package is missing */
+};
+
+/* True if argv[0] names a Python interpreter (python, python3, python3.11,
+ * python3-dbg, found on PATH like execvp does) or a script whose #! line
+ * runs one (torchrun, accelerate, deepspeed). */
+bool fs_jobenv_is_python(const char *argv0);
+
+/* The directory holding the feedscope Python package: FEEDSCOPE_PYTHON_DIR,
+ * else <dir of this executable>/../python (build tree), else
+ * <dir>/../share/feedscope/python (installed). Returns false if none has
+ * feedscope/__init__.py. */
+bool fs_jobenv_python_dir(char *out, size_t cap);
+
+/* Work out the environment for the job (in the parent, before fork). */
+void fs_jobenv_prepare(struct fs_jobenv *e, const char *argv0, enum fs_hook_mode mode,
+		       const char *markers_address);
+
+/* Apply it (in the child, before exec). */
+void fs_jobenv_apply(const struct fs_jobenv *e);
+
+#endif

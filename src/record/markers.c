@@ -1,0 +1,226 @@
+#include "record/markers.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "util/parse.h"
+
+struct fs_markers {
+	int listen_fd;
+	int conns[FS_MARKERS_MAX_CONNS];
+	int nconns;
+	char address[108];
+	uint64_t records, steps, phases, metas, bad, refused;
+};
+
+struct fs_markers *fs_markers_open(char *why, size_t whylen)
+{
+	struct fs_markers *m = calloc(1, sizeof *m);
+	if (!m) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	uint64_t nonce = 0;
+	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
+		nonce = (uint64_t)getpid() * 2654435761u ^ (uint64_t)(uintptr_t)m;
+	snprintf(m->address, sizeof m->address, "@feedscope-%d-%016llx", (int)getpid(),
+		 (unsigned long long)nonce);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(m->address);
+	memcpy(sa.sun_path, m->address, n);
+	sa.sun_path[0] = '\0'; /* abstract namespace */
+	m->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (m->listen_fd < 0 ||
+	    bind(m->listen_fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0 ||
+	    listen(m->listen_fd, 128) < 0) {
+		snprintf(why, whylen, "cannot listen on %s: %s", m->address, strerror(errno));
+		if (m->listen_fd >= 0)
+			close(m->listen_fd);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+const char *fs_markers_address(const struct fs_markers *m)
+{
+	return m->address;
+}
+
+int fs_markers_fds(const struct fs_markers *m, int *fds, int cap)
+{
+	int n = 0;
+	if (n < cap)
+		fds[n++] = m->listen_fd;
+	for (int i = 0; i < m->nconns && n < cap; i++)
+		fds[n++] = m->conns[i];
+	return n;
+}
+
+/* Copy the next word into out[cap]; false if absent or too long. */
+static bool word(const char **p, char *out, size_t cap)
+{
+	const char *tok;
+	size_t len = fs_next_word(p, &tok);
+	if (len == 0 || len >= cap)
+		return false;
+	memcpy(out, tok, len);
+	out[len] = '\0';
+	return true;
+}
+
+static bool number(const char **p, uint64_t *v)
+{
+	const char *tok;
+	size_t len = fs_next_word(p, &tok);
+	const char *q = tok;
+	return len > 0 && fs_scan_u64(&q, v) && q == tok + len;
+}
+
+static double rel_s(uint64_t t_ns, uint64_t start_ns)
+{
+	return ((double)t_ns - (double)start_ns) / 1e9;
+}
+
+static int parse_step(const char *p, struct fs_sink *sink, uint64_t start_ns)
+{
+	uint64_t pid, epoch, step, t_ns, wait_ns, compute_ns;
+	char loader[128];
+	if (!number(&p, &pid) || !word(&p, loader, sizeof loader) || !number(&p, &epoch) ||
+	    !number(&p, &step) || !number(&p, &t_ns) || !number(&p, &wait_ns) ||
+	    !number(&p, &compute_ns) || *p)
+		return -1;
+	struct fs_row r;
+	fs_row_init(&r, FS_T_STEPS, rel_s(t_ns, start_ns));
+	fs_row_int(&r, FS_STEPS_pid, (int64_t)pid);
+	fs_row_text(&r, FS_STEPS_loader, loader);
+	fs_row_int(&r, FS_STEPS_epoch, (int64_t)epoch);
+	fs_row_int(&r, FS_STEPS_step, (int64_t)step);
+	fs_row_real(&r, FS_STEPS_wait_s, (double)wait_ns / 1e9);
+	fs_row_real(&r, FS_STEPS_compute_s, (double)compute_ns / 1e9);
+	fs_sink_row(sink, &r);
+	return 0;
+}
+
+static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
+{
+	uint64_t pid, t0, t1;
+	char name[128];
+	if (!number(&p, &pid) || !word(&p, name, sizeof name) || !number(&p, &t0) ||
+	    !number(&p, &t1) || *p || t1 < t0)
+		return -1;
+	struct fs_row r;
+	fs_row_init(&r, FS_T_PHASES, 0);
+	fs_row_real(&r, FS_PHASES_t_start, rel_s(t0, start_ns));
+	fs_row_real(&r, FS_PHASES_t_end, rel_s(t1, start_ns));
+	fs_row_int(&r, FS_PHASES_pid, (int64_t)pid);
+	fs_row_text(&r, FS_PHASES_name, name);
+	fs_sink_row(sink, &r);
+	return 0;
+}
+
+static int parse_meta(const char *p, struct fs_sink *sink)
+{
+	uint64_t pid;
+	char key[128];
+	if (!number(&p, &pid) || !word(&p, key, sizeof key))
+		return -1;
+	if (strncmp(key, "loader.", 7) && strncmp(key, "hook.", 5) && strncmp(key, "user.", 5))
+		return -1; /* the job may not write feedscope's own keys */
+	if (*p == ' ')
+		p++;
+	fs_sink_meta(sink, key, p);
+	return 0;
+}
+
+int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns)
+{
+	char buf[FS_MARKERS_MAX_RECORD + 1];
+	if (len < 3 || len > FS_MARKERS_MAX_RECORD || memchr(rec, '\0', len) || memchr(rec, '\n', len))
+		return -1;
+	memcpy(buf, rec, len);
+	buf[len] = '\0';
+	if (!strncmp(buf, "S1 ", 3))
+		return parse_step(buf + 3, sink, start_ns);
+	if (!strncmp(buf, "P1 ", 3))
+		return parse_phase(buf + 3, sink, start_ns);
+	if (!strncmp(buf, "M1 ", 3))
+		return parse_meta(buf + 3, sink);
+	return -1;
+}
+
+static void accept_all(struct fs_markers *m)
+{
+	for (;;) {
+		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (m->nconns == FS_MARKERS_MAX_CONNS) {
+			m->refused++;
+			close(fd);
+			continue;
+		}
+		m->conns[m->nconns++] = fd;
+	}
+}
+
+/* Read every pending record of connection i. Returns false once it closed. */
+static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64_t start_ns)
+{
+	char buf[FS_MARKERS_MAX_RECORD + 1];
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (n == 0)
+			return false; /* every holder of the connection is gone */
+		m->records++;
+		if ((size_t)n > FS_MARKERS_MAX_RECORD || fs_markers_parse(buf, (size_t)n, sink, start_ns) < 0) {
+			m->bad++;
+			continue;
+		}
+		switch (buf[0]) {
+		case 'S': m->steps++; break;
+		case 'P': m->phases++; break;
+		default: m->metas++; break;
+		}
+	}
+}
+
+void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
+{
+	accept_all(m);
+	for (int i = 0; i < m->nconns;) {
+		if (read_conn(m, m->conns[i], sink, start_ns)) {
+			i++;
+			continue;
+		}
+		close(m->conns[i]);
+		m->conns[i] = m->conns[--m->nconns];
+	}
+}
+
+void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
+{
+	if (!m)
+		return;
+	fs_markers_drain(m, sink, start_ns);
+	fs_sink_metaf(sink, "markers.records", "%llu", (unsigned long long)m->records);
+	fs_sink_metaf(sink, "markers.steps", "%llu", (unsigned long long)m->steps);
+	fs_sink_metaf(sink, "markers.phases", "%llu", (unsigned long long)m->phases);
+	fs_sink_metaf(sink, "markers.meta", "%llu", (unsigned long long)m->metas);
+	fs_sink_metaf(sink, "markers.bad_records", "%llu", (unsigned long long)m->bad);
+	if (m->refused)
+		fs_sink_metaf(sink, "markers.refused_connections", "%llu", (unsigned long long)m->refused);
+	for (int i = 0; i < m->nconns; i++)
+		close(m->conns[i]);
+	close(m->listen_fd);
+	free(m);
+}
