@@ -142,6 +142,36 @@ static void load_gpu(sqlite3 *db, struct fs_summary *s)
 	}
 }
 
+static void load_steps(sqlite3 *db, struct fs_summary *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
+				   " FROM steps GROUP BY loader ORDER BY count(*) DESC LIMIT 3",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (s->nloaders < FS_SUMMARY_LOADERS && sqlite3_step(st) == SQLITE_ROW) {
+			struct fs_summary_loader *l = &s->loaders[s->nloaders++];
+			snprintf(l->name, sizeof l->name, "%s", (const char *)sqlite3_column_text(st, 0));
+			l->steps = sqlite3_column_int64(st, 1);
+			l->epochs = sqlite3_column_int64(st, 2);
+			l->wait_s = sqlite3_column_double(st, 3);
+			l->compute_s = sqlite3_column_double(st, 4);
+		}
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
+				   " GROUP BY name ORDER BY sum(t_end - t_start) DESC LIMIT 3",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (s->nphases < FS_SUMMARY_PHASES && sqlite3_step(st) == SQLITE_ROW) {
+			struct fs_summary_phase *p = &s->phases[s->nphases++];
+			snprintf(p->name, sizeof p->name, "%s", (const char *)sqlite3_column_text(st, 0));
+			p->count = sqlite3_column_int64(st, 1);
+			p->total_s = sqlite3_column_double(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	meta(db, "hook", s->hook, sizeof s->hook);
+}
+
 int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
@@ -185,6 +215,7 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	load_net(db, s);
 	load_job(db, s);
 	load_gpu(db, s);
+	load_steps(db, s);
 	s->recorder_cpu_s = meta_num(db, "recorder_cpu_s");
 	s->recorder_cpu_start_s = meta_num(db, "recorder_cpu_start_s");
 	s->recorder_sample_us = meta_num(db, "recorder_sample_us");

@@ -7,6 +7,20 @@
 #include <stddef.h>
 
 #define FS_SUMMARY_DISKS 3
+#define FS_SUMMARY_LOADERS 3
+#define FS_SUMMARY_PHASES 3
+
+struct fs_summary_loader {
+	char name[64];
+	long steps, epochs;
+	double wait_s, compute_s; /* totals */
+};
+
+struct fs_summary_phase {
+	char name[64];
+	long count;
+	double total_s;
+};
 
 struct fs_summary_disk {
 	char name[64];
@@ -45,6 +59,12 @@ struct fs_summary {
 	int ngpus;
 	char gpu_name[128];
 	double gpu_util, gpu_mem_used_max;
+
+	int nloaders;
+	struct fs_summary_loader loaders[FS_SUMMARY_LOADERS];
+	int nphases;
+	struct fs_summary_phase phases[FS_SUMMARY_PHASES];
+	char hook[128];
 
 	double recorder_cpu_s, recorder_cpu_start_s, recorder_sample_us;
 };

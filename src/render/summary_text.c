@@ -69,6 +69,31 @@ static void line_job(FILE *out, const struct fs_summary *s)
 			fs_fmt_bytes(b, 32, isfinite(s->job_read_bytes) ? s->job_read_bytes : 0));
 }
 
+static void line_steps(FILE *out, const struct fs_summary *s)
+{
+	char a[32], b[32], c[32];
+	for (int i = 0; i < s->nloaders; i++) {
+		const struct fs_summary_loader *l = &s->loaders[i];
+		double total = l->wait_s + l->compute_s;
+		char label[80];
+		snprintf(label, sizeof label, "steps %s", l->name);
+		fprintf(out, "  %-10s %ld in %ld epoch%s · waiting for data %s of step time"
+			     " (mean wait %s, compute %s)\n",
+			label, l->steps, l->epochs, l->epochs == 1 ? "" : "s",
+			pct(a, 32, total > 0 ? 100.0 * l->wait_s / total : NAN),
+			fs_fmt_time(b, 32, l->wait_s / (double)l->steps),
+			fs_fmt_time(c, 32, l->compute_s / (double)l->steps));
+	}
+	for (int i = 0; i < s->nphases; i++) {
+		const struct fs_summary_phase *p = &s->phases[i];
+		char label[80];
+		snprintf(label, sizeof label, "phase %s", p->name);
+		fprintf(out, "  %-10s %ld×, %s in all\n", label, p->count, fs_fmt_time(a, 32, p->total_s));
+	}
+	if (s->nloaders == 0 && !strncmp(s->hook, "off", 3) && !strcmp(s->mode, "run"))
+		fprintf(out, "  %-10s none from inside the job (hook %s)\n", "steps", s->hook);
+}
+
 void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *path)
 {
 	char a[32], b[32], c[32];
@@ -81,6 +106,7 @@ void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *p
 	fprintf(out, "\n");
 	if (s->has_exit)
 		fprintf(out, "  %-10s %d\n", "exit", s->exit_code);
+	line_steps(out, s);
 	line_job(out, s);
 	line_cpu(out, s);
 	line_psi(out, s);
