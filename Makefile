@@ -102,7 +102,7 @@ demo: deps-test all
 	scripts/demo.sh $(BUILD)/feedscope
 
 bench: deps-test all $(TOOL_BIN)
-	bench/recorder_cost.sh $(BUILD)/feedscope
+	bench/run.sh $(BUILD)/feedscope
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

@@ -1,0 +1,20 @@
+#!/bin/sh
+# make bench: every benchmark, figures printed, nothing asserted.
+set -eu
+cd "$(dirname "$0")/.."
+fs=${1:-build/feedscope}
+b=$(dirname "$fs")
+echo "== recorder cost"
+/usr/bin/python3 bench/recorder_cost.py "$fs" "${BENCH_SECONDS:-20}"
+echo
+echo "== step markers"
+cc -O2 -Iinclude -o "$b/marker_cost" bench/marker_cost.c "$b/libfeedscope-marker.a" -lpthread
+"$b/marker_cost" 200000
+"$fs" run -q -f -o "$b/marker_cost.db" -- "$b/marker_cost" 200000
+echo "  records received: $(sqlite3 -readonly "$b/marker_cost.db" "SELECT value FROM meta WHERE key='markers.steps'") of 200000 (a loop far faster than any training step: the rest were dropped, never blocked)"
+"$fs" run -q -f -o "$b/marker_paced.db" -- "$b/marker_cost" 20000 100
+echo "  records received: $(sqlite3 -readonly "$b/marker_paced.db" "SELECT value FROM meta WHERE key='markers.steps'") of 20000 at ~10 000 steps/s"
+if [ -f tests/python/bench_hook.py ]; then
+	"$fs" run -q -f --no-hook -o "$b/hook_cost.db" -- /usr/bin/python3 tests/python/bench_hook.py
+	/usr/bin/python3 tests/python/bench_hook.py
+fi
