@@ -88,7 +88,8 @@ bool fs_jobenv_python_dir(char *out, size_t cap)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	const char *candidates[] = {"%s/../python", "%s/../share/feedscope/python"};
+	/* build/feedscope, build/asan/feedscope, PREFIX/bin/feedscope */
+	const char *candidates[] = {"%s/../python", "%s/../../python", "%s/../share/feedscope/python"};
 	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
 		char dir[PATH_MAX + 32];
 		snprintf(dir, sizeof dir, candidates[i], exe);

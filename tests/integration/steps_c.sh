@@ -4,12 +4,15 @@
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 need_cmd cc
 b=$FEEDSCOPE_BUILD
+# a library from the sanitizer build needs the sanitizer runtimes linked in
+san=
+nm "$b/libfeedscope-marker.a" 2>/dev/null | grep -q __asan && san=-fsanitize=address,undefined
 for kind in static shared; do
 	if [ $kind = static ]; then
-		cc -O2 -I"$FEEDSCOPE_TOP/include" -o loop "$FEEDSCOPE_TOP/tests/markers/c_loop.c" \
+		cc -O2 $san -I"$FEEDSCOPE_TOP/include" -o loop "$FEEDSCOPE_TOP/tests/markers/c_loop.c" \
 			"$b/libfeedscope-marker.a" -lpthread || fail "build ($kind)"
 	else
-		cc -O2 -I"$FEEDSCOPE_TOP/include" -o loop "$FEEDSCOPE_TOP/tests/markers/c_loop.c" \
+		cc -O2 $san -I"$FEEDSCOPE_TOP/include" -o loop "$FEEDSCOPE_TOP/tests/markers/c_loop.c" \
 			-L"$b" -lfeedscope-marker -Wl,-rpath,"$b" || fail "build ($kind)"
 	fi
 	[ "$(./loop)" = "c_loop: 10 steps, markers off" ] || fail "$kind: without feedscope: $(./loop)"

@@ -1,0 +1,373 @@
+"""The zero-code PyTorch hook (`feedscope run --pytorch`).
+
+install() (called from feedscope_hook/sitecustomize.py) puts one finder in
+front of sys.meta_path. It answers nothing but the import of the `torch`
+package, and only to wrap torch's own loader so that, once torch/__init__
+has run completely, the hook patches:
+
+- DataLoader.__iter__: each iter() of a loader is one timed epoch, exactly
+  like feedscope.watch() (the returned iterator is a thin proxy; attributes,
+  len() and isinstance() are the real iterator's). The loader's name is its
+  dataset's class name ("ImageFolder"); the second loader over the same class
+  is "ImageFolder_2", and so on, in the order of their first iteration. At its
+  first iteration each loader's configuration goes to meta as
+  loader.NAME.KNOB (see CONFIG_KNOBS) and, once per process, hook.pytorch =
+  torch.__version__.
+- DataLoader.__init__: a subclass whose __iter__ does not go through
+  DataLoader.__iter__ cannot be timed; the hook says so once per class.
+- torch.save: each call is a `checkpoint` phase.
+
+Then the finder leaves sys.meta_path. Nothing here changes what the job sees:
+return values, exceptions and iteration are the original ones, and any
+failure inside the hook is swallowed after one line on stderr.
+DataLoader workers run this too (sitecustomize under spawn, inherited under
+fork): they patch, but never iterate a loader, so they send nothing.
+"""
+import sys
+
+from . import _channel as _ch
+from . import _Epoch, _mono
+
+# functools, types and weakref are imported by _patch(), once torch is there:
+# this module is imported at start-up by every Python process of the job.
+
+_send = _ch.send
+
+_DataLoader = None       # the patched class, once torch is imported
+_loaders = {}            # id(loader) -> _Loader
+_name_counts = {}        # base name -> loaders named from it so far
+_checked = None          # WeakSet: DataLoader subclasses already looked at
+_base_calls = 0          # calls of DataLoader.__iter__ so far (subclass check)
+_said_version = False
+
+
+def _failed(exc):
+    _ch.warn("the PyTorch hook failed (%s: %s); the job goes on without it"
+             % (type(exc).__name__, exc), key="hook")
+
+
+# ------------------------------------------------------------ installing
+
+class _Finder:
+    """A sys.meta_path finder for `torch` only: it finds torch with the other
+    finders and wraps its loader (see _PostImport); for any other name it
+    returns None at once, so imports go on as before. It answers every search
+    for torch (importlib.util.find_spec("torch") as an "is it installed?" test
+    does not use it up) until torch has been executed."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        try:
+            spec = None
+            for finder in list(sys.meta_path):
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return None
+            spec.loader = _PostImport(spec.loader, self)
+            return spec
+        except Exception as e:
+            _failed(e)
+            return None
+
+
+class _PostImport:
+    """torch's own loader, plus the patching once torch/__init__ has run.
+    The real loader is put back into the spec and module before torch's code
+    runs, so torch never sees this object."""
+
+    def __init__(self, loader, finder):
+        self._loader = loader
+        self._finder = finder
+
+    def create_module(self, spec):
+        create = getattr(self._loader, "create_module", None)
+        return create(spec) if create is not None else None
+
+    def exec_module(self, module):
+        loader = self._loader
+        try:
+            module.__spec__.loader = loader
+            module.__loader__ = loader
+        except Exception:
+            pass
+        try:
+            loader.exec_module(module)
+        finally:
+            try:
+                sys.meta_path.remove(self._finder)
+            except ValueError:
+                pass
+        try:
+            _patch(module)
+        except Exception as e:
+            _failed(e)
+
+    def __getattr__(self, attr):
+        return getattr(self._loader, attr)
+
+
+def install():
+    """Patch torch when it gets imported (now, if it already is). Idempotent."""
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "save"):
+        try:
+            _patch(torch)
+        except Exception as e:
+            _failed(e)
+        return
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
+
+
+def _patch(torch):
+    global _DataLoader, _checked, functools, types, weakref
+    import functools
+    import types
+    import weakref
+    DataLoader = torch.utils.data.dataloader.DataLoader
+    if _DataLoader is not None or getattr(DataLoader.__iter__, "_feedscope", False):
+        return
+    _checked = weakref.WeakSet()
+    orig_iter = DataLoader.__iter__
+    orig_init = DataLoader.__init__
+    orig_save = torch.save
+
+    @functools.wraps(orig_iter)
+    def __iter__(self):
+        global _base_calls
+        _base_calls += 1
+        t_iter = _mono()
+        it = orig_iter(self)
+        try:
+            return _epoch(self, it, t_iter)
+        except Exception as e:
+            _failed(e)
+            return it
+
+    @functools.wraps(orig_init)
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        cls = type(self)
+        if cls is not DataLoader and cls not in _checked:
+            try:
+                _checked.add(cls)
+                _check_subclass(cls, DataLoader)
+            except Exception as e:
+                _failed(e)
+
+    @functools.wraps(orig_save)
+    def save(*args, **kwargs):
+        t_start = _mono()
+        try:
+            return orig_save(*args, **kwargs)
+        finally:
+            _send(b"P1 %d checkpoint %d %d" % (_ch.pid, t_start, _mono()))
+
+    __iter__._feedscope = True
+    DataLoader.__iter__ = __iter__
+    DataLoader.__init__ = __init__
+    torch.save = save
+    serialization = getattr(torch, "serialization", None)
+    if getattr(serialization, "save", None) is orig_save:
+        serialization.save = save
+    _DataLoader = DataLoader
+
+
+# ------------------------------------------------------------ loaders
+
+class _TorchEpoch(_Epoch):
+    """An epoch of a DataLoader; isinstance() sees the real iterator's class."""
+    __slots__ = ()
+
+    @property
+    def __class__(self):
+        return type(self._fs_it)
+
+
+class _Loader:
+    __slots__ = ("name_b", "epochs", "adopted")
+
+    def __init__(self, name_b):
+        self.name_b = name_b
+        self.epochs = 0
+        self.adopted = False
+
+
+def _epoch(loader, it, t_iter):
+    info = _loaders.get(id(loader))
+    if info is None:
+        info = _register(loader, _name_for(loader))
+    if info.adopted or _ch._dead:
+        return it
+    epoch = info.epochs
+    info.epochs = epoch + 1
+    return _TorchEpoch(it, info.name_b, epoch, t_iter)
+
+
+def adopt(iterable, name):
+    """feedscope.watch(loader, name) was called: the hook does not time that
+    loader itself; its configuration is recorded under NAME."""
+    if _DataLoader is None or not isinstance(iterable, _DataLoader):
+        return
+    try:
+        name_b = _ch.clean(name)
+        info = _loaders.get(id(iterable))
+        if info is None:
+            info = _register(iterable, name_b)
+        elif info.name_b != name_b:
+            info.name_b = name_b
+            _send_config(iterable, name_b)
+        info.adopted = True
+    except Exception as e:
+        _failed(e)
+
+
+def _register(loader, name_b):
+    info = _Loader(name_b)
+    key = id(loader)
+    weakref.finalize(loader, _loaders.pop, key, None)
+    _loaders[key] = info
+    _send_config(loader, name_b)
+    return info
+
+
+def _name_for(loader):
+    """The dataset's class name, made a plain word; a counter after it for the
+    second and later loaders over the same class."""
+    base = type(loader.dataset).__name__
+    base = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in base)
+    base = base[:100] or "loader"
+    n = _name_counts.get(base, 0) + 1
+    _name_counts[base] = n
+    return _ch.clean(base if n == 1 else "%s_%d" % (base, n))
+
+
+def _qualname(obj):
+    cls = type(obj)
+    return "%s.%s" % (cls.__module__, cls.__qualname__)
+
+
+def _start_method(loader):
+    ctx = loader.multiprocessing_context
+    if ctx is None:
+        return "default"
+    return getattr(ctx, "_name", None) or ctx.get_start_method()
+
+
+def _batch_size(loader):
+    if loader.batch_size is not None:
+        return loader.batch_size
+    return getattr(loader.batch_sampler, "batch_size", None)
+
+
+def _shuffles(loader):
+    """true/false, or "unknown" for a sampler the hook does not know."""
+    data = sys.modules.get("torch.utils.data")
+    sampler = loader.sampler
+    batch_sampler = loader.batch_sampler
+    if batch_sampler is not None and not isinstance(batch_sampler, data.BatchSampler):
+        sampler = getattr(batch_sampler, "sampler", None)
+    elif batch_sampler is not None:
+        sampler = batch_sampler.sampler
+    random = tuple(getattr(data, n) for n in
+                   ("RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")
+                   if hasattr(data, n))
+    if isinstance(sampler, random):
+        return True
+    distributed = getattr(data, "DistributedSampler", None)
+    if distributed is not None and isinstance(sampler, distributed):
+        return bool(sampler.shuffle)
+    if isinstance(sampler, data.SequentialSampler) or \
+            type(sampler).__name__ == "_InfiniteConstantSampler":
+        return False
+    flag = getattr(sampler, "shuffle", None)
+    return flag if isinstance(flag, bool) else "unknown"
+
+
+def _dataset_kind(loader):
+    data = sys.modules.get("torch.utils.data")
+    return "iterable" if isinstance(loader.dataset, data.IterableDataset) else "map"
+
+
+CONFIG_KNOBS = (
+    ("num_workers", lambda l: l.num_workers),
+    ("batch_size", _batch_size),
+    ("prefetch_factor", lambda l: l.prefetch_factor),
+    ("pin_memory", lambda l: l.pin_memory),
+    ("persistent_workers", lambda l: l.persistent_workers),
+    ("multiprocessing_context", _start_method),
+    ("drop_last", lambda l: l.drop_last),
+    ("timeout", lambda l: l.timeout),
+    ("shuffle", _shuffles),
+    ("dataset", lambda l: _qualname(l.dataset)),
+    ("dataset_kind", _dataset_kind),
+    ("sampler", lambda l: _qualname(l.sampler)),
+    ("batch_sampler", lambda l: None if l.batch_sampler is None else _qualname(l.batch_sampler)),
+)
+
+
+def _send_config(loader, name_b):
+    global _said_version
+    pid = _ch.pid
+    if not _said_version:
+        _said_version = True
+        torch = sys.modules.get("torch")
+        _send(b"M1 %d hook.pytorch %s" % (pid, _ch.value_text(getattr(torch, "__version__", None))))
+    for knob, get in CONFIG_KNOBS:
+        try:
+            value = get(loader)
+        except Exception:
+            continue  # an attribute this torch (or subclass) lacks
+        rec = b"M1 %d loader.%s.%s %s" % (pid, name_b, knob.encode(), _ch.value_text(value))
+        _send(rec[:_ch.MAX_RECORD])
+
+
+# ------------------------------------------------------------ subclasses
+
+def _check_subclass(cls, DataLoader):
+    """If CLS overrides DataLoader.__iter__, wrap the override (same result,
+    same exceptions) to see whether it goes through DataLoader.__iter__."""
+    for owner in cls.__mro__:
+        if owner is DataLoader:
+            return
+        fn = owner.__dict__.get("__iter__")
+        if fn is not None:
+            break
+    else:
+        return
+    if getattr(fn, "_feedscope_check", False) or not isinstance(fn, types.FunctionType):
+        return  # a plain function only: anything else is called differently
+
+    @functools.wraps(fn)
+    def __iter__(self):
+        calls = _base_calls
+        result = fn(self)
+        if calls == _base_calls and isinstance(self, DataLoader):  # owner may be a mixin
+            try:
+                _untimed(owner, result)
+            except Exception:
+                pass
+        return result
+
+    __iter__._feedscope_check = True
+    setattr(owner, "__iter__", __iter__)
+
+
+def _untimed(owner, result):
+    """An override returned without calling DataLoader.__iter__. A generator
+    that has not started yet and names __iter__ will probably call it when
+    iterated: no warning for it."""
+    code = getattr(result, "gi_code", None)
+    if code is not None and getattr(result, "gi_frame", None) is not None and \
+            "__iter__" in code.co_names:
+        import inspect
+        if inspect.getgeneratorstate(result) == inspect.GEN_CREATED:
+            return
+    name = "%s.%s" % (owner.__module__, owner.__qualname__)
+    _ch.warn("%s.__iter__ does not call DataLoader.__iter__, so its steps are not "
+             "timed (feedscope.watch(loader) times them)" % name, key="subclass " + name)

@@ -1,0 +1,285 @@
+"""Tests of the zero-code PyTorch hook (python/feedscope/_torch.py and
+python/feedscope_hook/sitecustomize.py) with real torch, against a receiving
+socket bound here. Run with Debian's python3 (it has python3-torch):
+
+    /usr/bin/python3 tests/python/test_torch_hook.py [-v]
+
+Each case starts a fresh interpreter with the environment `feedscope run
+--pytorch` gives a job. No timing is asserted.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fsrecv import Receiver  # noqa: E402
+
+PRELUDE = """
+import os, sys, time, torch
+from torch.utils.data import DataLoader, Dataset, IterableDataset
+class DS(Dataset):
+    def __len__(self): return 12
+    def __getitem__(self, i): return i
+class Outer:
+    class Inner(DS): pass
+"""
+
+
+class HookTest(unittest.TestCase):
+    def setUp(self):
+        self.rx = Receiver()
+
+    def tearDown(self):
+        self.rx.close()
+
+    def job(self, code, hook=True, markers=True, prelude=True, check=True):
+        """Run CODE (after PRELUDE) in /usr/bin/python3-like sys.executable;
+        returns (stdout, stderr, raw records)."""
+        env = self.rx.env(hook=hook)
+        if not markers:
+            env.pop("FEEDSCOPE_MARKERS")
+        src = (PRELUDE if prelude else "") + textwrap.dedent(code)
+        p = subprocess.run([sys.executable, "-c", src], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        if check and p.returncode != 0:
+            self.fail("job exited %d:\n%s" % (p.returncode, p.stderr))
+        return p.stdout, p.stderr, [r.raw for r in self.rx.records()]
+
+    def plain(self, code, prelude=True):
+        """CODE's stdout without feedscope (no variables, no hook on the path)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FEEDSCOPE_")}
+        src = (PRELUDE if prelude else "") + textwrap.dedent(code)
+        p = subprocess.run([sys.executable, "-c", src], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout, p.stderr
+
+    @staticmethod
+    def steps(recs, loader):
+        out = []
+        for r in recs:
+            f = r.split(" ")
+            if f[0] == "S1" and f[2] == loader:
+                out.append((int(f[1]), int(f[3]), int(f[4])))
+        return out
+
+    @staticmethod
+    def meta(recs):
+        m = {}
+        for r in recs:
+            f = r.split(" ", 3)
+            if f[0] == "M1":
+                m.setdefault(f[2], []).append(f[3])
+        return m
+
+
+class TestInstall(HookTest):
+    def test_import_hook_leaves_imports_alone(self):
+        out, err, recs = self.job("""
+            import sys, importlib.util
+            print("torch at start:", "torch" in sys.modules)
+            print("finders:", [type(f).__name__ for f in sys.meta_path if type(f).__module__ == "feedscope._torch"])
+            print("find_spec:", importlib.util.find_spec("torch").name)   # an "is it installed?" test
+            import json, torch, inspect
+            from torch.utils.data import DataLoader
+            print("finders after:", [f for f in sys.meta_path if type(f).__module__ == "feedscope._torch"])
+            print("loader:", type(torch.__spec__.loader).__name__, torch.__loader__ is torch.__spec__.loader)
+            print("patched:", DataLoader.__iter__._feedscope, torch.save is torch.serialization.save,
+                  torch.save.__wrapped__.__module__)
+            print("signature:", "batch_size" in inspect.signature(DataLoader.__init__).parameters)
+            print("sitecustomize:", getattr(sys.modules.get("sitecustomize"), "__file__", None))
+        """, prelude=False)
+        plain, _ = self.plain("""
+            import sys
+            print(getattr(sys.modules.get("sitecustomize"), "__file__", None))
+        """, prelude=False)
+        self.assertEqual(out, "torch at start: False\nfinders: ['_Finder']\nfind_spec: torch\n"
+                         "finders after: []\nloader: SourceFileLoader True\n"
+                         "patched: True True torch.serialization\nsignature: True\n"
+                         "sitecustomize: %s" % plain)
+        self.assertEqual(err, "")
+        self.assertEqual(recs, [])   # importing torch sends nothing
+
+    def test_off_without_markers_or_hook_variable(self):
+        code = """
+            print(getattr(DataLoader.__iter__, "_feedscope", False), "feedscope._torch" in sys.modules)
+            for b in DataLoader(DS(), batch_size=4): pass
+        """
+        out, err, recs = self.job(code, markers=False)
+        self.assertEqual((out, err, recs), ("False False\n", "", []))
+        out, err, recs = self.job(code, hook=False)
+        self.assertEqual((out, err, recs), ("False False\n", "", []))
+
+
+class TestLoaders(HookTest):
+    def test_names_config_and_epochs(self):
+        code = """
+            from torch.utils.data import (BatchSampler, SequentialSampler, SubsetRandomSampler,
+                                          DistributedSampler)
+            class Stream(IterableDataset):
+                def __iter__(self): return iter(range(6))
+            a = DataLoader(DS(), batch_size=4, shuffle=True)
+            b = DataLoader(DS(), batch_sampler=BatchSampler(SequentialSampler(range(12)), 3, False))
+            c = DataLoader(Outer.Inner(), batch_size=6, sampler=SubsetRandomSampler(range(12)), drop_last=True)
+            d = DataLoader(DS(), batch_size=4, sampler=DistributedSampler(DS(), num_replicas=1, rank=0, shuffle=False))
+            e = DataLoader(Stream(), batch_size=2)
+            f = DataLoader(DS(), batch_size=6, num_workers=2, multiprocessing_context="fork",
+                           persistent_workers=True, timeout=30, prefetch_factor=3)
+            for epoch in range(3):
+                for loader in (a, b, c, d, e, f):
+                    for batch in loader:
+                        pass
+            it = iter(a)
+            from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
+            print(isinstance(it, _SingleProcessDataLoaderIter), len(it), it._num_yielded, len(a))
+            print(os.getpid())
+        """
+        out, err, recs = self.job(code)
+        plain, _ = self.plain(code)
+        self.assertEqual(out.splitlines()[0], plain.splitlines()[0])
+        self.assertEqual(out.splitlines()[0], "True 3 0 3")
+        pid = int(out.splitlines()[1])
+        self.assertEqual(err, "")
+        expect_steps = {"DS": 3, "DS_2": 4, "Inner": 2, "DS_3": 3, "Stream": 3, "DS_4": 2}
+        for name, n in expect_steps.items():
+            self.assertEqual(self.steps(recs, name),
+                             [(pid, e, k) for e in range(3) for k in range(n)], name)
+        m = self.meta(recs)
+        for key, values in m.items():
+            self.assertEqual(len(values), 1, "%s sent %d times" % (key, len(values)))
+        m = {k: v[0] for k, v in m.items()}
+        self.assertEqual(m["hook.pytorch"], self.torch_version())
+        want = {
+            "DS": dict(num_workers="0", batch_size="4", shuffle="true", prefetch_factor="2",
+                       pin_memory="false", persistent_workers="false", multiprocessing_context="default",
+                       drop_last="false", timeout="0", dataset="__main__.DS", dataset_kind="map",
+                       sampler="torch.utils.data.sampler.RandomSampler",
+                       batch_sampler="torch.utils.data.sampler.BatchSampler"),
+            "DS_2": dict(batch_size="3", shuffle="false", sampler="torch.utils.data.sampler.SequentialSampler"),
+            "Inner": dict(batch_size="6", shuffle="true", drop_last="true", dataset="__main__.Outer.Inner",
+                          sampler="torch.utils.data.sampler.SubsetRandomSampler"),
+            "DS_3": dict(shuffle="false", sampler="torch.utils.data.distributed.DistributedSampler"),
+            "Stream": dict(dataset_kind="iterable", shuffle="false", dataset="__main__.Stream"),
+            "DS_4": dict(num_workers="2", multiprocessing_context="fork", persistent_workers="true",
+                         timeout="30", prefetch_factor="3", batch_size="6", shuffle="false"),
+        }
+        for name, knobs in want.items():
+            for knob, value in knobs.items():
+                self.assertEqual(m.get("loader.%s.%s" % (name, knob)), value, "%s.%s" % (name, knob))
+        self.assertEqual(len([k for k in m if k.startswith("loader.DS.")]), 13)
+
+    def torch_version(self):
+        return subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
+                              stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+
+    def test_break_and_persistent_workers(self):
+        out, err, recs = self.job("""
+            p = DataLoader(DS(), batch_size=2, num_workers=2, multiprocessing_context="fork",
+                           persistent_workers=True)
+            for epoch in range(3):
+                for k, batch in enumerate(p):
+                    if k == 2:
+                        break
+            print(os.getpid())
+        """)
+        pid = int(out)
+        self.assertEqual(self.steps(recs, "DS"), [(pid, e, k) for e in range(3) for k in range(3)])
+
+    def test_watch_takes_over_a_loader(self):
+        out, err, recs = self.job("""
+            import feedscope
+            loader = DataLoader(DS(), batch_size=4)
+            for epoch in range(2):
+                for batch in feedscope.watch(loader, name="train"):
+                    pass
+        """)
+        self.assertEqual(len(self.steps(recs, "train")), 6)
+        self.assertEqual(self.steps(recs, "DS"), [])
+        m = self.meta(recs)
+        self.assertEqual(m.get("loader.train.batch_size"), ["4"])
+        self.assertFalse([k for k in m if k.startswith("loader.DS.")])
+
+    def test_torch_save_is_a_checkpoint_phase(self):
+        out, err, recs = self.job("""
+            r = torch.save({"w": torch.zeros(2)}, "ok.pt")
+            try:
+                torch.save({"w": 1}, "/nonexistent/dir/x.pt")
+            except Exception as e:
+                print("raised", type(e).__name__)
+            print(r, torch.load("ok.pt")["w"].tolist())
+            os.remove("ok.pt")
+        """)
+        plain, _ = self.plain("""
+            try:
+                torch.save({"w": 1}, "/nonexistent/dir/x.pt")
+            except Exception as e:
+                print("raised", type(e).__name__)
+        """)
+        self.assertEqual(out, plain + "None [0.0, 0.0]\n")
+        phases = [r.split() for r in recs if r.startswith("P1 ")]
+        self.assertEqual([p[2] for p in phases], ["checkpoint", "checkpoint"])
+        for p in phases:
+            self.assertLessEqual(int(p[3]), int(p[4]))
+
+
+class TestSubclassesAndFailures(HookTest):
+    SUBCLASSES = """
+        class SuperLoader(DataLoader):
+            def __iter__(self):
+                return super().__iter__()
+        class GenLoader(DataLoader):
+            def __iter__(self):
+                for b in super().__iter__():
+                    yield b
+        class OwnLoader(DataLoader):
+            def __iter__(self):
+                for idx in self.batch_sampler:
+                    yield self.collate_fn([self.dataset[i] for i in idx])
+        class Plain(DataLoader):
+            pass
+        class DS2(DS): pass
+        class DS3(DS): pass
+        class DS4(DS): pass
+        out = []
+        for epoch in range(2):
+            for cls, ds in ((SuperLoader, DS()), (GenLoader, DS2()), (OwnLoader, DS3()),
+                            (OwnLoader, DS3()), (Plain, DS4())):
+                out.append([b.tolist() for b in cls(ds, batch_size=5)])
+        print(out)
+    """
+
+    def test_subclasses(self):
+        out, err, recs = self.job(self.SUBCLASSES)
+        plain, plain_err = self.plain(self.SUBCLASSES)
+        self.assertEqual(out, plain)
+        self.assertEqual(plain_err, "")
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"^feedscope: __main__\.OwnLoader\.__iter__ does not call "
+                                   r"DataLoader\.__iter__, so its steps are not timed")
+        # new loader objects each epoch: each is its own loader, epoch 0
+        for name in ("DS", "DS_2", "DS2", "DS2_2", "DS4", "DS4_2"):
+            self.assertEqual([s[1:] for s in self.steps(recs, name)], [(0, 0), (0, 1), (0, 2)], name)
+        self.assertEqual(self.steps(recs, "DS3"), [])
+
+    def test_a_failing_hook_is_swallowed_once(self):
+        code = """
+            import feedscope._torch as hook
+            def broken(*a):
+                raise RuntimeError("injected")
+            hook._register = broken
+            l1, l2 = DataLoader(DS(), batch_size=5), DataLoader(DS(), batch_size=4)
+            print([[b.tolist() for b in l] for e in range(2) for l in (l1, l2)])
+        """
+        out, err, recs = self.job(code)
+        plain, _ = self.plain(code.replace("import feedscope._torch as hook", "import types; hook = types.SimpleNamespace()"))
+        self.assertEqual(out, plain)
+        self.assertEqual(err, "feedscope: the PyTorch hook failed (RuntimeError: injected); "
+                              "the job goes on without it\n")
+        self.assertEqual([r for r in recs if r.startswith("S1 ")], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
