@@ -109,7 +109,14 @@ class _Epoch:
             t = _mono()
         elif not st.n and st.t_iter:
             t = st.t_iter
-        batch = self._fs_next()
+        try:
+            batch = self._fs_next()
+        except StopIteration:
+            # The call that ends the epoch is no step, but the loop waits in
+            # it (a DataLoader shuts its workers down here): an epoch_end phase.
+            if st.owner == _ch.pid:
+                _send(b"P1 %d epoch_end %d %d" % (_ch.pid, t, _mono()))
+            raise
         t_got = _mono()
         st.t_got = t_got
         st.wait = t_got - t

@@ -82,12 +82,16 @@ class TestSteps(MarkerTest):
         pid, t0, t1, on = out.split()
         self.assertEqual(on, "True")
         self.assertEqual(err, "")
-        self.assertEqual(len(recs), 3, recs)
+        self.assertEqual(len(recs), 4, recs)
         steps = self.steps(recs)
         for k, s in enumerate(steps):
             self.assertEqual(s[:4], (int(pid), "my_loader_x", 0, k))
             self.assertTrue(int(t0) <= s[4] - s[5] and s[4] + s[6] <= int(t1), s)
         self.assertOrdered(steps)
+        # the call that raised StopIteration: an epoch_end phase after the last step
+        kind, p, name, a, b = recs[3].split()
+        self.assertEqual((kind, int(p), name), ("P1", int(pid), "epoch_end"))
+        self.assertTrue(steps[-1][4] + steps[-1][6] <= int(a) <= int(b) <= int(t1), recs[3])
 
     def test_epochs_and_steps_exact(self):
         _, _, recs = self.job("""
@@ -110,7 +114,10 @@ class TestSteps(MarkerTest):
         self.assertEqual(self.steps(recs, "empty"), [])
         self.assertEqual([(s[2], s[3]) for s in self.steps(recs, "one")], [(0, 0)])
         self.assertEqual([(s[2], s[3]) for s in self.steps(recs, "gen")], [(0, 0), (0, 1)])
-        self.assertEqual(len(recs), 15 + 1 + 2)
+        # one epoch_end per epoch that ran out: a 3, empty 2, one 1, gen 2
+        ends = [r for r in recs if r.split()[:1] == ["P1"] and r.split()[2] == "epoch_end"]
+        self.assertEqual(len(ends), 8)
+        self.assertEqual(len(recs), 15 + 1 + 2 + 8)
 
     def test_break_close_and_exit_keep_the_last_step(self):
         out, err, recs = self.job("""
@@ -269,6 +276,7 @@ class TestPhasesAndMeta(MarkerTest):
             for x in feedscope.watch([1], name="n" * 500): pass
             with feedscope.phase("p" * 500): pass
         """)
+        recs = [r for r in recs if " epoch_end " not in r]
         self.assertEqual(len(recs), 2)
         self.assertEqual(recs[0].split()[2], "n" * 64)
         self.assertEqual(recs[1].split()[2], "p" * 64)
