@@ -26,7 +26,7 @@ enum { VM_MAJFLT, VM_PGPGIN, VM_PGPGOUT, VM_PSWPIN, VM_N };
 static const char *const vm_keys[VM_N] = {"pgmajfault", "pgpgin", "pgpgout", "pswpin"};
 
 struct mem_state {
-	struct fs_pfile meminfo, vmstat;
+	struct fs_pfile meminfo, vmstat, dentry;
 	struct fs_buf buf;
 	bool have_vm, have_prev_vm;
 	uint64_t prev_vm[VM_N];
@@ -47,10 +47,12 @@ static int mem_open(void **state, const struct fs_source_ctx *ctx, char *why, si
 	}
 	fs_pfile_init(&s->meminfo, fs_proc_path(path, sizeof path, ctx->paths, "meminfo"));
 	fs_pfile_init(&s->vmstat, fs_proc_path(path, sizeof path, ctx->paths, "vmstat"));
+	fs_pfile_init(&s->dentry, fs_proc_path(path, sizeof path, ctx->paths, "sys/fs/dentry-state"));
 	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", s->meminfo.path, strerror(errno));
 		fs_pfile_close(&s->meminfo);
 		fs_pfile_close(&s->vmstat);
+		fs_pfile_close(&s->dentry);
 		fs_buf_free(&s->buf);
 		free(s);
 		return FS_SOURCE_UNAVAILABLE;
@@ -120,6 +122,14 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	struct statvfs sv;
 	if (statvfs(s->shm, &sv) == 0)
 		fs_row_int(&r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
+	/* Dentries in the kernel's cache: it grows by one for each file name
+	 * looked up for the first time (many tiny files: metadata-bound). */
+	uint64_t dentries;
+	if (fs_pfile_read(&s->dentry, &s->buf) > 0) {
+		const char *d = s->buf.data;
+		if (fs_scan_u64(&d, &dentries))
+			fs_row_int(&r, FS_MEM_dentries, (int64_t)dentries);
+	}
 	fs_sink_row(ctx->sink, &r);
 
 	if (vm_ok) {
@@ -137,6 +147,7 @@ static void mem_close(void *state)
 	struct mem_state *s = state;
 	fs_pfile_close(&s->meminfo);
 	fs_pfile_close(&s->vmstat);
+	fs_pfile_close(&s->dentry);
 	fs_buf_free(&s->buf);
 	free(s);
 }

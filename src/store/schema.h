@@ -36,7 +36,8 @@
 	X(MEM, swap_used_bytes, INTEGER) X(MEM, majflt_per_s, REAL)              \
 	X(MEM, total_bytes, INTEGER) X(MEM, free_bytes, INTEGER)                 \
 	X(MEM, pgpgin_bytes_per_s, REAL) X(MEM, pgpgout_bytes_per_s, REAL)       \
-	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)
+	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)        \
+	X(MEM, dentries, INTEGER)
 
 #define FS_COLS_DISK(X)                                                         \
 	X(DISK, t, REAL) X(DISK, device, TEXT) X(DISK, reads_per_s, REAL)        \
