@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{"run", fs_cmd_run, "launch a job and record it until it exits"},
 	{"attach", fs_cmd_attach, "record a job that is already running"},
 	{"watch", fs_cmd_watch, "print one line of system (and job) activity per interval"},
+	{"report", fs_cmd_report, "the verdict of a run file: input-bound or not, why, what to change"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

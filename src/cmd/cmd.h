@@ -8,5 +8,6 @@
 int fs_cmd_run(int argc, char **argv);
 int fs_cmd_attach(int argc, char **argv);
 int fs_cmd_watch(int argc, char **argv);
+int fs_cmd_report(int argc, char **argv);
 
 #endif

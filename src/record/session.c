@@ -9,8 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/metrics.h"
 #include "analysis/summary.h"
+#include "analysis/verdict.h"
 #include "render/summary_text.h"
+#include "render/verdict.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
@@ -222,6 +225,14 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 			fs_summary_render_text(stderr, &sum, s->path);
 		} else {
 			fs_warn("summary: %s", err);
+		}
+		struct fs_metrics m;
+		if (fs_metrics_load(s->path, NULL, &m, err, sizeof err) == 0) {
+			struct fs_verdict v;
+			fs_diagnose(&m, &fs_thresholds, &v);
+			fs_verdict_render_text(stderr, &m, &v);
+		} else {
+			fs_warn("verdict: %s", err);
 		}
 	}
 	return rc;

@@ -1,0 +1,94 @@
+/* metrics.h - the numbers the diagnosis works from, read out of a run file.
+ *
+ * fs_metrics_load is the only function of the analysis that reads: it runs a
+ * fixed set of queries over the run file (within an optional time window)
+ * and fills struct fs_metrics. Everything after it (findings, verdict,
+ * recommendations) is a pure function of this struct. NaN = not recorded.
+ */
+#ifndef FS_METRICS_H
+#define FS_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct fs_window {
+	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
+};
+
+/* Where a group of processes spent its samples: the share of process
+ * samples with a thread in D (blocked in I/O), else one running, else all
+ * asleep. */
+struct fs_states {
+	double blocked, running, sleeping;
+	double cpu_cores;     /* mean CPU use, in cores */
+	double run_wait;      /* mean runnable-but-waiting, in threads */
+	long samples;         /* process samples counted */
+	long procs;           /* distinct processes */
+};
+
+struct fs_metrics {
+	/* the run */
+	char mode[16];
+	double duration_s, interval_s;
+	int ncpu;
+	double mem_total_bytes;
+	struct fs_window window;
+
+	/* steps (from inside the job) */
+	bool have_steps;
+	char loader[64];           /* the loop with the most steps */
+	long steps, epochs;
+	double wait_s, compute_s;  /* totals over all loops */
+	double epoch_end_s;        /* epoch_end phases */
+	long epoch_ends;
+	double epoch_start_excess_s; /* sum over epochs > 0 of step 0's wait beyond the epoch's median wait */
+	long epoch_starts;         /* epochs > 0 counted there */
+	double checkpoint_s;       /* checkpoint phases */
+	long checkpoints;
+	double checkpoint_every_steps; /* steps between checkpoints, NaN if < 2 */
+	double loop_s;             /* wait + compute + epoch_end: the loop's time */
+
+	/* loader configuration (meta loader.<loader>.*), -1 / "" when unknown */
+	int num_workers, batch_size, prefetch_factor;
+	char persistent_workers[16], pin_memory[16];
+
+	/* the accelerator */
+	bool have_gpu;
+	int ngpus;
+	double gpu_busy;             /* mean util 0..1 */
+	double gpu_busy_in_checkpoints; /* mean util % during checkpoint phases */
+	double pcie_rx_max_bytes_per_s;
+
+	/* the job's processes */
+	bool have_job;
+	struct fs_states loaders;    /* DataLoader workers, or the main process when there are none */
+	struct fs_states main;
+	bool loaders_are_main;
+	double job_cpu_cores;
+	double loader_rchar_bytes, loader_read_bytes; /* totals: through syscalls, from storage */
+	double job_read_bytes;
+	double cg_quota_cores, cg_throttled_pct, cg_mem_limit_bytes, cg_mem_usage_max_bytes;
+
+	/* the machine */
+	double cpu_busy_pct, cpu_iowait_pct;
+	double psi_cpu, psi_io, psi_io_full, psi_mem;
+	double mem_available_min_bytes, cached_max_bytes, majflt_per_s;
+	double dentries_growth;      /* new dentries over the window */
+
+	/* the device the job read from (most bytes) */
+	char disk[64];
+	double disk_read_bytes_per_s, disk_util_pct, disk_req_bytes, disk_await_ms, disk_iops;
+	double disk_queue_depth, disk_read_bytes;
+
+	/* network */
+	char nic[32];
+	double nic_rx_bytes_per_s, nic_speed_bytes_per_s, tcp_retrans_per_s;
+	double nfs_read_ops_per_s, nfs_rtt_ms;
+};
+
+/* Read the metrics of the run file at path within window w (NULL: all).
+ * Returns 0, or -1 with a reason in err (not a run file, cannot open). */
+int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metrics *m,
+		    char *err, size_t errlen);
+
+#endif

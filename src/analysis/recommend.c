@@ -1,0 +1,177 @@
+/* recommend.c - the speedup to expect and what to change (docs/verdicts.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/verdict.h"
+#include "util/fmt.h"
+
+static struct fs_recommendation *rec(struct fs_verdict *v, const char *knob, const char *current,
+				     const char *suggested)
+{
+	if (v->nrec >= FS_MAX_RECS)
+		return NULL;
+	struct fs_recommendation *r = &v->rec[v->nrec++];
+	snprintf(r->knob, sizeof r->knob, "%s", knob);
+	snprintf(r->current, sizeof r->current, "%s", current);
+	snprintf(r->suggested, sizeof r->suggested, "%s", suggested);
+	r->why[0] = '\0';
+	return r;
+}
+
+#define WHY(r, ...)                                               \
+	do {                                                      \
+		if (r)                                            \
+			snprintf((r)->why, sizeof (r)->why, __VA_ARGS__); \
+	} while (0)
+
+static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
+{
+	if (m->num_workers >= 0)
+		snprintf(out, cap, "%d", m->num_workers);
+	else
+		snprintf(out, cap, "unknown");
+}
+
+static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc, enum fs_verdict_id id,
+			struct fs_verdict *v)
+{
+	(void)vc;
+	char cur[128], sug[96], a[32], b[32];
+	struct fs_recommendation *r;
+	double step = m->have_steps ? m->loop_s / (double)m->steps : NAN;
+	double compute = m->have_steps ? m->compute_s / (double)m->steps : NAN;
+	double spare = m->ncpu - (isfinite(m->job_cpu_cores) ? m->job_cpu_cores : 0);
+	switch (id) {
+	case FS_VERDICT_LOADER_PARALLELISM: {
+		workers_text(m, cur, sizeof cur);
+		int w = m->num_workers > 0 ? m->num_workers : 1;
+		double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
+		snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
+		r = rec(v, "num_workers", cur, sug);
+		WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %.0f%% busy "
+		       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
+		    100 * m->loaders.sleeping, m->cpu_busy_pct, spare, m->ncpu);
+		break;
+	}
+	case FS_VERDICT_EPOCH_START: {
+		snprintf(cur, sizeof cur, "%s", m->persistent_workers[0] ? m->persistent_workers : "unknown");
+		r = rec(v, "persistent_workers", cur, "true");
+		WHY(r, "each epoch start cost %s more than a step's wait (workers started again, datasets "
+		       "re-opened); persistent workers start once",
+		    fs_fmt_time(a, 32, m->epoch_starts ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN));
+		break;
+	}
+	case FS_VERDICT_CPU_PREPROCESS:
+		if (m->cg_throttled_pct > 0 && isfinite(m->cg_quota_cores)) {
+			snprintf(cur, sizeof cur, "%.2g cores", m->cg_quota_cores);
+			snprintf(sug, sizeof sug, "%d cores", m->ncpu);
+			r = rec(v, "cgroup CPU quota", cur, sug);
+			WHY(r, "the job was throttled %.0f%% of the time by its CPU quota", m->cg_throttled_pct);
+		}
+		workers_text(m, cur, sizeof cur);
+		if (m->num_workers >= 0 && m->num_workers < m->ncpu && m->cpu_busy_pct < 85) {
+			snprintf(sug, sizeof sug, "%d", m->ncpu);
+			r = rec(v, "num_workers", cur, sug);
+			WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
+		}
+		r = rec(v, "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
+		WHY(r, "the loaders run on a CPU %.0f%% of the time and use %.2g cores of %d", 100 * m->loaders.running,
+		    m->loaders.cpu_cores, m->ncpu);
+		break;
+	case FS_VERDICT_STORAGE_BANDWIDTH:
+		snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
+		r = rec(v, "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
+		WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
+		       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
+		break;
+	case FS_VERDICT_STORAGE_LATENCY:
+		snprintf(cur, sizeof cur, "%s reads, queue depth %.2g", fs_fmt_bytes(a, 32, m->disk_req_bytes), m->disk_queue_depth);
+		r = rec(v, "access pattern", cur, "larger contiguous reads (shards, record files)");
+		WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
+		    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
+		workers_text(m, cur, sizeof cur);
+		if (m->num_workers >= 0) {
+			snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
+			r = rec(v, "num_workers", cur, sug);
+			WHY(r, "more reads in flight (queue depth now %.2g) hide latency", m->disk_queue_depth);
+		}
+		break;
+	case FS_VERDICT_METADATA:
+		snprintf(cur, sizeof cur, "%.0f files touched, ~%s per sample", m->dentries_growth,
+			 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
+		r = rec(v, "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
+		WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
+		break;
+	case FS_VERDICT_MEMORY_PRESSURE:
+		snprintf(cur, sizeof cur, "%s", isfinite(m->cg_mem_limit_bytes) ? fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes)
+									       : fs_fmt_bytes(a, 32, m->cached_max_bytes));
+		r = rec(v, isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
+			"room for the dataset in the page cache, or a smaller (compressed/decoded-once) dataset");
+		WHY(r, "page cache at most %s while %s were read from storage for %s read by the job: "
+		       "the data is read again every epoch",
+		    fs_fmt_bytes(a, 32, m->cached_max_bytes), fs_fmt_bytes(b, 32, m->loader_read_bytes),
+		    fs_fmt_bytes(cur, 32, m->loader_rchar_bytes));
+		break;
+	case FS_VERDICT_CHECKPOINT_STALL:
+		snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps,
+			 fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN));
+		r = rec(v, "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
+		WHY(r, "checkpoints stall the loop %.0f%% of its time while the accelerator idles",
+		    m->loop_s > 0 ? 100 * m->checkpoint_s / m->loop_s : NAN);
+		break;
+	case FS_VERDICT_NETWORK:
+		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
+		r = rec(v, "remote storage", cur, "cache the dataset on local disk, or a faster link");
+		WHY(r, "the loaders wait on the network (NFS round trip %.1f ms)", m->nfs_rtt_ms);
+		break;
+	case FS_VERDICT_HOST_TO_DEVICE:
+		r = rec(v, "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
+		WHY(r, "host-to-device copies are near the link's capacity; pinned memory copies faster");
+		break;
+	default:
+		break;
+	}
+}
+
+/* Mean step time / mean compute time, capped by the CPU the loaders need:
+ * on this machine they cannot have more than the cores the loop leaves. */
+static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
+{
+	char a[32];
+	if (v->primary == FS_VERDICT_UNDETERMINED)
+		return;
+	if (!m->have_steps) {
+		if (m->have_gpu && m->gpu_busy > 0.01)
+			v->predicted_speedup = 1 / m->gpu_busy;
+		return;
+	}
+	double step = m->loop_s / (double)m->steps;
+	double compute = m->compute_s / (double)m->steps;
+	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {
+		v->predicted_speedup = m->loop_s / fmax(m->loop_s - m->checkpoint_s, 1e-9);
+		return;
+	}
+	double floor_s = 0;
+	double cores = m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
+	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0) {
+		double cpu_per_step = m->loaders.cpu_cores * m->duration_s / (double)m->steps;
+		floor_s = cpu_per_step / cores;
+		if (floor_s > compute)
+			snprintf(v->speedup_cap, sizeof v->speedup_cap,
+				 "capped by CPU: the loaders need %s of CPU per step and this machine has %.1f cores for them",
+				 fs_fmt_time(a, 32, cpu_per_step), cores);
+	}
+	v->predicted_speedup = step / fmax(fmax(compute, floor_s), 1e-9);
+}
+
+void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	(void)t;
+	speedup(m, v);
+	if (v->primary != FS_VERDICT_COMPUTE_BOUND)
+		for_finding(m, v, v->primary, v);
+	for (int i = 0; i < v->nfind; i++)
+		if (v->find[i].id != v->primary)
+			for_finding(m, v, v->find[i].id, v);
+}

@@ -1,0 +1,28 @@
+/* thresholds.c - the one table of diagnosis thresholds (docs/verdicts.md). */
+#include "analysis/thresholds.h"
+
+const struct fs_thresholds fs_thresholds = {
+	.input_bound_min = 0.05,      /* TF profiler: < 5% of step time waiting is not input-bound */
+	.input_bound_high = 0.20,     /* TF profiler: >= 20% is highly input-bound */
+	.finding_min_share = 0.05,
+	.loader_blocked_io = 0.30,
+	.loader_running = 0.50,
+	.loader_idle = 0.60,
+	.cpu_saturated_pct = 85,
+	.cpu_spare_pct = 70,
+	.cgroup_throttled_pct = 10,
+	.psi_io_stalled_pct = 20,
+	.psi_mem_stalled_pct = 10,
+	.disk_busy_pct = 80,
+	.disk_idle_pct = 40,
+	.large_request_bytes = 64 * 1024,
+	.dentries_per_sample = 0.5,
+	.small_sample_bytes = 64 * 1024,
+	.mem_limit_full = 0.90,
+	.mem_available_low = 0.05,
+	.reread_ratio = 0.5,
+	.nic_saturated = 0.80,
+	.nfs_rtt_slow_ms = 10,
+	.checkpoint_gpu_idle = 30,
+	.epoch_start_min_s = 0.2,
+};

@@ -1,0 +1,43 @@
+/* thresholds.h - every number the diagnosis compares against, in one table.
+ * docs/verdicts.md explains each and where it comes from; change them here
+ * only. */
+#ifndef FS_THRESHOLDS_H
+#define FS_THRESHOLDS_H
+
+struct fs_thresholds {
+	/* How much accelerator idle time makes a job input-bound (TensorFlow
+	 * profiler's input-pipeline analyzer: < 5% not, 5-20% moderately,
+	 * >= 20% highly input-bound). */
+	double input_bound_min;      /* below: compute_bound */
+	double input_bound_high;     /* at or above: "highly" */
+	/* A finding must explain at least this share of step time to be reported. */
+	double finding_min_share;
+	/* Loader processes (DataLoader workers) */
+	double loader_blocked_io;    /* share of samples with a thread in D: storage-bound */
+	double loader_running;       /* share with a thread running: CPU-bound */
+	double loader_idle;          /* share with every thread asleep: waiting on nothing local */
+	/* Machine */
+	double cpu_saturated_pct;    /* busy % of all cores (100 - idle - iowait) */
+	double cpu_spare_pct;        /* below this busy %, cores are spare */
+	double cgroup_throttled_pct; /* share of time the job's cgroup was CPU-throttled */
+	double psi_io_stalled_pct;   /* /proc/pressure/io some %: tasks stalled on I/O */
+	double psi_mem_stalled_pct;  /* /proc/pressure/memory some % */
+	double disk_busy_pct;        /* device %util: busy */
+	double disk_idle_pct;        /* device %util below this: idle */
+	double large_request_bytes;  /* mean read request at or above: bandwidth, below: latency */
+	double dentries_per_sample;  /* new dentries per sample loaded: a file (or more) per sample */
+	double small_sample_bytes;   /* bytes read per sample below this: per-file costs dominate */
+	double mem_limit_full;       /* cgroup memory usage / limit at or above: full */
+	double mem_available_low;    /* MemAvailable / MemTotal below: low */
+	double reread_ratio;         /* storage bytes read / bytes read by the job at or above: cache misses */
+	double nic_saturated;        /* NIC receive rate / link speed */
+	double nfs_rtt_slow_ms;      /* mean NFS READ round trip above: slow remote storage */
+	/* Checkpoints and epoch starts */
+	double checkpoint_gpu_idle;  /* accelerator util during checkpoint phases below this %: stalled */
+	double epoch_start_min_s;    /* an epoch start must cost at least this much more than a step's wait */
+};
+
+/* The thresholds in force. */
+extern const struct fs_thresholds fs_thresholds;
+
+#endif

@@ -1,0 +1,341 @@
+/* verdict.c - findings and the verdict (docs/verdicts.md). */
+#include "analysis/verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/fmt.h"
+
+static const char *const names[FS_VERDICT__N] = {
+	[FS_VERDICT_COMPUTE_BOUND] = "compute_bound",
+	[FS_VERDICT_STORAGE_BANDWIDTH] = "storage_bandwidth",
+	[FS_VERDICT_STORAGE_LATENCY] = "storage_latency",
+	[FS_VERDICT_METADATA] = "metadata",
+	[FS_VERDICT_CPU_PREPROCESS] = "cpu_preprocess",
+	[FS_VERDICT_LOADER_PARALLELISM] = "loader_parallelism",
+	[FS_VERDICT_NETWORK] = "network",
+	[FS_VERDICT_MEMORY_PRESSURE] = "memory_pressure",
+	[FS_VERDICT_CHECKPOINT_STALL] = "checkpoint_stall",
+	[FS_VERDICT_EPOCH_START] = "epoch_start",
+	[FS_VERDICT_HOST_TO_DEVICE] = "host_to_device",
+	[FS_VERDICT_UNDETERMINED] = "undetermined",
+};
+
+const char *fs_verdict_name(enum fs_verdict_id id)
+{
+	return id < FS_VERDICT__N ? names[id] : "undetermined";
+}
+
+void fs_evidence_add(struct fs_evidence *list, int *n, const char *metric, double value,
+		     const char *unit, const char *source, const char *fmt, ...)
+{
+	if (*n >= FS_MAX_EVIDENCE || !isfinite(value))
+		return;
+	struct fs_evidence *e = &list[(*n)++];
+	snprintf(e->metric, sizeof e->metric, "%s", metric);
+	e->value = value;
+	snprintf(e->unit, sizeof e->unit, "%s", unit);
+	snprintf(e->source, sizeof e->source, "%s", source);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+}
+
+static void missing(struct fs_verdict *v, const char *what)
+{
+	if (v->nmissing < FS_MAX_MISSING)
+		snprintf(v->missing[v->nmissing++], sizeof v->missing[0], "%s", what);
+}
+
+static struct fs_finding *finding(struct fs_verdict *v, enum fs_verdict_id id, double fraction)
+{
+	if (v->nfind >= FS_MAX_FINDINGS)
+		return NULL;
+	struct fs_finding *f = &v->find[v->nfind++];
+	memset(f, 0, sizeof *f);
+	f->id = id;
+	f->fraction_of_time = fraction;
+	f->severity = isfinite(fraction) ? fraction : 0;
+	return f;
+}
+
+#define EV(f, ...) fs_evidence_add((f)->ev, &(f)->nev, __VA_ARGS__)
+
+/* The evidence every storage-family finding carries. */
+static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
+{
+	char a[32], b[32];
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	EV(f, "loader_blocked_io_share", m->loaders.blocked, "fraction", "proc",
+	   "%s blocked in I/O (D state) %.0f%% of the time", who, 100 * m->loaders.blocked);
+	if (m->disk[0]) {
+		char src[80];
+		snprintf(src, sizeof src, "disk:%s", m->disk);
+		EV(f, "disk_read_bytes_per_s", m->disk_read_bytes_per_s, "B/s", src, "%s read %s at %.0f%% util",
+		   m->disk, fs_fmt_rate(a, 32, m->disk_read_bytes_per_s), m->disk_util_pct);
+		EV(f, "disk_read_request_bytes", m->disk_req_bytes, "bytes", src,
+		   "mean read request %s, await %s, queue depth %.2g", fs_fmt_bytes(a, 32, m->disk_req_bytes),
+		   fs_fmt_time(b, 32, m->disk_await_ms / 1e3), m->disk_queue_depth);
+	}
+	EV(f, "psi_io_some_pct", m->psi_io, "%", "psi", "I/O pressure: tasks stalled on I/O %.0f%% of the time",
+	   m->psi_io);
+}
+
+static bool memory_constrained(const struct fs_metrics *m, const struct fs_thresholds *t)
+{
+	return (m->cg_mem_limit_bytes > 0 && m->cg_mem_usage_max_bytes >= t->mem_limit_full * m->cg_mem_limit_bytes) ||
+	       (m->mem_total_bytes > 0 && m->mem_available_min_bytes < t->mem_available_low * m->mem_total_bytes) ||
+	       m->psi_mem >= t->psi_mem_stalled_pct;
+}
+
+/* Bytes the loaders read per sample, and new dentries per sample; NaN if the
+ * number of samples is unknown. */
+static double samples_loaded(const struct fs_metrics *m)
+{
+	if (!m->have_steps)
+		return NAN;
+	return (double)m->steps * (m->batch_size > 0 ? m->batch_size : 1);
+}
+
+static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct fs_thresholds *t,
+				       struct fs_finding *tmp)
+{
+	char a[32], b[32];
+	double reread = m->loader_rchar_bytes > 0 ? m->loader_read_bytes / m->loader_rchar_bytes : NAN;
+	if (memory_constrained(m, t) && reread >= t->reread_ratio) {
+		if (m->cg_mem_limit_bytes > 0)
+			EV(tmp, "cgroup_memory_limit_bytes", m->cg_mem_limit_bytes, "bytes", "cgroup",
+			   "memory limit %s, %s used at most", fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes),
+			   fs_fmt_bytes(b, 32, m->cg_mem_usage_max_bytes));
+		EV(tmp, "storage_reread_ratio", reread, "fraction", "proc",
+		   "%.0f%% of the bytes read came from storage: the page cache does not keep the data", 100 * reread);
+		EV(tmp, "psi_memory_some_pct", m->psi_mem, "%", "psi", "memory pressure %.0f%%", m->psi_mem);
+		return FS_VERDICT_MEMORY_PRESSURE;
+	}
+	double samples = samples_loaded(m);
+	double per_sample = samples > 0 ? m->dentries_growth / samples : NAN;
+	double bytes_per_sample = samples > 0 ? m->loader_rchar_bytes / samples : NAN;
+	/* Without steps: a new dentry for most disk reads means one file per read. */
+	double reads = m->disk_iops * m->duration_s;
+	bool many_files = isfinite(per_sample) ? per_sample >= t->dentries_per_sample
+					       : (reads > 0 && m->dentries_growth >= 0.5 * reads);
+	bool small = isfinite(bytes_per_sample) ? bytes_per_sample < t->small_sample_bytes
+						: m->disk_req_bytes < t->large_request_bytes;
+	if (many_files && small) {
+		EV(tmp, "dentries_per_sample", isfinite(per_sample) ? per_sample : m->dentries_growth, "count",
+		   "mem", "%.0f new file names looked up%s", m->dentries_growth,
+		   isfinite(per_sample) ? " (about one per sample)" : "");
+		EV(tmp, "bytes_per_sample", bytes_per_sample, "bytes", "proc", "%s read per sample",
+		   fs_fmt_bytes(a, 32, bytes_per_sample));
+		return FS_VERDICT_METADATA;
+	}
+	return m->disk_req_bytes >= t->large_request_bytes ? FS_VERDICT_STORAGE_BANDWIDTH
+							   : FS_VERDICT_STORAGE_LATENCY;
+}
+
+/* Why the loaders could not keep up: the pipeline's limiting resource.
+ * Returns the id (UNDETERMINED if no rule holds), fills f's evidence, and
+ * sets *clarity to how far the winner stands above the runner-up (0..1). */
+static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_thresholds *t,
+				   bool know_idle, struct fs_finding *f, double *clarity)
+{
+	const struct fs_states *L = &m->loaders;
+	char a[32], b[32];
+	*clarity = 0.5;
+	if (!m->have_job || L->samples == 0)
+		return FS_VERDICT_UNDETERMINED;
+	bool nic_full = m->nic_speed_bytes_per_s > 0 && m->nic_rx_bytes_per_s >= t->nic_saturated * m->nic_speed_bytes_per_s;
+	bool nfs_slow = m->nfs_read_ops_per_s > 0 && (m->nfs_rtt_ms >= t->nfs_rtt_slow_ms || L->blocked >= t->loader_blocked_io);
+	if (nic_full || nfs_slow) {
+		EV(f, "nic_rx_bytes_per_s", m->nic_rx_bytes_per_s, "B/s", "net", "%s receiving %s of a %s link",
+		   m->nic, fs_fmt_rate(a, 32, m->nic_rx_bytes_per_s), fs_fmt_rate(b, 32, m->nic_speed_bytes_per_s));
+		EV(f, "nfs_read_rtt_ms", m->nfs_rtt_ms, "ms", "nfs", "NFS READ round trip %.1f ms", m->nfs_rtt_ms);
+		*clarity = 0.7;
+		return FS_VERDICT_NETWORK;
+	}
+	double cpu_signal = L->running;
+	bool throttled = m->cg_throttled_pct >= t->cgroup_throttled_pct;
+	bool storage = L->blocked >= t->loader_blocked_io ||
+		       (m->psi_io >= t->psi_io_stalled_pct && L->blocked >= L->running && L->blocked > 0.1);
+	bool cpu = cpu_signal >= t->loader_running || throttled ||
+		   (m->cpu_busy_pct >= t->cpu_saturated_pct && cpu_signal >= 0.3);
+	if (storage && (!cpu || L->blocked >= cpu_signal)) {
+		*clarity = L->blocked > 0 ? (L->blocked - fmin(cpu_signal, L->blocked)) / L->blocked : 0.5;
+		struct fs_finding tmp = {0};
+		enum fs_verdict_id id = storage_kind(m, t, &tmp);
+		for (int i = 0; i < tmp.nev && f->nev < FS_MAX_EVIDENCE; i++)
+			f->ev[f->nev++] = tmp.ev[i];
+		storage_evidence(m, f);
+		return id;
+	}
+	if (cpu) {
+		*clarity = cpu_signal > 0 ? (cpu_signal - fmin(L->blocked, cpu_signal)) / cpu_signal : 0.5;
+		const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+		EV(f, "loader_running_share", L->running, "fraction", "proc", "%s running on a CPU %.0f%% of the time",
+		   who, 100 * L->running);
+		EV(f, "loader_cpu_cores", L->cpu_cores, "cores", "proc", "%s used %.2g cores of %d", who, L->cpu_cores,
+		   m->ncpu);
+		EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "all cores busy %.0f%%", m->cpu_busy_pct);
+		if (throttled)
+			EV(f, "cgroup_throttled_pct", m->cg_throttled_pct, "%", "cgroup",
+			   "the job's cgroup was CPU-throttled %.0f%% of the time (quota %.2g cores)",
+			   m->cg_throttled_pct, m->cg_quota_cores);
+		return FS_VERDICT_CPU_PREPROCESS;
+	}
+	/* Loaders asleep, cores and storage idle: too few loaders. Only when we
+	 * know the loop waited; without that an idle pipeline is a healthy one. */
+	bool disk_idle = !(m->disk_util_pct >= t->disk_idle_pct);
+	if (know_idle && L->sleeping >= t->loader_idle && !(m->cpu_busy_pct >= t->cpu_spare_pct) && disk_idle) {
+		*clarity = L->sleeping;
+		const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+		EV(f, "loader_sleeping_share", L->sleeping, "fraction", "proc",
+		   "%s asleep %.0f%% of the time, waiting on nothing local", who, 100 * L->sleeping);
+		EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "cores busy %.0f%% (%d cores)", m->cpu_busy_pct, m->ncpu);
+		if (m->disk[0])
+			EV(f, "disk_util_pct", m->disk_util_pct, "%", "disk", "%s util %.0f%%", m->disk, m->disk_util_pct);
+		return FS_VERDICT_LOADER_PARALLELISM;
+	}
+	return FS_VERDICT_UNDETERMINED;
+}
+
+static void list_missing(const struct fs_metrics *m, struct fs_verdict *v)
+{
+	if (!m->have_steps)
+		missing(v, "steps: no step timing from inside the job (Python: feedscope run --pytorch, or "
+			   "feedscope.watch(); C: include/feedscope.h)");
+	if (!m->have_gpu)
+		missing(v, "gpu: no accelerator utilization (no NVML)");
+	if (!m->have_job)
+		missing(v, "job: no per-process states (job source off)");
+	if (isnan(m->psi_io))
+		missing(v, "psi: no pressure stall information");
+	if (!m->disk[0])
+		missing(v, "disk: the job read nothing from a block device (page cache, network or tmpfs)");
+	missing(v, "tracer: no per-file I/O (opens per sample, request sizes per file) yet");
+}
+
+/* Step-time shares, from the steps when there are any, else from the GPU. */
+static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckpt, double *epoch,
+		   double *steady)
+{
+	*ckpt = *epoch = 0;
+	*steady = NAN;
+	if (m->have_steps && m->loop_s > 0) {
+		v->input_bound_fraction = (m->wait_s + m->epoch_end_s) / m->loop_s;
+		*ckpt = m->checkpoint_s / m->loop_s;
+		*epoch = (m->epoch_start_excess_s + m->epoch_end_s) / m->loop_s;
+		if (*epoch > v->input_bound_fraction)
+			*epoch = v->input_bound_fraction;
+		*steady = v->input_bound_fraction - *epoch;
+		v->accelerator_idle_fraction = v->input_bound_fraction + *ckpt;
+		snprintf(v->basis, sizeof v->basis, "steps");
+	} else if (m->have_gpu) {
+		v->input_bound_fraction = 1 - m->gpu_busy;
+		v->accelerator_idle_fraction = v->input_bound_fraction;
+		*steady = v->input_bound_fraction;
+		snprintf(v->basis, sizeof v->basis, "gpu");
+	} else {
+		snprintf(v->basis, sizeof v->basis, "system signals");
+	}
+}
+
+static void add_findings(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v,
+			 double ckpt, double epoch, double steady, double *clarity, enum fs_verdict_id *cause)
+{
+	char a[32];
+	bool know_idle = isfinite(v->input_bound_fraction);
+	struct fs_finding tmp = {0};
+	*cause = classify(m, t, know_idle, &tmp, clarity);
+	if (*cause != FS_VERDICT_UNDETERMINED && (!know_idle || steady >= t->finding_min_share)) {
+		struct fs_finding *f = finding(v, *cause, know_idle ? steady : NAN);
+		if (f) {
+			f->nev = tmp.nev;
+			memcpy(f->ev, tmp.ev, sizeof tmp.ev);
+			if (!know_idle)
+				f->severity = *clarity;
+		}
+	}
+	bool ckpt_idle = !m->have_gpu || isnan(m->gpu_busy_in_checkpoints) ||
+			 m->gpu_busy_in_checkpoints < t->checkpoint_gpu_idle;
+	if (ckpt >= t->finding_min_share && ckpt_idle) {
+		struct fs_finding *f = finding(v, FS_VERDICT_CHECKPOINT_STALL, ckpt);
+		if (f) {
+			EV(f, "checkpoint_share", ckpt, "fraction", "phases",
+			   "%ld checkpoints took %s, %.0f%% of the loop's time", m->checkpoints,
+			   fs_fmt_time(a, 32, m->checkpoint_s), 100 * ckpt);
+			EV(f, "gpu_util_in_checkpoints_pct", m->gpu_busy_in_checkpoints, "%", "gpu",
+			   "accelerator busy %.0f%% during them", m->gpu_busy_in_checkpoints);
+		}
+	}
+	double per_epoch = m->epoch_starts > 0 ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN;
+	if (epoch >= t->finding_min_share && per_epoch >= t->epoch_start_min_s) {
+		struct fs_finding *f = finding(v, FS_VERDICT_EPOCH_START, epoch);
+		if (f) {
+			EV(f, "epoch_boundary_share", epoch, "fraction", "steps",
+			   "epoch boundaries cost %s each (%ld epochs), %.0f%% of the loop's time",
+			   fs_fmt_time(a, 32, per_epoch), m->epochs, 100 * epoch);
+			EV(f, "epoch_end_s", m->epoch_end_s, "s", "phases", "ending epochs (worker shutdown) took %s in all",
+			   fs_fmt_time(a, 32, m->epoch_end_s));
+		}
+	}
+}
+
+static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v,
+			 double clarity)
+{
+	double idle = v->accelerator_idle_fraction;
+	if (isfinite(idle) && idle < t->input_bound_min) {
+		v->primary = FS_VERDICT_COMPUTE_BOUND;
+		v->confidence = (m->have_steps ? 0.9 : 0.75) * (1 - idle / t->input_bound_min * 0.5);
+		return;
+	}
+	int best = -1;
+	for (int i = 0; i < v->nfind; i++)
+		if (best < 0 || v->find[i].severity > v->find[best].severity)
+			best = i;
+	if (best < 0) {
+		v->primary = FS_VERDICT_UNDETERMINED;
+		v->confidence = 0;
+		return;
+	}
+	v->primary = v->find[best].id;
+	double base = m->have_steps ? 0.9 : (m->have_gpu ? 0.75 : 0.5);
+	double runner_up = 0;
+	for (int i = 0; i < v->nfind; i++)
+		if (i != best && v->find[i].severity > runner_up)
+			runner_up = v->find[i].severity;
+	double margin = v->find[best].severity > 0 ? 1 - runner_up / v->find[best].severity : 0;
+	if (v->primary != FS_VERDICT_CHECKPOINT_STALL && v->primary != FS_VERDICT_EPOCH_START)
+		margin = fmin(margin, clarity);
+	v->confidence = base * (0.5 + 0.5 * fmax(0, fmin(1, margin)));
+	/* The verdict's own evidence: the headline number, then its finding's. */
+	for (int i = 0; i < v->find[best].nev && v->nev < FS_MAX_EVIDENCE; i++)
+		v->ev[v->nev++] = v->find[best].ev[i];
+}
+
+void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->input_bound_fraction = v->accelerator_idle_fraction = v->predicted_speedup = NAN;
+	list_missing(m, v);
+	double ckpt, epoch, steady, clarity;
+	shares(m, v, &ckpt, &epoch, &steady);
+	enum fs_verdict_id cause;
+	add_findings(m, t, v, ckpt, epoch, steady, &clarity, &cause);
+	char a[32], b[32];
+	if (m->have_steps)
+		fs_evidence_add(v->ev, &v->nev, "input_wait_share", v->input_bound_fraction, "fraction", "steps",
+				"the loop waited for data %.0f%% of its time (%ld steps: mean wait %s, compute %s)",
+				100 * v->input_bound_fraction, m->steps,
+				fs_fmt_time(a, 32, m->wait_s / (double)m->steps),
+				fs_fmt_time(b, 32, m->compute_s / (double)m->steps));
+	if (m->have_gpu)
+		fs_evidence_add(v->ev, &v->nev, "accelerator_busy", m->gpu_busy, "fraction", "gpu",
+				"accelerator busy %.0f%% of the time (%d GPU%s)", 100 * m->gpu_busy, m->ngpus,
+				m->ngpus == 1 ? "" : "s");
+	pick_primary(m, t, v, clarity);
+	fs_recommend(m, t, v);
+}

@@ -1,0 +1,124 @@
+#include <math.h>
+
+#include "render/verdict.h"
+#include "util/json.h"
+
+static void evidence(struct fs_json *j, const struct fs_evidence *ev, int n)
+{
+	fs_json_array(j, "evidence");
+	for (int i = 0; i < n; i++) {
+		fs_json_object(j, NULL);
+		fs_json_string(j, "metric", ev[i].metric);
+		fs_json_number(j, "value", ev[i].value);
+		fs_json_string(j, "unit", ev[i].unit);
+		fs_json_string(j, "source", ev[i].source);
+		fs_json_string(j, "text", ev[i].text);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+}
+
+static void states(struct fs_json *j, const char *key, const struct fs_states *s)
+{
+	fs_json_object(j, key);
+	fs_json_number(j, "blocked_io_share", s->blocked);
+	fs_json_number(j, "running_share", s->running);
+	fs_json_number(j, "sleeping_share", s->sleeping);
+	fs_json_number(j, "cpu_cores", s->cpu_cores);
+	fs_json_number(j, "run_wait_threads", s->run_wait);
+	fs_json_int(j, "processes", s->procs);
+	fs_json_end(j);
+}
+
+static void metrics(struct fs_json *j, const struct fs_metrics *m)
+{
+	fs_json_object(j, "metrics");
+	fs_json_number(j, "duration_s", m->duration_s);
+	fs_json_int(j, "ncpu", m->ncpu);
+	fs_json_string(j, "loader", m->loader[0] ? m->loader : NULL);
+	fs_json_int(j, "steps", m->steps);
+	fs_json_int(j, "epochs", m->epochs);
+	fs_json_number(j, "wait_s", m->wait_s);
+	fs_json_number(j, "compute_s", m->compute_s);
+	fs_json_number(j, "epoch_end_s", m->epoch_end_s);
+	fs_json_number(j, "epoch_start_excess_s", m->epoch_start_excess_s);
+	fs_json_number(j, "checkpoint_s", m->checkpoint_s);
+	fs_json_int(j, "checkpoints", m->checkpoints);
+	fs_json_int(j, "num_workers", m->num_workers);
+	fs_json_int(j, "batch_size", m->batch_size);
+	fs_json_number(j, "gpu_busy", m->gpu_busy);
+	fs_json_int(j, "gpus", m->ngpus);
+	states(j, "loaders", &m->loaders);
+	states(j, "main", &m->main);
+	fs_json_bool(j, "loaders_are_main", m->loaders_are_main);
+	fs_json_number(j, "job_cpu_cores", m->job_cpu_cores);
+	fs_json_number(j, "loader_rchar_bytes", m->loader_rchar_bytes);
+	fs_json_number(j, "loader_read_bytes", m->loader_read_bytes);
+	fs_json_number(j, "cgroup_quota_cores", m->cg_quota_cores);
+	fs_json_number(j, "cgroup_throttled_pct", m->cg_throttled_pct);
+	fs_json_number(j, "cgroup_mem_limit_bytes", m->cg_mem_limit_bytes);
+	fs_json_number(j, "cgroup_mem_usage_max_bytes", m->cg_mem_usage_max_bytes);
+	fs_json_number(j, "cpu_busy_pct", m->cpu_busy_pct);
+	fs_json_number(j, "cpu_iowait_pct", m->cpu_iowait_pct);
+	fs_json_number(j, "psi_cpu_some_pct", m->psi_cpu);
+	fs_json_number(j, "psi_io_some_pct", m->psi_io);
+	fs_json_number(j, "psi_io_full_pct", m->psi_io_full);
+	fs_json_number(j, "psi_memory_some_pct", m->psi_mem);
+	fs_json_number(j, "mem_available_min_bytes", m->mem_available_min_bytes);
+	fs_json_number(j, "page_cache_max_bytes", m->cached_max_bytes);
+	fs_json_number(j, "major_faults_per_s", m->majflt_per_s);
+	fs_json_number(j, "dentries_growth", m->dentries_growth);
+	fs_json_string(j, "disk", m->disk[0] ? m->disk : NULL);
+	fs_json_number(j, "disk_read_bytes_per_s", m->disk_read_bytes_per_s);
+	fs_json_number(j, "disk_util_pct", m->disk_util_pct);
+	fs_json_number(j, "disk_read_request_bytes", m->disk_req_bytes);
+	fs_json_number(j, "disk_read_await_ms", m->disk_await_ms);
+	fs_json_number(j, "disk_queue_depth", m->disk_queue_depth);
+	fs_json_string(j, "nic", m->nic[0] ? m->nic : NULL);
+	fs_json_number(j, "nic_rx_bytes_per_s", m->nic_rx_bytes_per_s);
+	fs_json_number(j, "nfs_read_rtt_ms", m->nfs_rtt_ms);
+	fs_json_end(j);
+}
+
+void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
+{
+	struct fs_json j;
+	fs_json_init(&j, out);
+	fs_json_object(&j, NULL);
+	fs_json_object(&j, "verdict");
+	fs_json_string(&j, "primary", fs_verdict_name(v->primary));
+	fs_json_number(&j, "input_bound_fraction", v->input_bound_fraction);
+	fs_json_number(&j, "accelerator_idle_fraction", v->accelerator_idle_fraction);
+	fs_json_number(&j, "confidence", v->confidence);
+	fs_json_number(&j, "predicted_speedup", v->predicted_speedup);
+	fs_json_string(&j, "speedup_cap", v->speedup_cap[0] ? v->speedup_cap : NULL);
+	fs_json_string(&j, "basis", v->basis);
+	evidence(&j, v->ev, v->nev);
+	fs_json_array(&j, "recommendations");
+	for (int i = 0; i < v->nrec; i++) {
+		fs_json_object(&j, NULL);
+		fs_json_string(&j, "knob", v->rec[i].knob);
+		fs_json_string(&j, "current", v->rec[i].current);
+		fs_json_string(&j, "suggested", v->rec[i].suggested);
+		fs_json_string(&j, "why", v->rec[i].why);
+		fs_json_end(&j);
+	}
+	fs_json_end(&j);
+	fs_json_end(&j);
+	fs_json_array(&j, "findings");
+	for (int i = 0; i < v->nfind; i++) {
+		fs_json_object(&j, NULL);
+		fs_json_string(&j, "id", fs_verdict_name(v->find[i].id));
+		fs_json_number(&j, "severity", v->find[i].severity);
+		fs_json_number(&j, "fraction_of_time", v->find[i].fraction_of_time);
+		evidence(&j, v->find[i].ev, v->find[i].nev);
+		fs_json_end(&j);
+	}
+	fs_json_end(&j);
+	fs_json_array(&j, "signals_missing");
+	for (int i = 0; i < v->nmissing; i++)
+		fs_json_string(&j, NULL, v->missing[i]);
+	fs_json_end(&j);
+	metrics(&j, m);
+	fs_json_end(&j);
+}

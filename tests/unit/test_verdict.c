@@ -1,0 +1,283 @@
+/* The diagnosis as a pure function: hand-made metrics for each kind of
+ * bottleneck give the expected verdict id, shares, speedup and knobs. */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/verdict.h"
+#include "check.h"
+
+/* A 60 s run of 1000 steps with two DataLoader workers on 4 cores; steps
+ * and GPU present; nothing unusual. Each case changes what it needs. */
+static struct fs_metrics base(void)
+{
+	struct fs_metrics m;
+	memset(&m, 0, sizeof m);
+	strcpy(m.mode, "run");
+	m.duration_s = 60;
+	m.interval_s = 0.1;
+	m.ncpu = 4;
+	m.mem_total_bytes = 16e9;
+	m.have_steps = true;
+	strcpy(m.loader, "train");
+	m.steps = 1000;
+	m.epochs = 2;
+	m.wait_s = 2;       /* 2 ms per step */
+	m.compute_s = 50;   /* 50 ms per step */
+	m.loop_s = 52;
+	m.epoch_start_excess_s = 0;
+	m.epoch_starts = 1;
+	m.checkpoint_every_steps = NAN;
+	m.num_workers = 2;
+	m.batch_size = 32;
+	m.prefetch_factor = 2;
+	strcpy(m.persistent_workers, "false");
+	strcpy(m.pin_memory, "true");
+	m.have_gpu = true;
+	m.ngpus = 1;
+	m.gpu_busy = 0.95;
+	m.gpu_busy_in_checkpoints = NAN;
+	m.pcie_rx_max_bytes_per_s = NAN;
+	m.have_job = true;
+	m.loaders = (struct fs_states){.blocked = 0.05, .running = 0.15, .sleeping = 0.80, .cpu_cores = 0.3,
+				       .run_wait = 0, .samples = 1200, .procs = 2};
+	m.main = (struct fs_states){.blocked = 0, .running = 0.1, .sleeping = 0.9, .cpu_cores = 0.1,
+				    .run_wait = 0, .samples = 600, .procs = 1};
+	m.job_cpu_cores = 0.4;
+	m.loader_rchar_bytes = 10e9;
+	m.loader_read_bytes = 1e9;
+	m.job_read_bytes = 1e9;
+	m.cg_quota_cores = NAN;
+	m.cg_throttled_pct = 0;
+	m.cg_mem_limit_bytes = NAN;
+	m.cg_mem_usage_max_bytes = NAN;
+	m.cpu_busy_pct = 20;
+	m.cpu_iowait_pct = 1;
+	m.psi_cpu = 1;
+	m.psi_io = 2;
+	m.psi_io_full = 1;
+	m.psi_mem = 0;
+	m.mem_available_min_bytes = 10e9;
+	m.cached_max_bytes = 4e9;
+	m.majflt_per_s = 1;
+	m.dentries_growth = 100;
+	strcpy(m.disk, "nvme0n1");
+	m.disk_read_bytes_per_s = 20e6;
+	m.disk_util_pct = 10;
+	m.disk_req_bytes = 256 * 1024;
+	m.disk_await_ms = 0.5;
+	m.disk_iops = 80;
+	m.disk_queue_depth = 0.1;
+	m.disk_read_bytes = 1e9;
+	m.nic_rx_bytes_per_s = NAN;
+	m.nic_speed_bytes_per_s = NAN;
+	m.tcp_retrans_per_s = 0;
+	m.nfs_read_ops_per_s = NAN;
+	m.nfs_rtt_ms = NAN;
+	return m;
+}
+
+/* Make the loop wait `wait_ms` per step of `compute_ms`. */
+static void waits(struct fs_metrics *m, double wait_ms, double compute_ms)
+{
+	m->wait_s = wait_ms * (double)m->steps / 1000;
+	m->compute_s = compute_ms * (double)m->steps / 1000;
+	m->loop_s = m->wait_s + m->compute_s + m->epoch_end_s;
+	m->duration_s = m->loop_s;
+	m->gpu_busy = compute_ms / (wait_ms + compute_ms);
+}
+
+static struct fs_verdict diagnose(const struct fs_metrics *m)
+{
+	struct fs_verdict v;
+	fs_diagnose(m, &fs_thresholds, &v);
+	return v;
+}
+
+static bool has_knob(const struct fs_verdict *v, const char *knob)
+{
+	for (int i = 0; i < v->nrec; i++)
+		if (!strcmp(v->rec[i].knob, knob))
+			return true;
+	return false;
+}
+
+static const struct fs_recommendation *knob(const struct fs_verdict *v, const char *k)
+{
+	for (int i = 0; i < v->nrec; i++)
+		if (!strcmp(v->rec[i].knob, k))
+			return &v->rec[i];
+	return NULL;
+}
+
+static void test_compute_bound(void)
+{
+	struct fs_metrics m = base();
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "compute_bound");
+	CHECK_NEAR(v.input_bound_fraction, 2.0 / 52, 1e-9);
+	CHECK(v.confidence > 0.5);
+	CHECK_NEAR(v.predicted_speedup, 52.0 / 50, 1e-9);
+	CHECK_INT(v.nrec, 0);
+}
+
+static void test_storage(void)
+{
+	struct fs_metrics m = base();
+	waits(&m, 75, 50); /* 60% waiting */
+	m.loaders.blocked = 0.8;
+	m.loaders.running = 0.1;
+	m.loaders.sleeping = 0.1;
+	m.disk_util_pct = 95;
+	m.psi_io = 70;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	CHECK_NEAR(v.input_bound_fraction, 0.6, 1e-9);
+	CHECK_NEAR(v.predicted_speedup, 125.0 / 50, 1e-9);
+	CHECK(has_knob(&v, "storage"));
+	CHECK(v.nev >= 3);
+
+	m.disk_req_bytes = 4096; /* the same, in small reads */
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+	CHECK(has_knob(&v, "access pattern"));
+	CHECK(knob(&v, "num_workers") && !strcmp(knob(&v, "num_workers")->suggested, "4"));
+
+	m.dentries_growth = 40000; /* 32000 samples, 1.25 new names each */
+	m.loader_rchar_bytes = 32000 * 3000.0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "metadata");
+	CHECK(has_knob(&v, "dataset layout"));
+
+	m = base();
+	waits(&m, 75, 50);
+	m.loaders.blocked = 0.8;
+	m.loaders.running = 0.1;
+	m.loaders.sleeping = 0.1;
+	m.cg_mem_limit_bytes = 512e6;
+	m.cg_mem_usage_max_bytes = 510e6;
+	m.loader_read_bytes = 0.9 * m.loader_rchar_bytes;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "memory_pressure");
+	CHECK(has_knob(&v, "memory limit"));
+}
+
+static void test_cpu(void)
+{
+	struct fs_metrics m = base();
+	waits(&m, 50, 50);
+	m.loaders.running = 0.9;
+	m.loaders.blocked = 0.02;
+	m.loaders.sleeping = 0.08;
+	m.loaders.cpu_cores = 1.0;
+	m.cg_quota_cores = 1.0;
+	m.cg_throttled_pct = 60;
+	m.cpu_busy_pct = 30;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
+	CHECK(has_knob(&v, "cgroup CPU quota"));
+	CHECK(has_knob(&v, "transforms"));
+	/* loaders need 1 core x 100 s / 1000 steps = 100 ms of CPU per step;
+	 * 3.9 cores are left: the floor (26 ms) is below compute (50 ms): 2x */
+	CHECK_NEAR(v.predicted_speedup, 2.0, 1e-9);
+
+	/* all 4 cores saturated by the loaders: the CPU caps the speedup */
+	m.cg_throttled_pct = 0;
+	m.cg_quota_cores = NAN;
+	m.loaders.cpu_cores = 3.9;
+	m.cpu_busy_pct = 99;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
+	CHECK(v.speedup_cap[0] != '\0');
+	CHECK(v.predicted_speedup < 1.1);
+}
+
+static void test_parallelism(void)
+{
+	struct fs_metrics m = base();
+	waits(&m, 150, 50);
+	m.num_workers = 1;
+	m.loaders.sleeping = 0.95;
+	m.loaders.running = 0.04;
+	m.loaders.blocked = 0.01;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "loader_parallelism");
+	const struct fs_recommendation *r = knob(&v, "num_workers");
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_STR(r->current, "1");
+		CHECK_STR(r->suggested, "4"); /* 1 x 200 ms / 50 ms */
+	}
+	CHECK_NEAR(v.predicted_speedup, 4.0, 1e-9);
+
+	/* The same idle loaders without steps or GPU: an idle pipeline is not a
+	 * finding; the verdict says it cannot tell. */
+	m.have_steps = false;
+	m.have_gpu = false;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "undetermined");
+	CHECK(isnan(v.input_bound_fraction));
+	CHECK(v.nmissing >= 2);
+}
+
+static void test_checkpoint_and_epochs(void)
+{
+	struct fs_metrics m = base();
+	m.compute_s = 50 + 20; /* checkpoints are inside the loop's compute */
+	m.checkpoint_s = 20;
+	m.checkpoints = 10;
+	m.checkpoint_every_steps = 100;
+	m.loop_s = m.wait_s + m.compute_s;
+	m.gpu_busy_in_checkpoints = 0;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
+	CHECK_NEAR(v.predicted_speedup, 72.0 / 52, 1e-9);
+	CHECK(has_knob(&v, "checkpointing"));
+
+	m = base();
+	m.epochs = 10;
+	m.epoch_starts = 9;
+	m.epoch_start_excess_s = 9 * 2.0; /* 2 s per epoch start */
+	m.epoch_end_s = 9 * 0.5;
+	m.wait_s = 2 + m.epoch_start_excess_s;
+	m.loop_s = m.wait_s + m.compute_s + m.epoch_end_s;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "epoch_start");
+	const struct fs_recommendation *r = knob(&v, "persistent_workers");
+	CHECK(r && !strcmp(r->current, "false") && !strcmp(r->suggested, "true"));
+}
+
+static void test_no_steps(void)
+{
+	/* hook off: the GPU says how idle the accelerator was */
+	struct fs_metrics m = base();
+	m.have_steps = false;
+	m.steps = 0;
+	m.gpu_busy = 0.3;
+	m.loaders.blocked = 0.85;
+	m.loaders.running = 0.05;
+	m.loaders.sleeping = 0.1;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	CHECK_NEAR(v.input_bound_fraction, 0.7, 1e-9);
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.3, 1e-9);
+	CHECK_STR(v.basis, "gpu");
+
+	/* neither: states and the disk alone; the fraction is unknown */
+	m.have_gpu = false;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	CHECK(isnan(v.input_bound_fraction));
+	CHECK(isnan(v.predicted_speedup));
+	CHECK(v.confidence < 0.6);
+}
+
+int main(void)
+{
+	test_compute_bound();
+	test_storage();
+	test_cpu();
+	test_parallelism();
+	test_checkpoint_and_epochs();
+	test_no_steps();
+	return check_exit("test_verdict");
+}
