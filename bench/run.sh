@@ -18,3 +18,12 @@ if [ -f tests/python/bench_hook.py ]; then
 	"$fs" run -q -f --no-hook -o "$b/hook_cost.db" -- /usr/bin/python3 tests/python/bench_hook.py
 	/usr/bin/python3 tests/python/bench_hook.py
 fi
+echo
+echo "== feedscope report on a 1-hour run recorded at 0.1 s (synthetic, tests/tools/synth_run)"
+"$b/tests/synth_run" "$b/hour.db" 3600
+for fmt in text json; do
+	start=$(date +%s.%N)
+	"$fs" report --format $fmt "$b/hour.db" >/dev/null
+	end=$(date +%s.%N)
+	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
+done

@@ -1,49 +1,17 @@
 #include "analysis/summary.h"
 
+#include "analysis/query.h"
+
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One number from a query (first column of the first row); NaN if the query
- * returns nothing, NULL, or fails. */
-static double q1(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	double v = NAN;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NAN;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static void meta(sqlite3 *db, const char *key, char *out, size_t cap)
-{
-	sqlite3_stmt *st;
-	out[0] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
-static double meta_num(sqlite3 *db, const char *key)
-{
-	char v[64];
-	meta(db, key, v, sizeof v);
-	return v[0] ? atof(v) : NAN;
-}
-
-static void load_skipped(sqlite3 *db, struct fs_summary *s)
+static void load_skipped(struct fs_q *q, struct fs_summary *s)
 {
 	sqlite3_stmt *st;
 	size_t n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT substr(key, 8), value FROM meta WHERE key LIKE 'source.%' "
+	if (sqlite3_prepare_v2(q->db, "SELECT substr(key, 8), value FROM meta WHERE key LIKE 'source.%' "
 				   "AND value != 'ok' ORDER BY key", -1, &st, NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW && n < sizeof s->skipped) {
@@ -60,7 +28,7 @@ static void load_skipped(sqlite3 *db, struct fs_summary *s)
 	sqlite3_finalize(st);
 }
 
-static void load_disks(sqlite3 *db, struct fs_summary *s)
+static void load_disks(struct fs_q *q, struct fs_summary *s)
 {
 	sqlite3_stmt *st;
 	const char *sql =
@@ -71,7 +39,7 @@ static void load_disks(sqlite3 *db, struct fs_summary *s)
 		" FROM disk d JOIN ticks k ON k.t = d.t GROUP BY d.device"
 		" HAVING sum(d.read_bytes_per_s + d.write_bytes_per_s) > 0 OR max(d.util_pct) > 0"
 		" ORDER BY sum(d.read_bytes_per_s + d.write_bytes_per_s) DESC, max(d.util_pct) DESC LIMIT 3";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
 	while (s->ndisks < FS_SUMMARY_DISKS && sqlite3_step(st) == SQLITE_ROW) {
 		struct fs_summary_disk *d = &s->disks[s->ndisks++];
@@ -86,11 +54,11 @@ static void load_disks(sqlite3 *db, struct fs_summary *s)
 	sqlite3_finalize(st);
 }
 
-static void load_net(sqlite3 *db, struct fs_summary *s)
+static void load_net(struct fs_q *q, struct fs_summary *s)
 {
 	sqlite3_stmt *st;
 	s->net_rx_bytes_per_s = s->net_tx_bytes_per_s = NAN;
-	if (sqlite3_prepare_v2(db, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
+	if (sqlite3_prepare_v2(q->db, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
 				   " WHERE iface != 'lo' GROUP BY iface"
 				   " HAVING sum(rx_bytes_per_s + tx_bytes_per_s) > 0"
 				   " ORDER BY sum(rx_bytes_per_s + tx_bytes_per_s) DESC LIMIT 1",
@@ -104,36 +72,35 @@ static void load_net(sqlite3 *db, struct fs_summary *s)
 	sqlite3_finalize(st);
 }
 
-static void load_job(sqlite3 *db, struct fs_summary *s)
+static void load_job(struct fs_q *q, struct fs_summary *s)
 {
-	s->job_procs_max = (long)q1(db, "SELECT max(n) FROM (SELECT count(*) n FROM proc GROUP BY t)");
-	s->job_threads_max = (long)q1(db, "SELECT max(n) FROM (SELECT sum(threads) n FROM proc GROUP BY t)");
-	s->job_cpu_pct = q1(db, "SELECT avg(c) FROM (SELECT sum(cpu_pct) c FROM proc GROUP BY t)");
-	const char *share = "SELECT 100.0 * sum(%s) / nullif(sum(running + blocked_io + sleeping"
-			    " + coalesce(other, 0)), 0) FROM proc%s";
-	char sql[512];
-	const char *cols[] = {"running", "blocked_io", "sleeping", "coalesce(other, 0)"};
-	double *all[] = {&s->thr_running, &s->thr_blocked, &s->thr_sleeping, &s->thr_other};
-	double *wrk[] = {&s->wrk_running, &s->wrk_blocked, &s->wrk_sleeping};
-	for (int i = 0; i < 4; i++) {
-		snprintf(sql, sizeof sql, share, cols[i], "");
-		*all[i] = q1(db, sql);
-		if (i < 3) {
-			snprintf(sql, sizeof sql, share, cols[i], " WHERE role = 'worker'");
-			*wrk[i] = q1(db, sql);
-		}
-	}
-	s->job_read_bytes = q1(db, "SELECT sum(p.read_bytes_per_s * k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t");
-	s->job_rchar = q1(db, "SELECT sum(p.rchar_per_s * k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t");
+	double procs, threads, cpu;
+	fs_q_row(q, "SELECT max(n), max(th), avg(c) FROM (SELECT count(*) n, sum(threads) th, sum(cpu_pct) c"
+		    " FROM proc GROUP BY t)", 3, &procs, &threads, &cpu);
+	s->job_procs_max = isnan(procs) ? 0 : (long)procs;
+	s->job_threads_max = isnan(threads) ? 0 : (long)threads;
+	s->job_cpu_pct = cpu;
+	/* thread-state shares, all processes and workers only */
+	fs_q_row(q, "SELECT 100.0 * sum(running) / nullif(sum(tot), 0), 100.0 * sum(blocked_io) / nullif(sum(tot), 0),"
+		    " 100.0 * sum(sleeping) / nullif(sum(tot), 0), 100.0 * sum(oth) / nullif(sum(tot), 0),"
+		    " 100.0 * sum(w * running) / nullif(sum(w * tot), 0), 100.0 * sum(w * blocked_io) / nullif(sum(w * tot), 0),"
+		    " 100.0 * sum(w * sleeping) / nullif(sum(w * tot), 0)"
+		    " FROM (SELECT running, blocked_io, sleeping, coalesce(other, 0) oth,"
+		    " running + blocked_io + sleeping + coalesce(other, 0) tot, role = 'worker' w FROM proc)",
+		 7, &s->thr_running, &s->thr_blocked, &s->thr_sleeping, &s->thr_other, &s->wrk_running,
+		 &s->wrk_blocked, &s->wrk_sleeping);
+	fs_q_row(q, "SELECT sum(p.read_bytes_per_s * k.dt_s), sum(p.rchar_per_s * k.dt_s) FROM proc p"
+		    " JOIN ticks k ON k.t = p.t", 2, &s->job_read_bytes, &s->job_rchar);
 }
 
-static void load_gpu(sqlite3 *db, struct fs_summary *s)
+static void load_gpu(struct fs_q *q, struct fs_summary *s)
 {
-	s->ngpus = (int)q1(db, "SELECT count(DISTINCT gpu) FROM gpu");
-	s->gpu_util = q1(db, "SELECT avg(util_pct) FROM gpu");
-	s->gpu_mem_used_max = q1(db, "SELECT max(mem_used_bytes) FROM gpu");
+	double n;
+	fs_q_row(q, "SELECT count(DISTINCT gpu), avg(util_pct), max(mem_used_bytes) FROM gpu", 3, &n, &s->gpu_util,
+		 &s->gpu_mem_used_max);
+	s->ngpus = isnan(n) ? 0 : (int)n;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) ==
+	if (sqlite3_prepare_v2(q->db, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) ==
 	    SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
 			snprintf(s->gpu_name, sizeof s->gpu_name, "%s",
@@ -142,10 +109,10 @@ static void load_gpu(sqlite3 *db, struct fs_summary *s)
 	}
 }
 
-static void load_steps(sqlite3 *db, struct fs_summary *s)
+static void load_steps(struct fs_q *q, struct fs_summary *s)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
+	if (sqlite3_prepare_v2(q->db, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
 				   " FROM steps GROUP BY loader ORDER BY count(*) DESC LIMIT 3",
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nloaders < FS_SUMMARY_LOADERS && sqlite3_step(st) == SQLITE_ROW) {
@@ -158,7 +125,7 @@ static void load_steps(sqlite3 *db, struct fs_summary *s)
 		}
 		sqlite3_finalize(st);
 	}
-	if (sqlite3_prepare_v2(db, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
+	if (sqlite3_prepare_v2(q->db, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
 				   " GROUP BY name ORDER BY sum(t_end - t_start) DESC LIMIT 3",
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nphases < FS_SUMMARY_PHASES && sqlite3_step(st) == SQLITE_ROW) {
@@ -169,56 +136,46 @@ static void load_steps(sqlite3 *db, struct fs_summary *s)
 		}
 		sqlite3_finalize(st);
 	}
-	meta(db, "hook", s->hook, sizeof s->hook);
+	fs_q_meta(q, "hook", s->hook, sizeof s->hook);
 }
 
 int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
-	sqlite3 *db;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
-		sqlite3_close(db);
+	struct fs_q q;
+	if (fs_q_open(&q, path, err, errlen) < 0)
 		return -1;
-	}
-	if (isnan(q1(db, "SELECT count(*) FROM meta"))) {
-		snprintf(err, errlen, "%s: not a feedscope run file", path);
-		sqlite3_close(db);
-		return -1;
-	}
-	meta(db, "mode", s->mode, sizeof s->mode);
-	meta(db, "command", s->command, sizeof s->command);
-	s->pid = (int)meta_num(db, "pid");
-	s->duration_s = meta_num(db, "duration_s");
-	s->interval_s = meta_num(db, "interval_s");
-	s->ticks = (long)q1(db, "SELECT count(*) FROM ticks");
-	double code = meta_num(db, "exit_code");
+	fs_q_meta(&q, "mode", s->mode, sizeof s->mode);
+	fs_q_meta(&q, "command", s->command, sizeof s->command);
+	s->pid = (int)fs_q_meta_num(&q, "pid");
+	s->duration_s = fs_q_meta_num(&q, "duration_s");
+	s->interval_s = fs_q_meta_num(&q, "interval_s");
+	double ticks, code = fs_q_meta_num(&q, "exit_code");
+	fs_q_row(&q, "SELECT count(*) FROM ticks", 1, &ticks);
+	s->ticks = (long)ticks;
 	s->has_exit = !isnan(code);
 	s->exit_code = s->has_exit ? (int)code : 0;
-	load_skipped(db, s);
+	load_skipped(&q, s);
 
-	s->cpu_user = q1(db, "SELECT avg(user_pct + coalesce(nice_pct, 0)) FROM cpu");
-	s->cpu_system = q1(db, "SELECT avg(system_pct) FROM cpu");
-	s->cpu_iowait = q1(db, "SELECT avg(iowait_pct) FROM cpu");
-	s->cpu_idle = q1(db, "SELECT avg(idle_pct) FROM cpu");
-	s->cpu_steal = q1(db, "SELECT avg(steal_pct) FROM cpu");
-	s->psi_cpu_some = q1(db, "SELECT avg(some_pct) FROM psi WHERE resource = 'cpu'");
-	s->psi_io_some = q1(db, "SELECT avg(some_pct) FROM psi WHERE resource = 'io'");
-	s->psi_io_full = q1(db, "SELECT avg(full_pct) FROM psi WHERE resource = 'io'");
-	s->psi_mem_some = q1(db, "SELECT avg(some_pct) FROM psi WHERE resource = 'memory'");
-	s->psi_mem_full = q1(db, "SELECT avg(full_pct) FROM psi WHERE resource = 'memory'");
-	s->mem_available_min = q1(db, "SELECT min(available_bytes) FROM mem");
-	s->mem_cached_max = q1(db, "SELECT max(cached_bytes) FROM mem");
-	s->majflt_per_s = q1(db, "SELECT avg(majflt_per_s) FROM mem");
+	fs_q_row(&q, "SELECT avg(user_pct + coalesce(nice_pct, 0)), avg(system_pct), avg(iowait_pct), avg(idle_pct),"
+		     " avg(steal_pct) FROM cpu", 5, &s->cpu_user, &s->cpu_system, &s->cpu_iowait, &s->cpu_idle,
+		 &s->cpu_steal);
+	fs_q_row(&q, "SELECT avg(CASE WHEN resource = 'cpu' THEN some_pct END),"
+		     " avg(CASE WHEN resource = 'io' THEN some_pct END), avg(CASE WHEN resource = 'io' THEN full_pct END),"
+		     " avg(CASE WHEN resource = 'memory' THEN some_pct END),"
+		     " avg(CASE WHEN resource = 'memory' THEN full_pct END) FROM psi",
+		 5, &s->psi_cpu_some, &s->psi_io_some, &s->psi_io_full, &s->psi_mem_some, &s->psi_mem_full);
+	fs_q_row(&q, "SELECT min(available_bytes), max(cached_bytes), avg(majflt_per_s) FROM mem", 3,
+		 &s->mem_available_min, &s->mem_cached_max, &s->majflt_per_s);
 
-	load_disks(db, s);
-	load_net(db, s);
-	load_job(db, s);
-	load_gpu(db, s);
-	load_steps(db, s);
-	s->recorder_cpu_s = meta_num(db, "recorder_cpu_s");
-	s->recorder_cpu_start_s = meta_num(db, "recorder_cpu_start_s");
-	s->recorder_sample_us = meta_num(db, "recorder_sample_us");
-	sqlite3_close(db);
+	load_disks(&q, s);
+	load_net(&q, s);
+	load_job(&q, s);
+	load_gpu(&q, s);
+	load_steps(&q, s);
+	s->recorder_cpu_s = fs_q_meta_num(&q, "recorder_cpu_s");
+	s->recorder_cpu_start_s = fs_q_meta_num(&q, "recorder_cpu_start_s");
+	s->recorder_sample_us = fs_q_meta_num(&q, "recorder_sample_us");
+	fs_q_close(&q);
 	return 0;
 }

@@ -49,6 +49,10 @@ static int create_tables(sqlite3 *db, char *err, size_t errlen)
 		if (exec(db, sql, err, errlen) < 0)
 			return -1;
 	}
+	/* Rates are integrated by joining on ticks.t; t only grows, so the
+	 * index costs little to keep. */
+	if (exec(db, "CREATE INDEX ticks_t ON ticks(t)", err, errlen) < 0)
+		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d", FS_SCHEMA_VERSION);
 	return exec(db, sql, err, errlen);
 }

@@ -1,0 +1,137 @@
+/* synth_run - write a run file the shape of a long real one, fast, for
+ * timing `feedscope report` (make bench): SECONDS of recording at 0.1 s
+ * with 2 cores, 4 PSI rows, 4 disks, 4 NICs, a main process and 4 workers,
+ * 2 cgroups, 1 GPU, a step every 50 ms and a checkpoint every 100 s.
+ *
+ *   synth_run OUT.db [SECONDS]      (default 3600) */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/store.h"
+
+static void row_real(struct fs_sink *s, enum fs_table_id t, double time, int n, const double *v)
+{
+	struct fs_row r;
+	fs_row_init(&r, t, time);
+	for (int i = 0; i < n; i++)
+		fs_row_real(&r, i + 1, v[i]);
+	fs_sink_row(s, &r);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: synth_run OUT.db [SECONDS]\n");
+		return 2;
+	}
+	double seconds = argc > 2 ? atof(argv[2]) : 3600;
+	char err[512];
+	struct fs_store *st = fs_store_create(argv[1], true, err, sizeof err);
+	if (!st) {
+		fprintf(stderr, "synth_run: %s\n", err);
+		return 1;
+	}
+	struct fs_sink *s = fs_store_sink(st);
+	fs_sink_meta(s, "mode", "run");
+	fs_sink_meta(s, "interval_s", "0.1");
+	fs_sink_meta(s, "ncpu", "2");
+	fs_sink_meta(s, "mem_bytes", "25000000000");
+	fs_sink_meta(s, "pid", "100");
+	fs_sink_meta(s, "loader.train.num_workers", "4");
+	fs_sink_meta(s, "loader.train.batch_size", "32");
+	srand(1);
+	long ticks = (long)(seconds * 10), step = 0;
+	const char *disks[] = {"vda", "loop0", "loop1", "nvme0n1"};
+	const char *nics[] = {"lo", "eth0", "ifb0", "ifb1"};
+	const char *res[] = {"cpu", "io", "memory", "irq"};
+	for (long k = 0; k < ticks; k++) {
+		double t = (double)k / 10, noise = (rand() % 100) / 100.0;
+		struct fs_row r;
+		fs_row_init(&r, FS_T_TICKS, t);
+		fs_row_real(&r, FS_TICKS_dt_s, 0.1);
+		fs_row_real(&r, FS_TICKS_sample_us, 300);
+		fs_sink_row(s, &r);
+		row_real(s, FS_T_CPU, t, 5, (double[]){40, 10, 20 * noise, 30, 0});
+		for (int c = 0; c < 2; c++) {
+			fs_row_init(&r, FS_T_CPU_CORE, t);
+			fs_row_int(&r, FS_CPU_CORE_cpu, c);
+			fs_row_real(&r, FS_CPU_CORE_busy_pct, 50 + 40 * noise);
+			fs_sink_row(s, &r);
+		}
+		for (int i = 0; i < 4; i++) {
+			fs_row_init(&r, FS_T_PSI, t);
+			fs_row_text(&r, FS_PSI_resource, res[i]);
+			fs_row_real(&r, FS_PSI_some_pct, 30 * noise);
+			fs_sink_row(s, &r);
+		}
+		if (k % 10 == 0) {
+			fs_row_init(&r, FS_T_MEM, t);
+			fs_row_int(&r, FS_MEM_available_bytes, 20000000000);
+			fs_row_int(&r, FS_MEM_cached_bytes, 3000000000);
+			fs_row_int(&r, FS_MEM_dentries, 10000 + k);
+			fs_sink_row(s, &r);
+		}
+		for (int i = 0; i < 4; i++) {
+			fs_row_init(&r, FS_T_DISK, t);
+			fs_row_text(&r, FS_DISK_device, disks[i]);
+			for (int c = FS_DISK_reads_per_s; c <= FS_DISK_write_req_bytes; c++)
+				fs_row_real(&r, c, i == 1 ? 1000 * noise * c : 0);
+			fs_sink_row(s, &r);
+			fs_row_init(&r, FS_T_NET, t);
+			fs_row_text(&r, FS_NET_iface, nics[i]);
+			for (int c = FS_NET_rx_bytes_per_s; c <= FS_NET_tx_packets_per_s; c++)
+				fs_row_real(&r, c, i == 1 ? 100 * noise : 0);
+			fs_sink_row(s, &r);
+		}
+		for (int p = 0; p < 5; p++) {
+			fs_row_init(&r, FS_T_PROC, t);
+			fs_row_int(&r, FS_PROC_pid, 100 + p);
+			fs_row_int(&r, FS_PROC_ppid, p ? 100 : 1);
+			fs_row_text(&r, FS_PROC_role, p ? "worker" : "main");
+			fs_row_text(&r, FS_PROC_comm, "python3");
+			fs_row_int(&r, FS_PROC_threads, p ? 3 : 30);
+			fs_row_int(&r, FS_PROC_running, rand() % 2);
+			fs_row_int(&r, FS_PROC_blocked_io, p && noise > 0.5);
+			fs_row_int(&r, FS_PROC_sleeping, p ? 1 : 28);
+			fs_row_real(&r, FS_PROC_cpu_pct, 50 * noise);
+			fs_row_real(&r, FS_PROC_rchar_per_s, 1e7 * noise);
+			fs_row_real(&r, FS_PROC_read_bytes_per_s, 5e6 * noise);
+			fs_sink_row(s, &r);
+		}
+		for (int c = 0; c < 2; c++) {
+			fs_row_init(&r, FS_T_CGROUP, t);
+			fs_row_text(&r, FS_CGROUP_path, c ? "/train" : "/");
+			fs_row_int(&r, FS_CGROUP_version, 1);
+			fs_row_real(&r, FS_CGROUP_throttled_pct, 0);
+			fs_sink_row(s, &r);
+		}
+		fs_row_init(&r, FS_T_GPU, t);
+		fs_row_int(&r, FS_GPU_gpu, 0);
+		fs_row_text(&r, FS_GPU_name, "NVIDIA H200");
+		fs_row_real(&r, FS_GPU_util_pct, 60 + 40 * noise);
+		fs_sink_row(s, &r);
+		for (int i = 0; i < 2; i++, step++) {
+			fs_row_init(&r, FS_T_STEPS, t + 0.05 * i);
+			fs_row_int(&r, FS_STEPS_pid, 100);
+			fs_row_text(&r, FS_STEPS_loader, "train");
+			fs_row_int(&r, FS_STEPS_epoch, step / 10000);
+			fs_row_int(&r, FS_STEPS_step, step % 10000);
+			fs_row_real(&r, FS_STEPS_wait_s, 0.02 * noise);
+			fs_row_real(&r, FS_STEPS_compute_s, 0.03);
+			fs_sink_row(s, &r);
+		}
+		if (k % 1000 == 999) {
+			fs_row_init(&r, FS_T_PHASES, 0);
+			fs_row_real(&r, FS_PHASES_t_start, t - 1);
+			fs_row_real(&r, FS_PHASES_t_end, t);
+			fs_row_int(&r, FS_PHASES_pid, 100);
+			fs_row_text(&r, FS_PHASES_name, "checkpoint");
+			fs_sink_row(s, &r);
+		}
+		if (k % 10 == 9)
+			fs_store_commit(st);
+	}
+	fs_sink_metaf(s, "duration_s", "%g", seconds);
+	printf("synth_run: %s: %llu rows, %g s at 0.1 s\n", argv[1], (unsigned long long)fs_store_rows(st), seconds);
+	return fs_store_close(st) == 0 ? 0 : 1;
+}
