@@ -4,6 +4,7 @@
 #   make test       install missing Debian packages, build, run every test
 #   make demo       record the bundled example training job and print the result
 #   make bench      print the recorder's own cost (figures, never asserted)
+#   make scenarios  the ground-truth scenario suite (root; tests/scenarios/README.md)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
 #   make install PREFIX=/usr/local
 
@@ -93,6 +94,12 @@ test: deps-test
 	$(MAKE) unit
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
 	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
+	$(MAKE) scenarios
+
+# The ground-truth scenario suite (root): real bottlenecks, real PyTorch jobs,
+# feedscope's verdict checked against each. Skipped (exit 77) when not root.
+scenarios: all $(FAKE_NVML)
+	@FEEDSCOPE_BUILD=$(BUILD) tests/scenarios/run.sh; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 asan: deps-test
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1

@@ -44,7 +44,7 @@ int fs_cmd_attach(int argc, char **argv)
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:o:i:d:fqh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:i:d:fqh", long_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			return 0;

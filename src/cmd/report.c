@@ -63,7 +63,7 @@ int fs_cmd_report(int argc, char **argv)
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:w:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

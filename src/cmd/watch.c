@@ -177,7 +177,7 @@ int fs_cmd_watch(int argc, char **argv)
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:i:n:p:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:n:p:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

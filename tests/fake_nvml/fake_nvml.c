@@ -19,6 +19,25 @@
  *   gpuN.proc=PID:SM:MEM[,PID:SM:MEM...]   empty: no samples (NVML_ERROR_NOT_FOUND)
  *   gpuN.util_file=/path         util % from the file's first line on every
  *                                call (missing or unreadable file: 0)
+ *   gpuN.busy_file=/path         util from an emulated accelerator's busy time:
+ *                                the file holds the job's cumulative busy
+ *                                seconds (a float; the job rewrites it after
+ *                                each compute step, best atomically: write a
+ *                                new file, rename it over). Each
+ *                                nvmlDeviceGetUtilizationRates call returns
+ *                                100 x (busy now - busy at the previous call)
+ *                                / (CLOCK_MONOTONIC now - at the previous call),
+ *                                rounded and clamped to 0..100; the first call
+ *                                for the device returns 0. A missing file
+ *                                counts as 0 s busy (the job has not started);
+ *                                a file without a number (a partial write)
+ *                                returns the previous value (0 if none) and
+ *                                keeps the previous reading as the baseline;
+ *                                busy time that went down (a new job) returns
+ *                                0 and measures from the new reading. The
+ *                                previous reading survives re-reads of the
+ *                                script while the path stays the same. Takes
+ *                                precedence over util_file and util.
  *   gpuN.METRIC=unsupported      NVML_ERROR_NOT_SUPPORTED; =error gives
  *                                NVML_ERROR_UNKNOWN. METRIC is one of the above,
  *                                or pcie (both counters), mem (memory info).
@@ -46,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- NVML's C ABI, as documented ---- */
@@ -124,6 +144,7 @@ struct fake_dev {
 	bool handle_fail;
 	struct series s[S_N];
 	char util_file[512];
+	char busy_file[512];
 	int nproc;
 	struct {
 		unsigned pid, sm, mem;
@@ -131,6 +152,15 @@ struct fake_dev {
 	nvmlReturn_t proc_err;
 	unsigned long long proc_k; /* filled process-utilization calls */
 };
+
+/* busy_file readings; kept apart from fake_dev, which a script re-read clears */
+static struct busy_state {
+	char path[512];     /* the busy_file the readings below come from */
+	bool have;          /* a previous reading exists */
+	double busy_s;      /* its busy seconds */
+	double wall_s;      /* its CLOCK_MONOTONIC time */
+	unsigned last_util; /* the value returned last */
+} B[MAX_DEV];
 
 static struct {
 	bool loaded;
@@ -217,6 +247,8 @@ static void set_dev_key(struct fake_dev *d, const char *key, const char *v)
 		d->handle_fail = !strcmp(v, "fail");
 	} else if (!strcmp(key, "util_file")) {
 		snprintf(d->util_file, sizeof d->util_file, "%s", v);
+	} else if (!strcmp(key, "busy_file")) {
+		snprintf(d->busy_file, sizeof d->busy_file, "%s", v);
 	} else if (!strcmp(key, "proc")) {
 		set_procs(d, v);
 	} else if (!strcmp(key, "pcie")) {
@@ -337,6 +369,55 @@ static unsigned util_from_file(const char *path)
 	return v > 100 ? 100 : (unsigned)(v + 0.5);
 }
 
+/* Cumulative busy seconds from PATH into *out: 1 read, 0 no number in it
+ * (a partial write), and a missing file reads as 0 s busy. */
+static int busy_read(const char *path, double *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*out = 0;
+		return 1;
+	}
+	char buf[64];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *end;
+	double v = strtod(buf, &end);
+	if (end == buf || !(v >= 0))
+		return 0;
+	*out = v;
+	return 1;
+}
+
+static unsigned util_from_busy(unsigned idx, const char *path)
+{
+	struct busy_state *b = &B[idx];
+	if (strcmp(b->path, path)) {
+		memset(b, 0, sizeof *b);
+		snprintf(b->path, sizeof b->path, "%s", path);
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, busy;
+	if (!busy_read(path, &busy))
+		return b->last_util; /* a partial write: keep the baseline */
+	unsigned util = 0;
+	if (b->have && busy >= b->busy_s && now > b->wall_s) {
+		double pct = 100.0 * (busy - b->busy_s) / (now - b->wall_s);
+		util = pct >= 100 ? 100 : (unsigned)(pct + 0.5);
+	} else if (b->have && busy >= b->busy_s) {
+		util = b->last_util; /* no time has passed */
+	}
+	b->have = true;
+	b->busy_s = busy;
+	b->wall_s = now;
+	b->last_util = util;
+	return util;
+}
+
 /* ---- the exported API ---- */
 static nvmlReturn_t do_init(const char *sym)
 {
@@ -421,7 +502,9 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t *u)
 	if (r || (r = u ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT))
 		return r;
 	unsigned long long g = 0, m = 0;
-	if (d->util_file[0] && !d->s[S_UTIL].err)
+	if (d->busy_file[0])
+		g = util_from_busy((unsigned)(d - F.dev), d->busy_file);
+	else if (d->util_file[0] && !d->s[S_UTIL].err)
 		g = util_from_file(d->util_file);
 	else if ((r = next_value(d, S_UTIL, &g)))
 		return r;

@@ -1,0 +1,171 @@
+"""The physical evidence in a run file, as `key=value` lines (for lib.sh).
+
+    /usr/bin/python3 evidence.py RUN.db [--device loopN] [--job-out FILE]
+        [--report REPORT.json]
+
+Figures are averaged over the job's working window: from the start of the
+first step to the end of the last (steps table); without steps (hook off),
+from the first to the last tick at which a DataLoader worker process was
+seen; without either, the whole run. The interpreter's start-up and exit are
+left out. A figure
+the run file cannot give is printed as "nan".
+
+  wait_share        steps: sum(wait) / sum(wait + compute)   (hook on)
+  steps, step_mean_s, compute_mean_s, first_wait_frac (share of the wait
+                    spent in each epoch's first step), epochs
+  job_wait_share    the job's own summary line (train.py), --job-out
+  gpu_util          mean NVML utilization, %
+  disk_*            the dataset's device (--device): read MB/s, util %,
+                    read await ms, request KiB, reads/s, queue depth
+  wk_D, wk_R        DataLoader workers: share of process samples with a
+                    thread in D (blocked in I/O) / in R (running or runnable)
+                    (a worker has ~3 threads; one does the work)
+  wk_cpu            mean CPU % of one core per worker process
+  main_D, main_R    the same for the main process
+  cpu_busy          machine CPU busy % (100 - idle - iowait)
+  cg_throttled      mean % of time the job's cpu cgroup was throttled
+  cg_quota          its CPU quota, cores
+  mem_limit_mib, mem_usage_max_mib   the job's memory cgroup
+  psi_mem, psi_io, psi_cpu           "some" %, mean
+  majflt            job major faults per second, mean over the window
+  rchar_mib, storage_read_mib        job bytes read through syscalls / from
+                    storage over the window (MiB)
+  ckpt_n, ckpt_s, ckpt_share         checkpoint phases: count, seconds, share
+                    of the run's step time; gpu_util_ckpt: GPU util inside them
+  verdict, input_bound, confidence, predicted_speedup   from --report
+"""
+import argparse
+import json
+import math
+import re
+import sqlite3
+
+NAN = float("nan")
+
+
+def one(db, sql, args=()):
+    try:
+        row = db.execute(sql, args).fetchone()
+    except sqlite3.Error:
+        return NAN
+    if not row or row[0] is None:
+        return NAN
+    return row[0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("db")
+    ap.add_argument("--device", default="")
+    ap.add_argument("--job-out", default="")
+    ap.add_argument("--report", default="")
+    a = ap.parse_args()
+    ev = {}
+    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
+
+    t0 = one(db, "SELECT min(t - wait_s) FROM steps")
+    t1 = one(db, "SELECT max(t + compute_s) FROM steps")
+    if math.isnan(t0) or math.isnan(t1) or t1 <= t0:
+        t0 = one(db, "SELECT min(t) FROM proc WHERE role = 'worker'")
+        t1 = one(db, "SELECT max(t) FROM proc WHERE role = 'worker'")
+    if math.isnan(t0) or math.isnan(t1) or t1 <= t0:
+        t0, t1 = one(db, "SELECT min(t) FROM ticks"), one(db, "SELECT max(t) FROM ticks")
+    w = (t0, t1)
+    ev["window_s"] = t1 - t0
+
+    # steps
+    ev["steps"] = one(db, "SELECT count(*) FROM steps")
+    wait = one(db, "SELECT sum(wait_s) FROM steps")
+    comp = one(db, "SELECT sum(compute_s) FROM steps")
+    ev["wait_share"] = wait / (wait + comp) if wait + comp > 0 else NAN
+    ev["step_mean_s"] = one(db, "SELECT avg(wait_s + compute_s) FROM steps")
+    ev["compute_mean_s"] = one(db, "SELECT avg(compute_s) FROM steps")
+    first = one(db, "SELECT sum(wait_s) FROM steps WHERE step = 0")
+    ev["first_wait_frac"] = first / wait if wait > 0 else NAN
+    ev["epochs"] = one(db, "SELECT count(DISTINCT epoch) FROM steps")
+
+    # the job's own account
+    ev["job_wait_share"] = NAN
+    if a.job_out:
+        try:
+            with open(a.job_out) as f:
+                for line in f:
+                    if line.startswith("train: "):
+                        m = re.search(r"wait_share=([0-9.]+)", line)
+                        if m:
+                            ev["job_wait_share"] = float(m.group(1))
+                        m = re.search(r"wait_s=([0-9.]+) compute_s=([0-9.]+)", line)
+                        if m:
+                            ev["job_wait_s"], ev["job_compute_s"] = map(float, m.groups())
+                        m = re.search(r"steps=(\d+)", line)
+                        if m:
+                            ev["job_steps"] = int(m.group(1))
+        except OSError:
+            pass
+
+    ev["gpu_util"] = one(db, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ? AND ?", w)
+
+    if a.device:
+        d = (a.device,) + w
+        base = "FROM disk WHERE device = ? AND t BETWEEN ? AND ?"
+        ev["disk_mbps"] = one(db, "SELECT avg(read_bytes_per_s) / 1e6 " + base, d)
+        ev["disk_util"] = one(db, "SELECT avg(util_pct) " + base, d)
+        ev["disk_await_ms"] = one(db, "SELECT sum(read_await_ms * reads_per_s) / sum(reads_per_s) "
+                                  + base, d)
+        ev["disk_req_kib"] = one(db, "SELECT sum(read_bytes_per_s) / sum(reads_per_s) / 1024 "
+                                 + base, d)
+        ev["disk_rps"] = one(db, "SELECT avg(reads_per_s) " + base, d)
+        ev["disk_qd"] = one(db, "SELECT avg(queue_depth) " + base, d)
+        ev["disk_wmbps_max"] = one(db, "SELECT max(write_bytes_per_s) / 1e6 " + base, d)
+
+    for role, key in (("worker", "wk"), ("main", "main")):
+        r = (role,) + w
+        base = "FROM proc WHERE role = ? AND t BETWEEN ? AND ?"
+        ev[key + "_D"] = one(db, "SELECT avg(blocked_io > 0) " + base, r)
+        ev[key + "_R"] = one(db, "SELECT avg(running > 0) " + base, r)
+        ev[key + "_cpu"] = one(db, "SELECT avg(cpu_pct) " + base, r)
+
+    ev["cpu_busy"] = one(db, "SELECT avg(100 - idle_pct - iowait_pct) FROM cpu WHERE t BETWEEN ? AND ?", w)
+    ev["cg_throttled"] = one(db, "SELECT avg(throttled_pct) FROM cgroup WHERE throttled_pct IS NOT NULL "
+                             "AND cpu_quota_cores IS NOT NULL AND t BETWEEN ? AND ?", w)
+    ev["cg_quota"] = one(db, "SELECT max(cpu_quota_cores) FROM cgroup")
+    ev["mem_limit_mib"] = one(db, "SELECT min(mem_limit_bytes) / 1048576.0 FROM cgroup")
+    ev["mem_usage_max_mib"] = one(db, "SELECT max(mem_usage_bytes) / 1048576.0 FROM cgroup "
+                                  "WHERE mem_limit_bytes IS NOT NULL")
+    for res in ("memory", "io", "cpu"):
+        ev["psi_" + res[:3]] = one(db, "SELECT avg(some_pct) FROM psi WHERE resource = ? AND t BETWEEN ? AND ?",
+                                   (res,) + w)
+    # rates integrated over the window: per-process rows, each over its tick
+    sums = "SELECT sum(p.%s * k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t WHERE p.t BETWEEN ? AND ?"
+    ev["rchar_mib"] = one(db, sums % "rchar_per_s", w) / 1048576.0
+    ev["storage_read_mib"] = one(db, sums % "read_bytes_per_s", w) / 1048576.0
+    ev["majflt"] = one(db, sums % "majflt_per_s", w) / (t1 - t0) if t1 > t0 else NAN
+
+    ev["ckpt_n"] = one(db, "SELECT count(*) FROM phases WHERE name = 'checkpoint'")
+    ck = one(db, "SELECT sum(t_end - t_start) FROM phases WHERE name = 'checkpoint'")
+    ev["ckpt_s"] = ck if ev["ckpt_n"] else 0.0
+    total = one(db, "SELECT sum(wait_s + compute_s) FROM steps")
+    ev["ckpt_share"] = ev["ckpt_s"] / total if total > 0 else NAN
+    ev["gpu_util_ckpt"] = one(db, "SELECT avg(g.util_pct) FROM gpu g, phases p WHERE p.name = 'checkpoint' "
+                              "AND g.t > p.t_start + 0.1 AND g.t <= p.t_end")
+
+    ev["verdict"], ev["input_bound"], ev["confidence"], ev["predicted_speedup"] = "none", NAN, NAN, NAN
+    if a.report:
+        try:
+            with open(a.report) as f:
+                v = json.load(f)["verdict"]
+            ev["verdict"] = str(v.get("primary", "none"))
+            for k in ("input_bound_fraction", "confidence", "predicted_speedup"):
+                x = v.get(k)
+                ev[{"input_bound_fraction": "input_bound"}.get(k, k)] = float(x) if x is not None else NAN
+        except (OSError, ValueError, KeyError, TypeError):
+            ev["verdict"] = "unreadable"
+
+    for k, v in ev.items():
+        if isinstance(v, float):
+            v = "nan" if math.isnan(v) else ("%.4g" % v)
+        print("%s=%s" % (k, v))
+
+
+if __name__ == "__main__":
+    main()

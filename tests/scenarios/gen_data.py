@@ -1,0 +1,61 @@
+"""Write the scenario suite's datasets into ROOT (the mounted ext4 image).
+
+    /usr/bin/python3 gen_data.py ROOT
+
+  ROOT/big/     400 files of 1 MiB (sequential whole-file reads)
+  ROOT/rand.bin one 256 MiB file (random 4 KiB reads)
+  ROOT/npy/     2000 .npy files of 32 KiB (the warm, fast dataset)
+  ROOT/tiny/    30000 files of 48 bytes in 100 directories, listed in
+                ROOT/tiny/index.txt (an ext4 with inline_data keeps them in
+                their inodes: reading one is metadata I/O only)
+
+Contents are fixed pseudo-random bytes (not zeros: nothing below may
+skip or compress them).
+"""
+import os
+import sys
+
+import numpy as np
+
+MiB = 1 << 20
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    root = sys.argv[1]
+    rng = np.random.default_rng(1234)
+    block = rng.integers(0, 256, size=4 * MiB, dtype=np.uint8).tobytes()
+
+    os.makedirs(os.path.join(root, "big"), exist_ok=True)
+    for i in range(400):
+        o = (i * 7919) % (3 * MiB)
+        write(os.path.join(root, "big", "shard_%04d.bin" % i), block[o:o + MiB])
+
+    with open(os.path.join(root, "rand.bin"), "wb") as f:
+        for i in range(64):
+            f.write(block)
+
+    os.makedirs(os.path.join(root, "npy"), exist_ok=True)
+    for i in range(2000):
+        o = (i * 104729) % (4 * MiB - 32768)
+        x = np.frombuffer(block, dtype=np.uint8, count=32768 - 128, offset=o)
+        np.save(os.path.join(root, "npy", "sample_%05d.npy" % i), x)
+
+    tiny = os.path.join(root, "tiny")
+    names = []
+    for d in range(100):
+        os.makedirs(os.path.join(tiny, "d%03d" % d), exist_ok=True)
+    for i in range(30000):
+        rel = "d%03d/s%05d.txt" % (i % 100, i)
+        o = (i * 31) % (4 * MiB - 64)
+        write(os.path.join(tiny, rel), block[o:o + 48])
+        names.append(rel)
+    write(os.path.join(tiny, "index.txt"), ("\n".join(names) + "\n").encode())
+
+
+if __name__ == "__main__":
+    main()

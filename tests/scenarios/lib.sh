@@ -1,0 +1,331 @@
+# lib.sh - shared by the scenario scripts (tests/scenarios/s_*.sh, sourced).
+# run.sh sets the environment; a scenario script is run by run.sh only.
+#
+#   FS_TOP       repository root          FEEDSCOPE   the binary under test
+#   FS_BUILD     build directory (the fake NVML libraries are under it)
+#   FS_RUN_DIR   this suite run's private directory under /tmp
+#   FS_DATA_IMG  the dataset image (ext4, made once per run by run.sh)
+#   FS_SCEN      this scenario's name; its files go to $FS_RUN_DIR/$FS_SCEN
+#
+# Every resource a scenario makes (loop device, mount, cgroup, blkio rule,
+# the feedscope process) is written to its ledger ($S/ledger) before it is
+# made, and undone in reverse order on exit, on INT/TERM, and once more by
+# run.sh afterwards (undoing is idempotent). A root-cgroup blkio rule is
+# removed before its loop device is detached (see shared/machine-notes.md).
+#
+# A scenario writes its outcome to $S/result (key=value lines) and exits 0;
+# anything else is a failure to set up, reported by run.sh.
+
+set -u
+PY=/usr/bin/python3
+SCEN_DIR=$FS_TOP/tests/scenarios
+TRAIN=$SCEN_DIR/train.py
+S=$FS_RUN_DIR/$FS_SCEN
+LEDGER=$S/ledger
+CG_NAME=feedscope-scen-${FS_RUN_DIR##*.}-$FS_SCEN
+JOB_CGROUPS=()
+mkdir -p "$S"
+: >"$S/result"
+
+say() { printf '  %s: %s\n' "$FS_SCEN" "$*" >&2; }
+die() { # a failure to set up the scenario
+	say "SETUP FAILED: $*"
+	result setup_error "$*"
+	exit 1
+}
+result() { printf '%s=%s\n' "$1" "$2" >>"$S/result"; }
+ledger() { printf '%s\n' "$*" >>"$LEDGER"; }
+
+# ---- undoing -------------------------------------------------------------
+
+# undo_ledger FILE: undo every line, last first. Safe to run twice.
+undo_ledger() {
+	local f=$1 kind a b
+	[ -f "$f" ] || return 0
+	# the job's processes first, while feedscope (their subreaper) is there
+	# to reap them: a zombie keeps its cgroup busy until someone does
+	while read -r kind a b; do
+		[ "$kind" = cgroup ] && kill_members "$a"
+	done <"$f"
+	tac "$f" | while read -r kind a b; do
+		case $kind in
+		pid) kill_pid "$a" ;;
+		cgroup) remove_cgroup "$a" ;;
+		rule) [ -e "$a" ] && echo "$b 0" >"$a" 2>/dev/null ;;
+		mount) mountpoint -q "$a" 2>/dev/null && { umount "$a" 2>/dev/null || { sleep 0.5; umount "$a" 2>/dev/null; } || umount -l "$a"; } ;;
+		loop) [ "$(losetup -nO BACK-FILE "$a" 2>/dev/null | sed 's/ *$//')" = "$b" ] && losetup -d "$a" ;;
+		esac
+	done
+	return 0
+}
+
+kill_pid() { # only the process this scenario started (its command line names our run directory)
+	tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline" | grep -qF "$FS_RUN_DIR/" || return 0
+	kill -TERM "$1" 2>/dev/null
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+kill_members() { # the processes the job left in cgroup $1 (its own), by id
+	local p
+	[ -f "$1/cgroup.procs" ] || return 0
+	while read -r p; do kill -KILL "$p" 2>/dev/null; done <"$1/cgroup.procs"
+}
+
+remove_cgroup() { # end what the job left in it, then rmdir (retried: zombies)
+	local cg=$1 i
+	for i in $(seq 50); do
+		[ -d "$cg" ] || return 0
+		kill_members "$cg"
+		rmdir "$cg" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	rmdir "$cg"
+}
+
+# teardown: undo everything made so far (before a second recording)
+teardown() {
+	undo_ledger "$LEDGER"
+	: >"$LEDGER"
+	JOB_CGROUPS=()
+	unset CG_blkio CG_cpu CG_memory CG_pids
+}
+
+on_exit() {
+	local rc=$?
+	trap - EXIT INT TERM
+	undo_ledger "$LEDGER"
+	exit $rc
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- storage -------------------------------------------------------------
+
+# loop_attach IMG [losetup options]: prints the device
+loop_attach() {
+	local img=$1 dev
+	shift
+	dev=$(losetup -f --show --direct-io=on "$@" "$img") || return 1
+	ledger loop "$dev" "$img"
+	echo "$dev"
+}
+
+majmin() { lsblk -dno MAJ:MIN "$1" | tr -d ' '; }
+
+# mount_data [MOUNT_OPTIONS]: the dataset image, read-only, freshly mounted
+# (a new mount has a cold page cache, dentry and inode cache), through a loop
+# device in direct-I/O mode (no second copy in the page cache of the image
+# file). Sets DATA, DATA_DEV (loopN), DATA_MM (MAJ:MIN).
+mount_data() {
+	local opts=ro${1:+,$1} dev
+	DATA=$S/data
+	mkdir -p "$DATA"
+	dev=$(loop_attach "$FS_DATA_IMG" -r) || die "losetup $FS_DATA_IMG"
+	ledger mount "$DATA"
+	mount -o "$opts" "$dev" "$DATA" || die "mount $dev"
+	DATA_DEV=$(basename "$dev")
+	DATA_MM=$(majmin "$dev")
+}
+
+# make_ckpt_dev MIB: a private, empty ext4 for checkpoints. Sets CKPT_DIR,
+# CKPT_DEV, CKPT_MM.
+make_ckpt_dev() {
+	local img=$S/ckpt.img dev
+	truncate -s "${1}M" "$img"
+	mkfs.ext4 -q -F "$img" || die "mkfs.ext4 $img"
+	dev=$(loop_attach "$img") || die "losetup $img"
+	CKPT_DIR=$S/ckpt
+	mkdir -p "$CKPT_DIR"
+	ledger mount "$CKPT_DIR"
+	mount "$dev" "$CKPT_DIR" || die "mount $dev"
+	CKPT_DEV=$(basename "$dev")
+	CKPT_MM=$(majmin "$dev")
+}
+
+# backing_mm: MAJ:MIN of the whole disk that holds the dataset image. The
+# loop device passes each request on to it (direct I/O, charged to the
+# cgroup of the task that issued the request), so a blkio rule on it makes
+# the loop device itself slow: requests wait in it, its util% and await go
+# up, as on a slow disk. Empty if the image is not on a block device.
+backing_mm() {
+	local mm sys
+	mm=$(findmnt -no MAJ:MIN -T "$FS_DATA_IMG" | head -1 | tr -d ' ')
+	case $mm in 0:*|"") return 0 ;; esac
+	sys=$(readlink -f "/sys/dev/block/$mm") || return 0
+	[ -f "$sys/partition" ] && mm=$(cat "$sys/../dev")
+	echo "$mm"
+}
+
+# ---- cgroups (v1) --------------------------------------------------------
+
+# cgroup CONTROLLER...: a child cgroup for the job under each controller,
+# below this shell's own cgroup there (so any limit above still holds).
+cgroup() {
+	local c rel dir
+	for c in "$@"; do
+		[ -d "/sys/fs/cgroup/$c" ] || die "no cgroup v1 $c controller at /sys/fs/cgroup/$c"
+		rel=$(awk -F: -v c="$c" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' /proc/self/cgroup)
+		dir=/sys/fs/cgroup/$c${rel%/}/$CG_NAME
+		ledger cgroup "$dir"
+		mkdir "$dir" || die "mkdir $dir"
+		JOB_CGROUPS+=("$dir")
+		eval "CG_$c=\$dir"
+	done
+}
+
+# cg_set CONTROLLER FILE VALUE: in the job's cgroup
+cg_set() {
+	local dir
+	eval "dir=\${CG_$1:-}"
+	[ -n "$dir" ] || die "no $1 cgroup"
+	echo "$3" >"$dir/$2" || die "echo $3 > $dir/$2"
+}
+
+# read_limit bps|iops VALUE: throttle the job's reads of the dataset (blkio
+# cgroup of the job, rule on the disk under the image; on the loop device
+# itself if the image is not on a disk).
+read_limit() {
+	local mm file=blkio.throttle.read_$1_device
+	mm=$(backing_mm)
+	[ -n "$mm" ] || mm=$DATA_MM
+	# shellcheck disable=SC2154
+	ledger rule "$CG_blkio/$file" "$mm"
+	cg_set blkio "$file" "$mm $2"
+	THROTTLED_MM=$mm
+}
+
+# root_write_limit MAJ:MIN BPS: writeback is done by kernel threads in the
+# root blkio cgroup, so a write limit must be set there, on a private device.
+root_write_limit() {
+	local file=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device
+	ledger rule "$file" "$1"
+	echo "$1 $2" >"$file" || die "echo $1 $2 > $file"
+}
+
+# ---- caches --------------------------------------------------------------
+
+# cold: drop every clean cache, then bring the interpreter and torch back
+# (outside the job's cgroups) so that only the dataset is cold.
+cold() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	"$PY" -c 'import numpy, torch, torch.utils.data' || die "python3 with torch"
+}
+
+warm() { find "$@" -type f -exec cat {} + >/dev/null; }
+
+# ---- recording -----------------------------------------------------------
+
+# record NAME [FEEDSCOPE_OPTIONS...] -- [TRAIN_OPTIONS...]
+# Runs train.py under `feedscope run` into $S/NAME.db: the job (not
+# feedscope, which stays outside every limit) joins the job's cgroups before
+# it execs Python; the emulated
+# accelerator's busy time goes to the fake NVML (unless --no-gpu). Job stdout
+# and stderr in $S/NAME.out/.err. Sets RECORD_S (wall seconds).
+record() {
+	local name=$1 o hook=(--pytorch) t0 rc
+	shift
+	local fsopts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		fsopts+=("$1")
+		[ "$1" = --no-hook ] && hook=()
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	local busy=$S/$name.busy nvml=$S/$name.nvml
+	rm -f "$busy" "$S/$name.db"
+	# a pids cgroup (no limit) holds every process of the job, so that an
+	# interrupted scenario can end them all, orphaned workers included
+	[ -d "${CG_pids:-/nonexistent}" ] || cgroup pids
+	printf 'count=1\ngpu0.name=Emulated accelerator (fake NVML)\ngpu0.mem_total=85899345920\ngpu0.busy_file=%s\n' \
+		"$busy" >"$nvml"
+	t0=$(date +%s.%N)
+	LD_LIBRARY_PATH=$FS_BUILD/tests/nvml/full FAKE_NVML_SCRIPT=$nvml \
+		FS_JOB_CGROUPS="${JOB_CGROUPS[*]}" \
+		"$FEEDSCOPE" run -q -f -o "$S/$name.db" "${hook[@]}" "${fsopts[@]}" -- \
+		sh -c 'for c in $FS_JOB_CGROUPS; do echo $$ >"$c/cgroup.procs" || exit 125; done
+			unset FS_JOB_CGROUPS LD_LIBRARY_PATH FAKE_NVML_SCRIPT
+			exec "$@"' sh \
+		"$PY" "$TRAIN" --busy-file "$busy" "$@" >"$S/$name.out" 2>"$S/$name.err" &
+	local pid=$!
+	ledger pid "$pid"
+	wait "$pid"
+	rc=$?
+	RECORD_S=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
+	if [ $rc -ne 0 ]; then
+		tail -5 "$S/$name.err" >&2
+		die "$name: feedscope run exited $rc"
+	fi
+	grep '^train: ' "$S/$name.out" >&2 || die "$name: no summary from train.py"
+}
+
+# verdict NAME: feedscope report on NAME.db into NAME.json (if the command
+# exists), then the evidence (evidence.py) into the array EV. DEVICE, if
+# set, is the dataset's device.
+declare -A EV
+verdict() {
+	local name=$1 rep=() k v
+	if "$FEEDSCOPE" report --help >/dev/null 2>&1; then
+		if "$FEEDSCOPE" report --format json "$S/$name.db" >"$S/$name.json" 2>"$S/$name.report.err"; then
+			rep=(--report "$S/$name.json")
+		else
+			say "feedscope report failed: $(tail -1 "$S/$name.report.err")"
+			echo '{"verdict": {"primary": "report_failed"}}' >"$S/$name.json"
+			rep=(--report "$S/$name.json")
+		fi
+	fi
+	EV=()
+	while IFS='=' read -r k v; do
+		EV[$k]=$v
+	done < <("$PY" "$SCEN_DIR/evidence.py" "$S/$name.db" ${DEVICE:+--device "$DEVICE"} \
+		--job-out "$S/$name.out" "${rep[@]}")
+	[ ${#EV[@]} -gt 0 ] || die "$name: evidence.py failed"
+}
+
+# show KEY...: print evidence figures on one line
+show() {
+	local k line=""
+	for k in "$@"; do line+="$k=${EV[$k]:-?} "; done
+	say "evidence: $line"
+}
+
+# need "KEY OP NUMBER" [why]: a physical check that the bottleneck was built;
+# failing it is a failure to set the scenario up.
+need() {
+	local k op n
+	read -r k op n <<<"$1"
+	local v=${EV[$k]:-nan}
+	if ! awk -v v="$v" -v n="$n" -v op="$op" 'BEGIN {
+		if (v == "nan" || v == "") exit 1
+		v += 0; n += 0
+		if (op == ">=") exit !(v >= n); if (op == "<=") exit !(v <= n)
+		if (op == ">") exit !(v > n); if (op == "<") exit !(v < n); exit 1 }'; then
+		die "physical check failed: $k=$v, wanted $op $n${2:+ ($2)}"
+	fi
+}
+
+# expect ID [TRUTH_KEY]: the verdict this scenario is built to have, and
+# the evidence key its truth comes from (wait_share: the steps table;
+# job_wait_share: train.py's own summary, for hook-off runs)
+expect() {
+	EXPECTED=$1
+	TRUTH_KEY=${2:-wait_share}
+	result expected "$1"
+}
+
+# finish: write the scenario's result fields from the last verdict
+finish() {
+	local truth_key=${TRUTH_KEY:-wait_share}
+	result got "${EV[verdict]}"
+	result input_bound "${EV[input_bound]}"
+	result truth "${EV[$truth_key]}"
+	result confidence "${EV[confidence]}"
+	result predicted_speedup "${EV[predicted_speedup]}"
+	result step_mean_s "${EV[step_mean_s]}"
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# tests/scenarios/run.sh [NAME...] - the ground-truth scenario suite.
+#
+# Each scenario (tests/scenarios/s_NAME.sh) builds a real input bottleneck on
+# this machine (a loop-mounted ext4 dataset, cgroup v1 blkio/cpu/memory
+# limits, cold caches), records a real PyTorch DataLoader job with an
+# emulated accelerator under `feedscope run`, checks that the bottleneck was
+# physically there, and compares `feedscope report`'s verdict with the one
+# it was built to have. One line per scenario:
+#
+#   scenario NAME expected=ID got=ID input_bound=X truth=X confidence=X time=Ns PASS|FAIL
+#
+# (truth: the steps table's wait share, or the job's own for hook-off runs),
+# then a confusion table (expected x got) and predicted vs obtained speedups.
+# Exits 1 if any verdict differs or a scenario could not be set up; 77 (skip)
+# when not root or a prerequisite is missing. See tests/scenarios/README.md.
+#
+#   FEEDSCOPE_BUILD   build directory (default build)
+#   FS_KEEP=1         keep the run directory (run files, job output)
+set -u
+cd "$(dirname "$0")/../.."
+FS_TOP=$PWD
+FS_BUILD=$(cd "${FEEDSCOPE_BUILD:-build}" 2>/dev/null && pwd) || FS_BUILD=$FS_TOP/build
+FEEDSCOPE=$FS_BUILD/feedscope
+PY=/usr/bin/python3
+ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
+loader_parallelism memory_pressure checkpoint_stall epoch_start
+nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth"
+
+skip() { echo "scenarios: skipped: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices, cgroups, drop_caches)"
+for c in losetup mkfs.ext4 findmnt lsblk tac; do
+	command -v $c >/dev/null 2>&1 || skip "needs $c"
+done
+"$PY" -c 'import torch, numpy' 2>/dev/null || skip "needs python3-torch and python3-numpy for $PY"
+for c in blkio cpu memory; do
+	[ -f /sys/fs/cgroup/$c/cgroup.procs ] || skip "needs the cgroup v1 $c controller at /sys/fs/cgroup/$c"
+done
+[ -x "$FEEDSCOPE" ] || { echo "scenarios: $FEEDSCOPE is not built (make)"; exit 1; }
+[ -f "$FS_BUILD/tests/nvml/full/libnvidia-ml.so.1" ] ||
+	{ echo "scenarios: the fake NVML is not built (make unit)"; exit 1; }
+
+names=("$@")
+[ ${#names[@]} -gt 0 ] || read -r -a names <<<"$(echo $ALL)"
+for n in "${names[@]}"; do
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL))"; exit 2; }
+done
+
+FS_RUN_DIR=$(mktemp -d /tmp/feedscope-scen.XXXXXX)
+export FS_TOP FS_BUILD FEEDSCOPE FS_RUN_DIR
+export FS_DATA_IMG=$FS_RUN_DIR/data.img
+RUN_LEDGER=$FS_RUN_DIR/ledger
+child=""
+
+# Undo everything: the running scenario first (its own trap undoes its
+# ledger), then every ledger again, then this script's own.
+cleanup() {
+	local rc=$? l
+	trap - EXIT INT TERM
+	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+		kill -TERM "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
+	for l in "$FS_RUN_DIR"/*/ledger "$RUN_LEDGER"; do
+		[ -f "$l" ] && undo "$l"
+	done
+	case $rc in 130 | 143) echo "scenarios: interrupted; everything set up was undone" >&2 ;; esac
+	if [ "${FS_KEEP:-0}" = 1 ]; then
+		rm -f "$FS_DATA_IMG"
+		echo "scenarios: kept $FS_RUN_DIR"
+	else
+		rm -rf "$FS_RUN_DIR"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# undo LEDGER: lib.sh's undo_ledger, in a shell of its own
+undo() {
+	FS_SCEN=_undo bash -c '. tests/scenarios/lib.sh; trap - EXIT; undo_ledger "$1"; rm -rf "$S"' _ "$1"
+}
+
+# The dataset image, made once per run: see gen_data.py.
+make_data() {
+	local mnt=$FS_RUN_DIR/gen dev t0=$SECONDS
+	truncate -s 1200M "$FS_DATA_IMG"
+	mkfs.ext4 -q -F -O inline_data -E lazy_itable_init=0,lazy_journal_init=0 "$FS_DATA_IMG" || return 1
+	dev=$(losetup -f --show --direct-io=on "$FS_DATA_IMG") || return 1
+	echo "loop $dev $FS_DATA_IMG" >>"$RUN_LEDGER"
+	mkdir -p "$mnt"
+	echo "mount $mnt" >>"$RUN_LEDGER"
+	mount "$dev" "$mnt" || return 1
+	"$PY" tests/scenarios/gen_data.py "$mnt" || return 1
+	umount "$mnt" && losetup -d "$dev" || return 1
+	echo "scenarios: dataset image ready ($((SECONDS - t0)) s): $(basename "$FS_DATA_IMG") in $FS_RUN_DIR" >&2
+}
+make_data || { echo "scenarios: could not make the dataset image"; exit 1; }
+case $(findmnt -no MAJ:MIN -T "$FS_DATA_IMG" | head -1 | tr -d ' ') in
+0:* | "") echo "scenarios: note: /tmp is not on a block device; read limits go on the loop device itself, whose util% then stays low (see README.md)" >&2 ;;
+esac
+
+f2() { awk -v v="$1" 'BEGIN { if (v ~ /^[0-9.eE+-]+$/) printf "%.2f", v; else printf "nan" }'; }
+declare -A R
+pred=()
+fails=0
+lines=()
+results=()
+for n in "${names[@]}"; do
+	t0=$SECONDS
+	FS_SCEN=$n bash "tests/scenarios/s_$n.sh" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=""
+	undo "$FS_RUN_DIR/$n/ledger"
+	dt=$((SECONDS - t0))
+	R=()
+	if [ -f "$FS_RUN_DIR/$n/result" ]; then
+		while IFS='=' read -r k v; do R[$k]=$v; done <"$FS_RUN_DIR/$n/result"
+	fi
+	exp=${R[expected]:-?} got=${R[got]:-none}
+	status=PASS
+	if [ $rc -ne 0 ] || [ -n "${R[setup_error]:-}" ]; then
+		status="FAIL (setup: ${R[setup_error]:-exit $rc})"
+		got=setup_failed
+	elif [ "$got" != "$exp" ]; then
+		status=FAIL
+	fi
+	[ "${status%% *}" = PASS ] || fails=$((fails + 1))
+	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}") time=${dt}s $status"
+	echo "$line"
+	lines+=("$line")
+	results+=("$exp $got")
+	if [ -n "${R[obtained_speedup]:-}" ]; then
+		pred+=("prediction $n: predicted $(f2 "${R[predicted_speedup]:-}")x (verdict of the first run), obtained $(f2 "${R[obtained_speedup]}")x (mean step ${R[step_mean_s]:-?} s -> ${R[fixed_step_mean_s]:-?} s with ${R[fixed_by]:-the cause removed})")
+	fi
+done
+
+echo
+echo "confusion (rows: expected, columns: got)"
+printf '%s\n' "${results[@]}" | awk '
+	BEGIN {
+		split("compute_bound CB storage_bandwidth SB storage_latency SL metadata MD cpu_preprocess CPU " \
+		      "loader_parallelism LP network NET memory_pressure MEM checkpoint_stall CKPT epoch_start EPO " \
+		      "host_to_device H2D undetermined UND none none setup_failed SETUP", a, " ")
+		for (i = 1; i in a; i += 2) ab[a[i]] = a[i + 1]
+	}
+	function short(x) { return x in ab ? ab[x] : x }
+	{ e[$1] = 1; g[$2] = 1; n[$1 " " $2]++ }
+	END {
+		ng = 0; for (x in g) cols[++ng] = x
+		for (i = 1; i <= ng; i++) for (j = i + 1; j <= ng; j++) if (cols[j] < cols[i]) { t = cols[i]; cols[i] = cols[j]; cols[j] = t }
+		ne = 0; for (x in e) rows[++ne] = x
+		for (i = 1; i <= ne; i++) for (j = i + 1; j <= ne; j++) if (rows[j] < rows[i]) { t = rows[i]; rows[i] = rows[j]; rows[j] = t }
+		printf "%-20s", "expected \\ got"
+		for (j = 1; j <= ng; j++) printf " %5s", short(cols[j])
+		printf "\n"
+		for (i = 1; i <= ne; i++) {
+			printf "%-20s", rows[i]
+			for (j = 1; j <= ng; j++) { c = n[rows[i] " " cols[j]]; printf " %5s", c ? c : "." }
+			printf "\n"
+		}
+		printf "("
+		for (j = 1; j <= ng; j++) printf "%s = %s%s", short(cols[j]), cols[j], j < ng ? ", " : ")\n"
+	}'
+if [ ${#pred[@]} -gt 0 ]; then
+	echo
+	printf '%s\n' "${pred[@]}"
+fi
+echo
+echo "scenarios: $(( ${#names[@]} - fails )) of ${#names[@]} passed"
+[ $fails -eq 0 ]
