@@ -148,10 +148,11 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 		"SELECT CASE WHEN p.pid = ?3 THEN 0 WHEN p.ppid = ?3 THEN 1 ELSE 2 END AS g, count(*),"
 		" sum(p.blocked_io > 0), sum(p.blocked_io = 0 AND p.running > 0), count(DISTINCT p.pid),"
 		" sum(p.cpu_pct * k.dt_s), sum(p.run_wait_pct * k.dt_s), sum(p.rchar_per_s * k.dt_s),"
-		" sum(p.read_bytes_per_s * k.dt_s)"
+		" sum(p.read_bytes_per_s * k.dt_s), sum(k.dt_s)"
 		" FROM proc p JOIN ticks k ON k.t = p.t WHERE p.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL"
 		" GROUP BY g");
-	double rchar[3] = {NAN, NAN, NAN}, rbytes[3] = {NAN, NAN, NAN}, cpu = 0, read = 0;
+	double rchar[3] = {NAN, NAN, NAN}, rbytes[3] = {NAN, NAN, NAN}, alive[3] = {NAN, NAN, NAN};
+	double cpu = 0, read = 0;
 	no_states(&m->main);
 	no_states(&m->loaders);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -163,6 +164,7 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 			set_states(&m->loaders, st, time_s);
 		rchar[g] = fs_q_col(st, 7);
 		rbytes[g] = fs_q_col(st, 8);
+		alive[g] = fs_q_col(st, 9);
 		cpu += isnan(fs_q_col(st, 5)) ? 0 : fs_q_col(st, 5);
 		read += isnan(fs_q_col(st, 8)) ? 0 : fs_q_col(st, 8);
 	}
@@ -175,11 +177,31 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 	int lg = m->loaders_are_main ? 0 : 1;
 	m->loader_rchar_bytes = rchar[lg];
 	m->loader_read_bytes = rbytes[lg];
+	m->loader_time_s = alive[lg];
 	m->job_read_bytes = read;
 	m->job_cpu_cores = time_s > 0 ? cpu / 100 / time_s : NAN;
 	fs_q_row(q, "SELECT max(cpu_quota_cores), avg(throttled_pct), max(mem_limit_bytes), max(mem_usage_bytes)"
 	       " FROM cgroup WHERE t BETWEEN ?1 AND ?2",
 	    4, &m->cg_quota_cores, &m->cg_throttled_pct, &m->cg_mem_limit_bytes, &m->cg_mem_usage_max_bytes);
+}
+
+/* The tracer's view of the loaders: time inside I/O calls, files, opens. */
+static void load_trace(struct fs_q *q, struct fs_metrics *m)
+{
+	const char *loaders = m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
+	char sql[512];
+	double n;
+	fs_q_row(q, "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals)", 1, &n);
+	m->have_trace = n > 0;
+	if (!m->have_trace)
+		return;
+	snprintf(sql, sizeof sql, "SELECT sum(io_time_s) FROM io_intervals WHERE t BETWEEN ?1 AND ?2 AND pid IN (%s)",
+		 loaders);
+	fs_q_row(q, sql, 1, &m->loader_io_time_s);
+	snprintf(sql, sizeof sql, "SELECT count(DISTINCT path), sum(opens), sum(stats), sum(reads), sum(read_bytes),"
+				  " sum(seq_reads) FROM files WHERE path != '(other files)' AND pid IN (%s)", loaders);
+	fs_q_row(q, sql, 6, &m->trace_files, &m->trace_opens, &m->trace_stats, &m->trace_reads,
+		 &m->trace_read_bytes, &m->trace_seq_reads);
 }
 
 static void load_machine(struct fs_q *q, struct fs_metrics *m)
@@ -240,7 +262,8 @@ static void set_nan(struct fs_metrics *m)
 		&m->disk_util_pct, &m->disk_req_bytes, &m->disk_await_ms, &m->disk_iops,
 		&m->disk_queue_depth, &m->disk_read_bytes, &m->nic_rx_bytes_per_s,
 		&m->nic_speed_bytes_per_s, &m->tcp_retrans_per_s, &m->nfs_read_ops_per_s, &m->nfs_rtt_ms,
-		&m->epoch_start_excess_s,
+		&m->epoch_start_excess_s, &m->loader_time_s, &m->loader_io_time_s, &m->trace_files,
+		&m->trace_opens, &m->trace_stats, &m->trace_reads, &m->trace_read_bytes, &m->trace_seq_reads,
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		*all[i] = NAN;
@@ -271,6 +294,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	load_steps(&q, m);
 	load_gpu(&q, m);
 	load_job(&q, m);
+	load_trace(&q, m);
 	load_machine(&q, m);
 	fs_q_close(&q);
 	return 0;

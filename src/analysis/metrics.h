@@ -69,6 +69,12 @@ struct fs_metrics {
 	double job_read_bytes;
 	double cg_quota_cores, cg_throttled_pct, cg_mem_limit_bytes, cg_mem_usage_max_bytes;
 
+	/* the I/O tracer (files, io_intervals), for the loaders */
+	bool have_trace;
+	double loader_time_s;        /* process-seconds the loaders were alive (sampled) */
+	double loader_io_time_s;     /* of which inside intercepted I/O calls */
+	double trace_files, trace_opens, trace_stats, trace_reads, trace_read_bytes, trace_seq_reads;
+
 	/* the machine */
 	double cpu_busy_pct, cpu_iowait_pct;
 	double psi_cpu, psi_io, psi_io_full, psi_mem;

@@ -17,6 +17,7 @@ const struct fs_thresholds fs_thresholds = {
 	.disk_idle_pct = 40,
 	.large_request_bytes = 64 * 1024,
 	.dentries_per_sample = 0.5,
+	.opens_per_sample = 0.5,
 	.small_sample_bytes = 64 * 1024,
 	.mem_limit_full = 0.90,
 	.mem_available_low = 0.05,

@@ -26,6 +26,7 @@ struct fs_thresholds {
 	double disk_idle_pct;        /* device %util below this: idle */
 	double large_request_bytes;  /* mean read request at or above: bandwidth, below: latency */
 	double dentries_per_sample;  /* new dentries per sample loaded: a file (or more) per sample */
+	double opens_per_sample;     /* tracer: files opened per sample loaded */
 	double small_sample_bytes;   /* bytes read per sample below this: per-file costs dominate */
 	double mem_limit_full;       /* cgroup memory usage / limit at or above: full */
 	double mem_available_low;    /* MemAvailable / MemTotal below: low */

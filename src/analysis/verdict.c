@@ -64,6 +64,23 @@ static struct fs_finding *finding(struct fs_verdict *v, enum fs_verdict_id id, d
 
 #define EV(f, ...) fs_evidence_add((f)->ev, &(f)->nev, __VA_ARGS__)
 
+/* The tracer's word on the loaders: time inside I/O calls, read sizes. */
+static void io_call_evidence(const struct fs_metrics *m, struct fs_finding *f)
+{
+	char a[32];
+	if (!m->have_trace)
+		return;
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	if (m->loader_time_s > 0)
+		EV(f, "loader_io_call_share", m->loader_io_time_s / m->loader_time_s, "fraction", "io_intervals",
+		   "%s spent %.0f%% of their time inside I/O calls", who, 100 * m->loader_io_time_s / m->loader_time_s);
+	if (m->trace_reads > 0)
+		EV(f, "read_call_bytes", m->trace_read_bytes / m->trace_reads, "bytes", "files",
+		   "%.0f reads of %s on average, %.0f%% sequential, over %.0f files", m->trace_reads,
+		   fs_fmt_bytes(a, 32, m->trace_read_bytes / m->trace_reads),
+		   100 * m->trace_seq_reads / m->trace_reads, m->trace_files);
+}
+
 /* The evidence every storage-family finding carries. */
 static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
 {
@@ -82,6 +99,7 @@ static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
 	}
 	EV(f, "psi_io_some_pct", m->psi_io, "%", "psi", "I/O pressure: tasks stalled on I/O %.0f%% of the time",
 	   m->psi_io);
+	io_call_evidence(m, f);
 }
 
 static bool memory_constrained(const struct fs_metrics *m, const struct fs_thresholds *t)
@@ -116,6 +134,20 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 		return FS_VERDICT_MEMORY_PRESSURE;
 	}
 	double samples = samples_loaded(m);
+	if (m->have_trace && m->trace_opens > 0) {
+		/* The tracer counted the opens: a file per sample (or per read when
+		 * the samples are unknown), and little read from each. */
+		double opens = samples > 0 ? m->trace_opens / samples : m->trace_opens / fmax(m->trace_reads, 1);
+		double per_open = m->trace_read_bytes / m->trace_opens;
+		if (opens >= t->opens_per_sample && per_open < t->small_sample_bytes) {
+			EV(tmp, "opens_per_sample", opens, "count", "files",
+			   "%.0f files opened (%.0f distinct), %.2g per %s, %s read from each", m->trace_opens,
+			   m->trace_files, opens, samples > 0 ? "sample" : "read", fs_fmt_bytes(a, 32, per_open));
+			EV(tmp, "stats_per_open", m->trace_stats / m->trace_opens, "count", "files",
+			   "%.2g stat calls per open", m->trace_stats / m->trace_opens);
+			return FS_VERDICT_METADATA;
+		}
+	}
 	double per_sample = samples > 0 ? m->dentries_growth / samples : NAN;
 	double bytes_per_sample = samples > 0 ? m->loader_rchar_bytes / samples : NAN;
 	/* Without steps: a new dentry for most disk reads means one file per read. */
@@ -214,7 +246,9 @@ static void list_missing(const struct fs_metrics *m, struct fs_verdict *v)
 		missing(v, "psi: no pressure stall information");
 	if (!m->disk[0])
 		missing(v, "disk: the job read nothing from a block device (page cache, network or tmpfs)");
-	missing(v, "tracer: no per-file I/O (opens per sample, request sizes per file) yet");
+	if (!m->have_trace)
+		missing(v, "tracer: no per-file I/O (feedscope run loads it unless --no-trace; static binaries "
+			   "and io_uring are not seen)");
 }
 
 /* Step-time shares, from the steps when there are any, else from the GPU. */

@@ -30,6 +30,9 @@ static const char usage_text[] =
 	"      --pytorch        time DataLoader steps and torch.save from inside the job\n"
 	"                       (on by itself when CMD is a Python interpreter or script)\n"
 	"      --no-hook        do not install that hook (feedscope.watch() still works)\n"
+	"      --no-trace       do not load the I/O tracer (LD_PRELOAD) into the job\n"
+	"      --trace-ops      also record every I/O operation (bounded; off by default)\n"
+	"      --hash-paths     store a hash of each file's path instead of the path\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
@@ -39,7 +42,9 @@ static const struct option long_opts[] = {
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
 	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'},
 	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
-	{"no-hook", no_argument, NULL, 'H'},      {NULL, 0, NULL, 0},
+	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
+	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},
+	{NULL, 0, NULL, 0},
 };
 
 /* The child: wait for the go byte (the t = 0 sample is taken), then exec.
@@ -80,6 +85,7 @@ int fs_cmd_run(int argc, char **argv)
 {
 	struct fs_session_opts o = {.interval_s = 0.1};
 	enum fs_hook_mode hook = FS_HOOK_AUTO;
+	bool no_trace = false, trace_ops = false, hash_paths = false;
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -87,6 +93,14 @@ int fs_cmd_run(int argc, char **argv)
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
+		}
+		if (opt == 'T' || opt == 'O' || opt == 'A') {
+			no_trace |= opt == 'T';
+			trace_ops |= opt == 'O';
+			hash_paths |= opt == 'A';
+			if (no_trace && trace_ops)
+				return fs_usage_error("run: --trace-ops needs the tracer (not with --no-trace)");
+			continue;
 		}
 		if (opt == 'P' || opt == 'H') {
 			if (hook != FS_HOOK_AUTO && hook != (opt == 'P' ? FS_HOOK_ON : FS_HOOK_OFF))
@@ -109,7 +123,11 @@ int fs_cmd_run(int argc, char **argv)
 		return 2;
 	fs_session_meta_start(&s, "run", ncmd, cmd);
 	struct fs_jobenv env;
-	fs_jobenv_prepare(&env, cmd[0], hook, fs_session_open_markers(&s));
+	const char *markers = fs_session_open_markers(&s);
+	fs_jobenv_prepare(&env, cmd[0], hook, markers, no_trace ? NULL : fs_session_open_trace(&s, hash_paths),
+			  trace_ops);
+	if (!no_trace && !env.trace_dir[0])
+		fs_session_no_trace(&s, "the tracer library (libfeedscope-trace.so) was not found");
 	fs_sink_metaf(fs_store_sink(s.store), "hook", "%s%s%s", env.hook ? "pytorch" : "off",
 		      env.why[0] ? ": " : "", env.why);
 	if (hook == FS_HOOK_ON && !env.hook)

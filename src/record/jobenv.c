@@ -72,13 +72,9 @@ static bool has_package(const char *dir)
 	return access(f, R_OK) == 0;
 }
 
-bool fs_jobenv_python_dir(char *out, size_t cap)
+/* The directory of this executable into out; false if unknown. */
+static bool exe_dir(char *out, size_t cap)
 {
-	const char *env = getenv("FEEDSCOPE_PYTHON_DIR");
-	if (env && *env) {
-		snprintf(out, cap, "%s", env);
-		return has_package(out);
-	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0)
@@ -88,6 +84,20 @@ bool fs_jobenv_python_dir(char *out, size_t cap)
 	if (!slash)
 		return false;
 	*slash = '\0';
+	snprintf(out, cap, "%s", exe);
+	return true;
+}
+
+bool fs_jobenv_python_dir(char *out, size_t cap)
+{
+	const char *env = getenv("FEEDSCOPE_PYTHON_DIR");
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		return has_package(out);
+	}
+	char exe[PATH_MAX];
+	if (!exe_dir(exe, sizeof exe))
+		return false;
 	/* build/feedscope, build/asan/feedscope, PREFIX/bin/feedscope */
 	const char *candidates[] = {"%s/../python", "%s/../../python", "%s/../share/feedscope/python"};
 	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
@@ -104,10 +114,47 @@ bool fs_jobenv_python_dir(char *out, size_t cap)
 	return false;
 }
 
+bool fs_jobenv_trace_lib(char *out, size_t cap)
+{
+	const char *env = getenv("FEEDSCOPE_TRACE_LIB");
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		return access(out, R_OK) == 0;
+	}
+	char dir[PATH_MAX];
+	if (!exe_dir(dir, sizeof dir))
+		return false;
+	const char *candidates[] = {"%s/libfeedscope-trace.so", "%s/../lib/feedscope/libfeedscope-trace.so"};
+	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+		char f[PATH_MAX + 64];
+		snprintf(f, sizeof f, candidates[i], dir);
+		char *real = realpath(f, NULL);
+		if (real && access(real, R_OK) == 0) {
+			snprintf(out, cap, "%s", real);
+			free(real);
+			return true;
+		}
+		free(real);
+	}
+	return false;
+}
+
+static void prepare_trace(struct fs_jobenv *e, const char *trace_dir, bool trace_ops)
+{
+	char lib[PATH_MAX];
+	if (!trace_dir || !fs_jobenv_trace_lib(lib, sizeof lib))
+		return;
+	snprintf(e->trace_dir, sizeof e->trace_dir, "%s", trace_dir);
+	e->trace_ops = trace_ops;
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(e->preload, sizeof e->preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+}
+
 void fs_jobenv_prepare(struct fs_jobenv *e, const char *argv0, enum fs_hook_mode mode,
-		       const char *markers_address)
+		       const char *markers_address, const char *trace_dir, bool trace_ops)
 {
 	memset(e, 0, sizeof *e);
+	prepare_trace(e, trace_dir, trace_ops);
 	if (!markers_address)
 		return; /* no channel: nothing to tell the job */
 	snprintf(e->markers, sizeof e->markers, "%s", markers_address);
@@ -132,6 +179,12 @@ void fs_jobenv_prepare(struct fs_jobenv *e, const char *argv0, enum fs_hook_mode
 
 void fs_jobenv_apply(const struct fs_jobenv *e)
 {
+	if (e->trace_dir[0]) {
+		setenv("FEEDSCOPE_TRACE_DIR", e->trace_dir, 1);
+		setenv("LD_PRELOAD", e->preload, 1);
+		if (e->trace_ops)
+			setenv("FEEDSCOPE_TRACE_OPS", "1", 1);
+	}
 	if (!e->markers[0])
 		return;
 	setenv("FEEDSCOPE_MARKERS", e->markers, 1);

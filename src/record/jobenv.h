@@ -11,6 +11,9 @@ enum fs_hook_mode { FS_HOOK_AUTO, FS_HOOK_ON, FS_HOOK_OFF };
 
 struct fs_jobenv {
 	char markers[128];     /* FEEDSCOPE_MARKERS, "" = none */
+	char preload[8192];    /* the new LD_PRELOAD, "" = leave it */
+	char trace_dir[256];   /* FEEDSCOPE_TRACE_DIR, "" = no tracer */
+	bool trace_ops;        /* FEEDSCOPE_TRACE_OPS=1 */
 	char pythonpath[8192]; /* the new PYTHONPATH, "" = leave it */
 	bool hook;             /* FEEDSCOPE_HOOK=pytorch */
 	char why[256];         /* when the hook is off in auto mode, or the package is missing */
@@ -27,9 +30,15 @@ bool fs_jobenv_is_python(const char *argv0);
  * feedscope/__init__.py. */
 bool fs_jobenv_python_dir(char *out, size_t cap);
 
-/* Work out the environment for the job (in the parent, before fork). */
+/* The I/O tracer library: FEEDSCOPE_TRACE_LIB, else libfeedscope-trace.so
+ * next to this executable (build trees), else <dir>/../lib/feedscope/.
+ * Returns false if none exists. */
+bool fs_jobenv_trace_lib(char *out, size_t cap);
+
+/* Work out the environment for the job (in the parent, before fork).
+ * trace_dir: the tracer's region directory, or NULL for no tracer. */
 void fs_jobenv_prepare(struct fs_jobenv *e, const char *argv0, enum fs_hook_mode mode,
-		       const char *markers_address);
+		       const char *markers_address, const char *trace_dir, bool trace_ops);
 
 /* Apply it (in the child, before exec). */
 void fs_jobenv_apply(const struct fs_jobenv *e);

@@ -19,7 +19,7 @@ struct slot {
 struct fs_recorder {
 	const struct fs_paths *paths;
 	struct fs_sink *sink;
-	const struct fs_job *job;
+	struct fs_job *job;
 	struct slot *slots;
 	int nslots;
 	uint64_t ticks, busy_ns;
@@ -40,7 +40,7 @@ static bool listed(const char *list, const char *name)
 }
 
 struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sink *sink,
-				     const struct fs_job *job,
+				     struct fs_job *job,
 				     const struct fs_recorder_opts *opts, double t)
 {
 	struct fs_recorder *r = calloc(1, sizeof *r);
@@ -71,9 +71,12 @@ struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sin
 		} else {
 			char why[200] = "";
 			ctx.now_ns = fs_now_ns();
-			if (s->ops->open(&s->state, &ctx, why, sizeof why) == FS_SOURCE_OK) {
+			int rc = s->ops->open(&s->state, &ctx, why, sizeof why);
+			if (rc == FS_SOURCE_OK) {
 				s->open = true;
 				snprintf(s->status, sizeof s->status, "ok");
+			} else if (rc == FS_SOURCE_DISABLED) {
+				snprintf(s->status, sizeof s->status, "disabled: %s", why);
 			} else {
 				snprintf(s->status, sizeof s->status, "unavailable: %s", why);
 				fs_warn("%s: %s; skipped", s->ops->name, why);
@@ -141,6 +144,18 @@ void fs_recorder_missing(const struct fs_recorder *r, char *out, size_t cap)
 		if (n < 0 || (size_t)n >= cap - len)
 			break;
 		len += (size_t)n;
+	}
+}
+
+void fs_recorder_finish(struct fs_recorder *r)
+{
+	struct fs_source_ctx ctx = {.paths = r->paths, .sink = r->sink, .job = r->job, .t = r->prev_t};
+	for (int i = 0; i < r->nslots; i++) {
+		struct slot *s = &r->slots[i];
+		if (s->open && s->ops->finish) {
+			ctx.now_ns = fs_now_ns();
+			s->ops->finish(s->state, &ctx);
+		}
 	}
 }
 

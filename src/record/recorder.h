@@ -23,7 +23,7 @@ struct fs_recorder_opts {
  * job may be NULL. paths, sink and job must outlive the recorder.
  * Returns NULL only on out-of-memory. */
 struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sink *sink,
-				     const struct fs_job *job,
+				     struct fs_job *job,
 				     const struct fs_recorder_opts *opts, double t);
 
 /* Sample every open source for the tick at time t (seconds since start),
@@ -37,6 +37,9 @@ uint64_t fs_recorder_busy_ns(const struct fs_recorder *r);
 
 /* Names of sources that are unavailable or disabled, comma-separated, into out. */
 void fs_recorder_missing(const struct fs_recorder *r, char *out, size_t cap);
+
+/* Call every source's finish hook (end-of-run rows), at the last tick's t. */
+void fs_recorder_finish(struct fs_recorder *r);
 
 void fs_recorder_close(struct fs_recorder *r);
 

@@ -1,5 +1,6 @@
 #include "record/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,50 @@ const char *fs_session_open_markers(struct fs_session *s)
 	return fs_markers_address(s->markers);
 }
 
+const char *fs_session_open_trace(struct fs_session *s, bool hash_paths)
+{
+	char dir[] = "/dev/shm/feedscope-trace-XXXXXX";
+	if (!mkdtemp(dir)) {
+		fs_warn("trace: cannot make %s: %s; no per-file I/O", dir, strerror(errno));
+		fs_sink_metaf(fs_store_sink(s->store), "trace", "unavailable: cannot make %s: %s", dir,
+			      strerror(errno));
+		return NULL;
+	}
+	snprintf(s->trace_dir, sizeof s->trace_dir, "%s", dir);
+	s->job.trace_dir = s->trace_dir;
+	s->job.hash_paths = hash_paths;
+	fs_sink_meta(fs_store_sink(s->store), "trace", hash_paths ? "on, paths hashed" : "on");
+	return s->trace_dir;
+}
+
+static void remove_trace_dir(struct fs_session *s)
+{
+	if (!s->trace_dir[0])
+		return;
+	DIR *d = opendir(s->trace_dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char f[512];
+			snprintf(f, sizeof f, "%s/%s", s->trace_dir, e->d_name);
+			unlink(f);
+		}
+		closedir(d);
+	}
+	rmdir(s->trace_dir);
+	s->trace_dir[0] = '\0';
+	s->job.trace_dir = NULL;
+}
+
+void fs_session_no_trace(struct fs_session *s, const char *why)
+{
+	remove_trace_dir(s);
+	fs_warn("trace: %s; no per-file I/O", why);
+	fs_sink_metaf(fs_store_sink(s->store), "trace", "unavailable: %s", why);
+}
+
 static int markers_fds(void *arg, int *fds, int cap)
 {
 	return fs_markers_fds(((struct fs_session *)arg)->markers, fds, cap);
@@ -212,10 +257,14 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 	if (ticks)
 		fs_sink_metaf(sink, "recorder_sample_us",
 			      "%.1f", (double)fs_recorder_busy_ns(s->rec) / 1e3 / (double)ticks);
+	fs_recorder_finish(s->rec);
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
+	free(s->job.pids);
+	s->job.pids = NULL;
 	fs_markers_close(s->markers, sink, s->start_ns);
 	s->markers = NULL;
+	remove_trace_dir(s);
 	int rc = fs_store_close(s->store) < 0 ? 1 : 0;
 	s->store = NULL;
 	if (!s->opts.quiet) {
@@ -242,9 +291,12 @@ void fs_session_abort(struct fs_session *s)
 {
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
+	free(s->job.pids);
+	s->job.pids = NULL;
 	if (s->markers && s->store)
 		fs_markers_close(s->markers, fs_store_sink(s->store), s->start_ns);
 	s->markers = NULL;
+	remove_trace_dir(s);
 	if (s->store)
 		fs_store_close(s->store);
 	s->store = NULL;

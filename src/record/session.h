@@ -31,6 +31,7 @@ struct fs_session {
 	uint64_t start_ns;
 	uint64_t missed;
 	struct fs_markers *markers;  /* run: the marker channel, or NULL */
+	char trace_dir[256];         /* run: the tracer's region directory, "" = none */
 	struct fs_loop_input input;  /* polls the marker channel */
 };
 
@@ -49,6 +50,14 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt);
  * address can go into the job's environment). Failing is not fatal: said
  * once, recorded in meta. Returns the channel's address or NULL. */
 const char *fs_session_open_markers(struct fs_session *s);
+
+/* Make the tracer's region directory (under /dev/shm); the job source's
+ * job gets it. Returns it, or NULL (said once, recorded in meta). It is
+ * removed when the session ends. */
+const char *fs_session_open_trace(struct fs_session *s, bool hash_paths);
+
+/* The tracer will not run after all: remove its directory, say why in meta. */
+void fs_session_no_trace(struct fs_session *s, const char *why);
 
 /* The loop input for the marker channel, or NULL when there is none. */
 const struct fs_loop_input *fs_session_input(struct fs_session *s);

@@ -314,6 +314,22 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	fs_sink_row(ctx->sink, &r);
 }
 
+/* Tell the other sources which processes the job has now. */
+static void publish_pids(const struct job_state *s, struct fs_job *job)
+{
+	if (job->cap_pids < s->nprocs) {
+		int cap = s->nprocs + 16;
+		int *p = realloc(job->pids, (size_t)cap * sizeof *p);
+		if (!p)
+			return;
+		job->pids = p;
+		job->cap_pids = cap;
+	}
+	for (int i = 0; i < s->nprocs; i++)
+		job->pids[i] = s->procs[i].pid;
+	job->npids = s->nprocs;
+}
+
 static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
 {
 	(void)why;
@@ -340,6 +356,7 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		fs_cgset_use(&s->cg, p->cg_mem);
 	}
 	fs_cgset_sample(&s->cg, ctx);
+	publish_pids(s, ctx->job);
 	s->prev_tick_ns = ctx->now_ns;
 	s->have_tick = true;
 	s->ctx = NULL;

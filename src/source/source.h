@@ -33,19 +33,26 @@ struct fs_job {
 	pid_t root;              /* the launched or attached process: role "main" */
 	bool adopt_own_children; /* also count every child of this process (we are
 	                            the job's subreaper, so orphaned workers land here) */
+	const char *trace_dir;   /* where the I/O tracer's regions are, or NULL */
+	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
+	/* The job's processes seen this tick, kept by the job source (which
+	 * samples first) for the sources that need them. */
+	int *pids;
+	int npids, cap_pids;
 };
 
 struct fs_source_ctx {
 	const struct fs_paths *paths;
 	struct fs_sink *sink;
-	const struct fs_job *job; /* may be NULL */
+	struct fs_job *job;       /* may be NULL */
 	double t;                 /* the tick's time, seconds since the run started */
 	uint64_t now_ns;          /* monotonic time taken just before this source's read */
 };
 
 enum {
 	FS_SOURCE_OK = 0,
-	FS_SOURCE_UNAVAILABLE = -1,
+	FS_SOURCE_UNAVAILABLE = -1, /* said once on stderr, recorded in meta */
+	FS_SOURCE_DISABLED = -2,    /* not wanted here (open only): recorded in meta, not said */
 };
 
 struct fs_source_ops {
@@ -58,6 +65,9 @@ struct fs_source_ops {
 	 * with a reason when this tick's read failed (the recorder says so once
 	 * and keeps calling). */
 	int (*sample)(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen);
+	/* Optional: once, after the last sample, with the sink still open (for
+	 * what is written at the end of a run). */
+	void (*finish)(void *state, const struct fs_source_ctx *ctx);
 	void (*close)(void *state);
 };
 

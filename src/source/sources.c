@@ -13,6 +13,7 @@ extern const struct fs_source_ops fs_source_mem;
 extern const struct fs_source_ops fs_source_disk;
 extern const struct fs_source_ops fs_source_net;
 extern const struct fs_source_ops fs_source_gpu;
+extern const struct fs_source_ops fs_source_trace;
 
 const struct fs_source_ops *const fs_sources[] = {
 	&fs_source_job,
@@ -22,6 +23,7 @@ const struct fs_source_ops *const fs_sources[] = {
 	&fs_source_disk,
 	&fs_source_net,
 	&fs_source_gpu,
+	&fs_source_trace,
 	NULL,
 };
 

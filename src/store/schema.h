@@ -107,6 +107,30 @@
 	X(PHASES, t_start, REAL) X(PHASES, t_end, REAL) X(PHASES, pid, INTEGER)  \
 	X(PHASES, name, TEXT)
 
+#define FS_COLS_FILES(X)                                                        \
+	X(FILES, pid, INTEGER) X(FILES, path, TEXT) X(FILES, opens, INTEGER)     \
+	X(FILES, reads, INTEGER) X(FILES, read_bytes, INTEGER)                   \
+	X(FILES, writes, INTEGER) X(FILES, write_bytes, INTEGER)                 \
+	X(FILES, seq_reads, INTEGER) X(FILES, consec_reads, INTEGER)             \
+	X(FILES, meta_ops, INTEGER) X(FILES, read_time_s, REAL)                  \
+	X(FILES, write_time_s, REAL) X(FILES, meta_time_s, REAL)                 \
+	X(FILES, size_hist, TEXT) X(FILES, first_t, REAL) X(FILES, last_t, REAL) \
+	X(FILES, seeks, INTEGER) X(FILES, stats, INTEGER) X(FILES, mmaps, INTEGER) \
+	X(FILES, fsyncs, INTEGER) X(FILES, max_offset, INTEGER)                  \
+	X(FILES, stdio_ops, INTEGER) X(FILES, path_hash, TEXT)
+
+#define FS_COLS_IO_INTERVALS(X)                                                 \
+	X(IO_INTERVALS, t, REAL) X(IO_INTERVALS, pid, INTEGER)                   \
+	X(IO_INTERVALS, io_time_s, REAL) X(IO_INTERVALS, read_bytes, INTEGER)    \
+	X(IO_INTERVALS, write_bytes, INTEGER) X(IO_INTERVALS, ops, INTEGER)      \
+	X(IO_INTERVALS, meta_ops, INTEGER)
+
+#define FS_COLS_OPS(X)                                                          \
+	X(OPS, t, REAL) X(OPS, pid, INTEGER) X(OPS, tid, INTEGER)                \
+	X(OPS, path, TEXT) X(OPS, op, TEXT) X(OPS, offset, INTEGER)              \
+	X(OPS, length, INTEGER) X(OPS, duration_s, REAL) X(OPS, result, INTEGER) \
+	X(OPS, layer, TEXT)
+
 /* (ID, SQL name, column list, sampled) */
 #define FS_TABLES(X)                                                            \
 	X(TICKS, ticks, FS_COLS_TICKS, 1)                                        \
@@ -124,7 +148,10 @@
 	X(GPU, gpu, FS_COLS_GPU, 1)                                              \
 	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)                               \
 	X(STEPS, steps, FS_COLS_STEPS, 1)                                        \
-	X(PHASES, phases, FS_COLS_PHASES, 0)
+	X(PHASES, phases, FS_COLS_PHASES, 0)                                     \
+	X(FILES, files, FS_COLS_FILES, 0)                                        \
+	X(IO_INTERVALS, io_intervals, FS_COLS_IO_INTERVALS, 1)                   \
+	X(OPS, ops, FS_COLS_OPS, 1)
 
 enum fs_table_id {
 #define FS_TABLE_ENUM(id, name, cols, sampled) FS_T_##id,

@@ -161,6 +161,45 @@ static void test_storage(void)
 	CHECK(has_knob(&v, "memory limit"));
 }
 
+static void test_tracer_metadata(void)
+{
+	/* Cached dentries (no growth), but the tracer saw a file opened per
+	 * sample with 3 KiB read from each: metadata, with the tracer's words. */
+	struct fs_metrics m = base();
+	waits(&m, 75, 50);
+	m.loaders.blocked = 0.8;
+	m.loaders.running = 0.1;
+	m.loaders.sleeping = 0.1;
+	m.disk_req_bytes = 4096;
+	m.dentries_growth = 0;
+	m.have_trace = true;
+	m.trace_files = 32000;
+	m.trace_opens = 32000;
+	m.trace_stats = 64000;
+	m.trace_reads = 64000;
+	m.trace_read_bytes = 32000 * 3072.0;
+	m.trace_seq_reads = 32000;
+	m.loader_time_s = 200;
+	m.loader_io_time_s = 160;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "metadata");
+	bool said_io = false, said_opens = false;
+	for (int i = 0; i < v.nev; i++) {
+		said_io |= !strcmp(v.ev[i].metric, "loader_io_call_share") && fabs(v.ev[i].value - 0.8) < 1e-9;
+		said_opens |= !strcmp(v.ev[i].metric, "opens_per_sample") && fabs(v.ev[i].value - 1.0) < 1e-9;
+	}
+	CHECK(said_io);
+	CHECK(said_opens);
+	for (int i = 0; i < v.nmissing; i++)
+		CHECK(strncmp(v.missing[i], "tracer", 6) != 0);
+
+	/* Large files read whole: the same opens are not metadata-bound. */
+	m.trace_read_bytes = 32000 * 1048576.0;
+	m.disk_req_bytes = 512 * 1024;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+}
+
 static void test_cpu(void)
 {
 	struct fs_metrics m = base();
@@ -275,6 +314,7 @@ int main(void)
 {
 	test_compute_bound();
 	test_storage();
+	test_tracer_metadata();
 	test_cpu();
 	test_parallelism();
 	test_checkpoint_and_epochs();

@@ -1,0 +1,172 @@
+#include "source/tracefmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+static uint64_t read_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+void fs_trace_clock_init(struct fs_trace_timebase *c, uint64_t now_ns)
+{
+	c->tsc_start = read_tsc();
+	c->ns_start = now_ns;
+	c->ticks_per_ns = 0;
+}
+
+void fs_trace_clock_update(struct fs_trace_timebase *c, uint64_t now_ns)
+{
+	uint64_t tsc = read_tsc();
+	if (now_ns > c->ns_start + 10000000 && tsc > c->tsc_start)
+		c->ticks_per_ns = (double)(tsc - c->tsc_start) / (double)(now_ns - c->ns_start);
+}
+
+double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t units)
+{
+	if (r->clock_kind == FS_TRACE_CLOCK_NS)
+		return (double)units / 1e9;
+	return c->ticks_per_ns > 0 ? (double)units / c->ticks_per_ns / 1e9 : NAN;
+}
+
+uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t stamp)
+{
+	if (r->clock_kind == FS_TRACE_CLOCK_NS)
+		return stamp;
+	if (c->ticks_per_ns <= 0)
+		return 0;
+	double off_ns = ((double)stamp - (double)r->tsc0) / c->ticks_per_ns;
+	return (uint64_t)((double)r->mono0_ns + off_ns);
+}
+
+static uint64_t ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* t of the run for a region clock reading (NaN if none). */
+static double run_t(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
+		    const struct fs_source_ctx *ctx, uint64_t stamp)
+{
+	if (!stamp)
+		return NAN;
+	uint64_t mono = fs_trace_clock_mono(c, r, stamp);
+	if (!mono)
+		return NAN;
+	double start_ns = (double)ctx->now_ns - ctx->t * 1e9;
+	return ((double)mono - start_ns) / 1e9;
+}
+
+static void path_text(const struct fs_trace_file *f, bool hash_paths, char *out, size_t cap)
+{
+	if (hash_paths)
+		snprintf(out, cap, "%016llx", (unsigned long long)f->path_hash);
+	else if (f->path_len >= FS_TRACE_PATH)
+		snprintf(out, cap, "...%s", f->path);
+	else
+		snprintf(out, cap, "%s", f->path);
+}
+
+uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
+			     const struct fs_source_ctx *ctx, bool hash_paths)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FS_TRACE_FILES; i++) {
+		const struct fs_trace_file *f = &r->files[i];
+		if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) != FS_TRACE_READY)
+			continue;
+		uint64_t ops = ld(&f->opens) + ld(&f->reads) + ld(&f->writes) + ld(&f->seeks) + ld(&f->stats) +
+			       ld(&f->mmaps) + ld(&f->fsyncs);
+		if (ops == 0)
+			continue;
+		char path[FS_TRACE_PATH + 8], hist[FS_TRACE_HIST * 21 + 4], hash[24];
+		path_text(f, hash_paths, path, sizeof path);
+		snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->path_hash);
+		size_t len = 0;
+		hist[len++] = '[';
+		for (int b = 0; b < FS_TRACE_HIST; b++)
+			len += (size_t)snprintf(hist + len, sizeof hist - len, "%s%llu", b ? "," : "",
+						(unsigned long long)ld(&f->hist[b]));
+		snprintf(hist + len, sizeof hist - len, "]");
+		struct fs_row row;
+		fs_row_init(&row, FS_T_FILES, 0);
+		fs_row_int(&row, FS_FILES_pid, r->pid);
+		fs_row_text(&row, FS_FILES_path, i == 0 ? "(other files)" : path);
+		fs_row_int(&row, FS_FILES_opens, (int64_t)ld(&f->opens));
+		fs_row_int(&row, FS_FILES_reads, (int64_t)ld(&f->reads));
+		fs_row_int(&row, FS_FILES_read_bytes, (int64_t)ld(&f->read_bytes));
+		fs_row_int(&row, FS_FILES_writes, (int64_t)ld(&f->writes));
+		fs_row_int(&row, FS_FILES_write_bytes, (int64_t)ld(&f->write_bytes));
+		fs_row_int(&row, FS_FILES_seq_reads, (int64_t)ld(&f->seq_reads));
+		fs_row_int(&row, FS_FILES_consec_reads, (int64_t)ld(&f->consec_reads));
+		fs_row_int(&row, FS_FILES_meta_ops, (int64_t)(ld(&f->opens) + ld(&f->stats) + ld(&f->seeks)));
+		fs_row_real(&row, FS_FILES_read_time_s, fs_trace_clock_seconds(c, r, ld(&f->read_time)));
+		fs_row_real(&row, FS_FILES_write_time_s, fs_trace_clock_seconds(c, r, ld(&f->write_time)));
+		fs_row_real(&row, FS_FILES_meta_time_s, fs_trace_clock_seconds(c, r, ld(&f->meta_time)));
+		fs_row_text(&row, FS_FILES_size_hist, hist);
+		fs_row_real(&row, FS_FILES_first_t, run_t(c, r, ctx, ld(&f->first)));
+		fs_row_real(&row, FS_FILES_last_t, run_t(c, r, ctx, ld(&f->last)));
+		fs_row_int(&row, FS_FILES_seeks, (int64_t)ld(&f->seeks));
+		fs_row_int(&row, FS_FILES_stats, (int64_t)ld(&f->stats));
+		fs_row_int(&row, FS_FILES_mmaps, (int64_t)ld(&f->mmaps));
+		fs_row_int(&row, FS_FILES_fsyncs, (int64_t)ld(&f->fsyncs));
+		fs_row_int(&row, FS_FILES_max_offset, (int64_t)ld(&f->max_offset));
+		fs_row_int(&row, FS_FILES_stdio_ops, (int64_t)ld(&f->stdio_ops));
+		fs_row_text(&row, FS_FILES_path_hash, i == 0 ? NULL : hash);
+		fs_sink_row(ctx->sink, &row);
+		n++;
+	}
+	return n;
+}
+
+static const char *op_name(int op)
+{
+	static const char *const names[] = {"?", "read", "write", "open", "close", "stat", "seek", "fsync", "mmap", "other"};
+	return op >= 0 && op <= FS_TRACE_OP_OTHER ? names[op] : "?";
+}
+
+void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t *pos,
+		       const struct fs_source_ctx *ctx, bool hash_paths, uint64_t *rows, uint64_t max_rows,
+		       uint64_t *lost)
+{
+	uint64_t head = __atomic_load_n(&r->ops_head, __ATOMIC_ACQUIRE);
+	if (head - *pos > FS_TRACE_OPS) {
+		*lost += head - *pos - FS_TRACE_OPS;
+		*pos = head - FS_TRACE_OPS;
+	}
+	for (; *pos < head; (*pos)++) {
+		const struct fs_trace_op *o = &r->ops[*pos % FS_TRACE_OPS];
+		if (__atomic_load_n(&o->seq, __ATOMIC_ACQUIRE) != *pos + 1)
+			break; /* still being written: next tick */
+		if (*rows >= max_rows) {
+			(*lost)++;
+			continue;
+		}
+		char path[FS_TRACE_PATH + 8] = "";
+		if (o->file < FS_TRACE_FILES && r->files[o->file].state == FS_TRACE_READY)
+			path_text(&r->files[o->file], hash_paths, path, sizeof path);
+		struct fs_row row;
+		fs_row_init(&row, FS_T_OPS, run_t(c, r, ctx, o->start));
+		fs_row_int(&row, FS_OPS_pid, r->pid);
+		fs_row_int(&row, FS_OPS_tid, o->tid);
+		fs_row_text(&row, FS_OPS_path, path[0] ? path : NULL);
+		fs_row_text(&row, FS_OPS_op, op_name(o->op));
+		if (o->offset >= 0)
+			fs_row_int(&row, FS_OPS_offset, o->offset);
+		fs_row_int(&row, FS_OPS_length, (int64_t)o->length);
+		fs_row_real(&row, FS_OPS_duration_s, fs_trace_clock_seconds(c, r, o->duration));
+		fs_row_int(&row, FS_OPS_result, o->result);
+		fs_row_text(&row, FS_OPS_layer, o->layer ? "stdio" : "posix");
+		fs_sink_row(ctx->sink, &row);
+		(*rows)++;
+	}
+}

@@ -1,0 +1,39 @@
+/* tracefmt.h - reading the tracer's region format (src/trace/region.h) into
+ * rows: clock conversion, the files table, the ops ring. */
+#ifndef FS_TRACEFMT_H
+#define FS_TRACEFMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/source.h"
+#include "trace/region.h"
+
+/* The recorder's own measurement of the tracer's clock (the TSC on
+ * x86-64): ticks per nanosecond, refined every tick. The one place a
+ * source reads a clock: the TSC has no other source of truth. */
+struct fs_trace_timebase {
+	uint64_t tsc_start, ns_start;
+	double ticks_per_ns; /* 0 until 10 ms have passed */
+};
+
+void fs_trace_clock_init(struct fs_trace_timebase *c, uint64_t now_ns);
+void fs_trace_clock_update(struct fs_trace_timebase *c, uint64_t now_ns);
+
+/* A duration in the region's clock units, in seconds (NaN if unknown yet). */
+double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t units);
+
+/* A region clock reading as CLOCK_MONOTONIC nanoseconds (0 if unknown). */
+uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t stamp);
+
+/* Emit one files row per record in use; returns how many. */
+uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
+			     const struct fs_source_ctx *ctx, bool hash_paths);
+
+/* Emit ops rows from *pos up to the ring's head (at most max_rows in all,
+ * counted in *rows); ops overwritten before being read are added to *lost. */
+void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t *pos,
+		       const struct fs_source_ctx *ctx, bool hash_paths, uint64_t *rows, uint64_t max_rows,
+		       uint64_t *lost);
+
+#endif

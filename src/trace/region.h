@@ -1,0 +1,111 @@
+/* region.h - the shared-memory region through which the I/O tracer
+ * (libfeedscope-trace.so, inside every job process) hands its counters to
+ * the recorder. Both sides include this header; it is the format's one
+ * definition (docs/tracer.md).
+ *
+ * One region per process image: the tracer creates
+ *   $FEEDSCOPE_TRACE_DIR/<pid>          (or <pid>.1, <pid>.2 after exec)
+ * with O_CREAT|O_EXCL, sizes it, maps it MAP_SHARED and closes the file: the
+ * job's descriptors are never touched after start-up, and the counters are
+ * in shared memory as soon as they are counted, so nothing is lost when a
+ * process leaves through _exit() (Python DataLoader workers), is killed, or
+ * when feedscope is gone. The recorder maps every region read-only, reads
+ * the cumulative counters each tick, and deletes the directory at the end.
+ *
+ * Counters only grow and are updated with relaxed atomic adds (the reader
+ * tolerates a counter read a moment before another). Times are in the
+ * region's clock units (clock_kind): TSC ticks on x86-64 (the recorder
+ * converts them with its own measurement of the TSC rate, anchored at
+ * tsc0/mono0_ns), else nanoseconds of CLOCK_MONOTONIC.
+ */
+#ifndef FS_TRACE_REGION_H
+#define FS_TRACE_REGION_H
+
+#include <stdint.h>
+
+#define FS_TRACE_MAGIC 0x52545346u /* "FSTR" */
+#define FS_TRACE_VERSION 1
+#define FS_TRACE_FILES 1024        /* file records per process image */
+#define FS_TRACE_PATH 232          /* path bytes kept (longer: the tail, and the full hash) */
+#define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512 */
+#define FS_TRACE_OPS 8192          /* per-operation ring (only with --trace-ops) */
+
+enum fs_trace_clock { FS_TRACE_CLOCK_NS = 0, FS_TRACE_CLOCK_TSC = 1 };
+
+/* Blind spots the tracer noticed (flags in region.blind). */
+enum {
+	FS_TRACE_BLIND_IO_URING = 1u << 0,  /* io_uring_setup was called: its I/O is not seen */
+	FS_TRACE_BLIND_FILES_FULL = 1u << 1, /* more than FS_TRACE_FILES files: the rest in record 0 */
+	FS_TRACE_BLIND_OPS_LOST = 1u << 2,  /* the op ring wrapped before the recorder read it */
+};
+
+enum fs_trace_file_state { FS_TRACE_FREE = 0, FS_TRACE_CLAIMING = 1, FS_TRACE_READY = 2 };
+
+/* Counters of one (process image, file). Record 0 is "(other files)": what
+ * did not fit, and I/O on descriptors whose path is unknown. */
+struct fs_trace_file {
+	uint32_t state;            /* enum fs_trace_file_state; READY once path is written */
+	uint32_t path_len;         /* the full path's length */
+	uint64_t path_hash;        /* FNV-1a 64 of the full path */
+	char path[FS_TRACE_PATH];  /* NUL-terminated; its last bytes when longer */
+	uint64_t opens, reads, read_bytes, writes, write_bytes, seeks, stats, mmaps, fsyncs;
+	uint64_t seq_reads;        /* reads starting after the previous read's end (Darshan) */
+	uint64_t consec_reads;     /* reads starting exactly at it (a subset of seq_reads) */
+	uint64_t max_offset;       /* highest byte offset read or written + 1 */
+	uint64_t read_time, write_time, meta_time; /* clock units inside those calls */
+	uint64_t first, last;      /* clock at the first and last access (0: none yet) */
+	uint64_t stdio_ops;        /* of the above, calls made through stdio (fread/fwrite/...) */
+	uint64_t hist[FS_TRACE_HIST]; /* read and write sizes */
+};
+
+/* One operation (--trace-ops). seq is written last: an entry is complete
+ * when seq equals its position + 1. */
+struct fs_trace_op {
+	uint64_t seq;
+	uint64_t start, duration;  /* clock units */
+	int64_t offset;            /* -1 where the call has none (read, write) */
+	uint64_t length;           /* bytes asked for */
+	int64_t result;            /* what the call returned */
+	int32_t tid;
+	uint16_t file;             /* record index */
+	uint8_t op;                /* enum fs_trace_op_kind */
+	uint8_t layer;             /* 0 POSIX, 1 stdio */
+};
+
+enum fs_trace_op_kind {
+	FS_TRACE_OP_READ = 1, FS_TRACE_OP_WRITE, FS_TRACE_OP_OPEN, FS_TRACE_OP_CLOSE, FS_TRACE_OP_STAT,
+	FS_TRACE_OP_SEEK, FS_TRACE_OP_FSYNC, FS_TRACE_OP_MMAP, FS_TRACE_OP_OTHER,
+};
+
+struct fs_trace_region {
+	uint32_t magic;            /* FS_TRACE_MAGIC, written last at creation */
+	uint32_t version;          /* FS_TRACE_VERSION */
+	int32_t pid, ppid;
+	uint32_t clock_kind;       /* enum fs_trace_clock */
+	uint32_t ops_enabled;      /* --trace-ops */
+	uint64_t tsc0, mono0_ns;   /* the clock and CLOCK_MONOTONIC read together at creation */
+	char exe[128];             /* /proc/self/exe's tail at creation */
+	/* per process: cumulative */
+	uint64_t io_time;          /* clock units inside intercepted I/O calls (all threads) */
+	uint64_t read_bytes, write_bytes;
+	uint64_t data_ops, meta_ops; /* read/write-like calls; open/stat/close/seek-like calls */
+	uint64_t blind;            /* FS_TRACE_BLIND_* */
+	uint32_t nfiles;           /* records in use, record 0 included */
+	uint32_t pad;
+	uint64_t ops_head;         /* next op position (mod FS_TRACE_OPS) */
+	struct fs_trace_file files[FS_TRACE_FILES];
+	struct fs_trace_op ops[FS_TRACE_OPS];
+};
+
+/* FNV-1a, 64 bits: the path hash (also what --hash-paths stores). */
+static inline uint64_t fs_trace_hash(const char *s, uint64_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (uint64_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+#endif
