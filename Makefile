@@ -6,6 +6,7 @@
 #   make bench      print the recorder's own cost (figures, never asserted)
 #   make scenarios  the ground-truth scenario suite (root; tests/scenarios/README.md)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
+#   make tsan       the I/O tracer and a threaded job under ThreadSanitizer
 #   make install PREFIX=/usr/local
 
 CC      ?= gcc
@@ -22,8 +23,13 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
+ifeq ($(SANITIZE),thread)
+CFLAGS  += -fsanitize=thread -DFS_TRACE_ATOMIC_ONLY
+LDFLAGS += -fsanitize=thread
+TRACE_PROG_SAN := -fsanitize=thread
+endif
 
-SRC      := $(shell find src -name '*.c' -not -path 'src/marker/*' | sort)
+SRC      := $(shell find src -name '*.c' -not -path 'src/marker/*' -not -path 'src/trace/*' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 MARKER   := $(BUILD)/libfeedscope-marker.a $(BUILD)/libfeedscope-marker.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -38,9 +44,16 @@ TOOL_BIN     := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 FAKE_NVML    := $(BUILD)/tests/nvml/full/libnvidia-ml.so.1 \
                 $(BUILD)/tests/nvml/minimal/libnvidia-ml.so.1
 
-.PHONY: all test unit demo bench asan install clean deps deps-test scenarios
+# The I/O tracer (LD_PRELOAD): only the interposed functions are exported.
+TRACE_LIB    := $(BUILD)/libfeedscope-trace.so
+TRACE_SRC    := $(wildcard src/trace/*.c)
+TRACE_OBJ    := $(TRACE_SRC:%.c=$(BUILD)/obj/pic/%.o)
+TRACE_CFLAGS := -fPIC -fvisibility=hidden
+TRACE_PROG   := $(patsubst tests/trace/%.c,$(BUILD)/tests/trace/%,$(wildcard tests/trace/*.c))
 
-all: $(BUILD)/feedscope $(MARKER)
+.PHONY: all test unit demo bench asan tsan install clean deps deps-test scenarios
+
+all: $(BUILD)/feedscope $(MARKER) $(TRACE_LIB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -63,6 +76,19 @@ $(BUILD)/libfeedscope-marker.a: $(BUILD)/obj/marker/marker.o
 $(BUILD)/libfeedscope-marker.so: $(BUILD)/obj/marker/marker.o
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libfeedscope-marker.so -o $@ $^ -lpthread
 
+$(BUILD)/obj/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TRACE_CFLAGS) -c $< -o $@
+$(TRACE_LIB): $(TRACE_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libfeedscope-trace.so -Wl,-z,nodelete -o $@ $^ -ldl -lpthread
+
+# Programs the tracer tests run under it (tests/trace/*.c): the job, not the
+# code under test, so no sanitizer (but TSan's, for `make tsan`).
+TRACE_PROG_CFLAGS := -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
+$(BUILD)/tests/trace/%: tests/trace/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACE_PROG_CFLAGS) $(TRACE_PROG_SAN) -o $@ $< -lpthread
+
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(BUILD)/libfeedscope.a $(LDLIBS)
@@ -82,7 +108,7 @@ $(BUILD)/tests/nvml/minimal/libnvidia-ml.so.1: tests/fake_nvml/fake_nvml.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 		-DFAKE_NVML_MINIMAL -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
-unit: $(BUILD)/feedscope $(MARKER) $(UNIT_BIN) $(TOOL_BIN) $(FAKE_NVML)
+unit: $(BUILD)/feedscope $(MARKER) $(UNIT_BIN) $(TOOL_BIN) $(FAKE_NVML) $(TRACE_LIB) $(TRACE_PROG)
 
 deps:
 	@scripts/deps.sh build
@@ -94,12 +120,20 @@ test: deps-test
 	$(MAKE) unit
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
 	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
+	$(MAKE) tsan
 	$(MAKE) scenarios
 
 # The ground-truth scenario suite (root): real bottlenecks, real PyTorch jobs,
 # feedscope's verdict checked against each. Skipped (exit 77) when not root.
 scenarios: all $(FAKE_NVML)
 	@FEEDSCOPE_BUILD=$(BUILD) tests/scenarios/run.sh; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+
+# ThreadSanitizer: the tracer and its threaded test program built with
+# -fsanitize=thread in $(BUILD)/tsan, the program run under the tracer.
+tsan: $(BUILD)/tests/trace_dump
+	$(MAKE) BUILD=$(BUILD)/tsan SANITIZE=thread $(BUILD)/tsan/libfeedscope-trace.so \
+		$(BUILD)/tsan/tests/trace/threads
+	tests/trace/tsan.sh $(BUILD)/tsan $(BUILD)
 
 asan: deps-test
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
@@ -118,6 +152,8 @@ install: all
 	install -m 755 $(BUILD)/feedscope $(DESTDIR)$(PREFIX)/bin/feedscope
 	install -m 644 $(BUILD)/libfeedscope-marker.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libfeedscope-marker.so $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/lib/feedscope
+	install -m 755 $(TRACE_LIB) $(DESTDIR)$(PREFIX)/lib/feedscope/
 	install -m 644 include/feedscope.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 python/feedscope/*.py $(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope/
 	install -m 644 python/feedscope_hook/*.py $(DESTDIR)$(PREFIX)/share/feedscope/python/feedscope_hook/

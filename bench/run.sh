@@ -27,3 +27,8 @@ for fmt in text json; do
 	end=$(date +%s.%N)
 	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 done
+echo
+echo "== I/O tracer (libfeedscope-trace.so): ns added per intercepted call, traced / untraced"
+cc -O2 -o "$b/trace_cost" bench/trace_cost.c -lpthread
+"$b/trace_cost" "$b/libfeedscope-trace.so" "${TRACE_ROUNDS:-9}"
+/usr/bin/python3 bench/trace_loader.py "$b/libfeedscope-trace.so" 10000 "${TRACE_LOADER_ROUNDS:-5}"

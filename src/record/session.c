@@ -260,8 +260,6 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 	fs_recorder_finish(s->rec);
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
-	free(s->job.pids);
-	s->job.pids = NULL;
 	fs_markers_close(s->markers, sink, s->start_ns);
 	s->markers = NULL;
 	remove_trace_dir(s);
@@ -291,8 +289,6 @@ void fs_session_abort(struct fs_session *s)
 {
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
-	free(s->job.pids);
-	s->job.pids = NULL;
 	if (s->markers && s->store)
 		fs_markers_close(s->markers, fs_store_sink(s->store), s->start_ns);
 	s->markers = NULL;

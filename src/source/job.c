@@ -314,20 +314,23 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	fs_sink_row(ctx->sink, &r);
 }
 
-/* Tell the other sources which processes the job has now. */
-static void publish_pids(const struct job_state *s, struct fs_job *job)
+/* Tell the other sources which processes the job has now: job->pids points
+ * at this source's own array (valid until the next tick or close). */
+static void publish_pids(struct job_state *s, struct fs_job *job)
 {
-	if (job->cap_pids < s->nprocs) {
+	if (s->cap_pub < s->nprocs) {
 		int cap = s->nprocs + 16;
-		int *p = realloc(job->pids, (size_t)cap * sizeof *p);
+		int *p = realloc(s->pub, (size_t)cap * sizeof *p);
 		if (!p)
 			return;
-		job->pids = p;
-		job->cap_pids = cap;
+		s->pub = p;
+		s->cap_pub = cap;
 	}
 	for (int i = 0; i < s->nprocs; i++)
-		job->pids[i] = s->procs[i].pid;
+		s->pub[i] = s->procs[i].pid;
+	job->pids = s->pub;
 	job->npids = s->nprocs;
+	s->published = job;
 }
 
 static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
@@ -365,6 +368,12 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 
 static void job_close(void *state)
 {
+	struct job_state *s = state;
+	if (s->published) {
+		s->published->pids = NULL;
+		s->published->npids = 0;
+	}
+	free(s->pub);
 	job_free(state);
 }
 

@@ -105,6 +105,9 @@ struct job_state {
 	uint64_t delayacct_ns;
 	bool said_io, said_fds;
 	struct fs_cgset cg;
+	int *pub;                  /* the pids published to other sources (fs_job.pids) */
+	int cap_pub;
+	struct fs_job *published;  /* where they were published */
 };
 
 /* jobproc.c */

@@ -35,10 +35,10 @@ struct fs_job {
 	                            the job's subreaper, so orphaned workers land here) */
 	const char *trace_dir;   /* where the I/O tracer's regions are, or NULL */
 	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
-	/* The job's processes seen this tick, kept by the job source (which
-	 * samples first) for the sources that need them. */
-	int *pids;
-	int npids, cap_pids;
+	/* The job's processes seen this tick, published by the job source
+	 * (which samples first; it owns the array) for the sources that need them. */
+	const int *pids;
+	int npids;
 };
 
 struct fs_source_ctx {

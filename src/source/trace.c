@@ -38,6 +38,7 @@ struct trace_state {
 	struct fs_trace_timebase clock;
 	uint64_t ops_rows, ops_lost;
 	int *seen_pids; /* job pids checked for a region */
+	char self_exe[512];
 	int nseen, capseen;
 	struct fs_buf buf;
 };
@@ -54,6 +55,8 @@ static int trace_open(void **state, const struct fs_source_ctx *ctx, char *why, 
 		return FS_SOURCE_UNAVAILABLE;
 	}
 	snprintf(s->dir, sizeof s->dir, "%s", ctx->job->trace_dir);
+	ssize_t n = readlink("/proc/self/exe", s->self_exe, sizeof s->self_exe - 1);
+	s->self_exe[n > 0 ? n : 0] = '\0';
 	fs_trace_clock_init(&s->clock, ctx->now_ns);
 	*state = s;
 	return FS_SOURCE_OK;
@@ -167,8 +170,16 @@ static void check_untraced(struct trace_state *s, const struct fs_source_ctx *ct
 		for (int k = 0; k < s->n && !has; k++)
 			has = s->regions[k].r->pid == pid;
 		if (!has) {
-			/* Give a new process a tick to create its region: look at its maps. */
-			char rel[64], path[600];
+			/* The job's first process is feedscope itself until it execs:
+			 * judge it after. */
+			char rel[64], path[600], exe[512] = "";
+			snprintf(rel, sizeof rel, "%d/exe", pid);
+			ssize_t n = readlink(fs_proc_path(path, sizeof path, ctx->paths, rel), exe, sizeof exe - 1);
+			if (n > 0)
+				exe[n] = '\0';
+			if (!strcmp(exe, s->self_exe))
+				continue;
+			/* Loaded but no region yet: it comes next tick. */
 			snprintf(rel, sizeof rel, "%d/maps", pid);
 			if (fs_read_file(fs_proc_path(path, sizeof path, ctx->paths, rel), &s->buf) < 0)
 				continue;
@@ -176,11 +187,6 @@ static void check_untraced(struct trace_state *s, const struct fs_source_ctx *ct
 				continue; /* loaded; its region comes next tick */
 			char key[64];
 			snprintf(key, sizeof key, "trace.untraced.%d", pid);
-			snprintf(rel, sizeof rel, "%d/exe", pid);
-			char exe[512] = "";
-			ssize_t n = readlink(fs_proc_path(path, sizeof path, ctx->paths, rel), exe, sizeof exe - 1);
-			if (n > 0)
-				exe[n] = '\0';
 			fs_sink_metaf(ctx->sink, key, "%s: the tracer is not loaded (static binary, or LD_PRELOAD "
 				      "removed): its file I/O is not seen", exe[0] ? exe : "?");
 		}

@@ -17,18 +17,35 @@ static uint64_t read_tsc(void)
 #endif
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void fs_trace_clock_init(struct fs_trace_timebase *c, uint64_t now_ns)
 {
+	(void)now_ns;
 	c->tsc_start = read_tsc();
-	c->ns_start = now_ns;
+	c->ns_start = mono_ns();
 	c->ticks_per_ns = 0;
+	if (!c->tsc_start)
+		return;
+	/* A first rate from 2 ms of watching both clocks, so that even a job
+	 * shorter than a tick gets its times; every tick refines it. */
+	uint64_t ns;
+	while ((ns = mono_ns()) < c->ns_start + 2000000)
+		;
+	c->ticks_per_ns = (double)(read_tsc() - c->tsc_start) / (double)(ns - c->ns_start);
 }
 
 void fs_trace_clock_update(struct fs_trace_timebase *c, uint64_t now_ns)
 {
-	uint64_t tsc = read_tsc();
-	if (now_ns > c->ns_start + 10000000 && tsc > c->tsc_start)
-		c->ticks_per_ns = (double)(tsc - c->tsc_start) / (double)(now_ns - c->ns_start);
+	(void)now_ns;
+	uint64_t tsc = read_tsc(), ns = mono_ns();
+	if (ns > c->ns_start + 10000000 && tsc > c->tsc_start)
+		c->ticks_per_ns = (double)(tsc - c->tsc_start) / (double)(ns - c->ns_start);
 }
 
 double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t units)
@@ -108,7 +125,7 @@ uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_
 		fs_row_int(&row, FS_FILES_write_bytes, (int64_t)ld(&f->write_bytes));
 		fs_row_int(&row, FS_FILES_seq_reads, (int64_t)ld(&f->seq_reads));
 		fs_row_int(&row, FS_FILES_consec_reads, (int64_t)ld(&f->consec_reads));
-		fs_row_int(&row, FS_FILES_meta_ops, (int64_t)(ld(&f->opens) + ld(&f->stats) + ld(&f->seeks)));
+		fs_row_int(&row, FS_FILES_meta_ops, (int64_t)ld(&f->meta_ops));
 		fs_row_real(&row, FS_FILES_read_time_s, fs_trace_clock_seconds(c, r, ld(&f->read_time)));
 		fs_row_real(&row, FS_FILES_write_time_s, fs_trace_clock_seconds(c, r, ld(&f->write_time)));
 		fs_row_real(&row, FS_FILES_meta_time_s, fs_trace_clock_seconds(c, r, ld(&f->meta_time)));
@@ -144,9 +161,17 @@ void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_
 		*pos = head - FS_TRACE_OPS;
 	}
 	for (; *pos < head; (*pos)++) {
-		const struct fs_trace_op *o = &r->ops[*pos % FS_TRACE_OPS];
-		if (__atomic_load_n(&o->seq, __ATOMIC_ACQUIRE) != *pos + 1)
+		const struct fs_trace_op *slot = &r->ops[*pos % FS_TRACE_OPS];
+		if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != *pos + 1)
 			break; /* still being written: next tick */
+		/* Copy, then check the entry was not lapped while we copied. */
+		struct fs_trace_op copy = *slot;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != *pos + 1) {
+			(*lost)++;
+			continue;
+		}
+		const struct fs_trace_op *o = &copy;
 		if (*rows >= max_rows) {
 			(*lost)++;
 			continue;

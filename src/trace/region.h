@@ -27,7 +27,7 @@
 #define FS_TRACE_VERSION 1
 #define FS_TRACE_FILES 1024        /* file records per process image */
 #define FS_TRACE_PATH 232          /* path bytes kept (longer: the tail, and the full hash) */
-#define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512 */
+#define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512, 15 is >= 8 MiB */
 #define FS_TRACE_OPS 8192          /* per-operation ring (only with --trace-ops) */
 
 enum fs_trace_clock { FS_TRACE_CLOCK_NS = 0, FS_TRACE_CLOCK_TSC = 1 };
@@ -42,14 +42,18 @@ enum {
 enum fs_trace_file_state { FS_TRACE_FREE = 0, FS_TRACE_CLAIMING = 1, FS_TRACE_READY = 2 };
 
 /* Counters of one (process image, file). Record 0 is "(other files)": what
- * did not fit, and I/O on descriptors whose path is unknown. */
+ * did not fit, excluded paths (the system's and the interpreter's own files,
+ * FEEDSCOPE_TRACE_EXCLUDE), failed calls on paths, and I/O on descriptors
+ * whose path is unknown. */
 struct fs_trace_file {
 	uint32_t state;            /* enum fs_trace_file_state; READY once path is written */
 	uint32_t path_len;         /* the full path's length */
 	uint64_t path_hash;        /* FNV-1a 64 of the full path */
 	char path[FS_TRACE_PATH];  /* NUL-terminated; its last bytes when longer */
 	uint64_t opens, reads, read_bytes, writes, write_bytes, seeks, stats, mmaps, fsyncs;
-	uint64_t seq_reads;        /* reads starting after the previous read's end (Darshan) */
+	uint64_t meta_ops;         /* metadata calls, failed ones too (open, close, stat, seek,
+	                            * mmap, directory reads...): the calls meta_time covers */
+	uint64_t seq_reads;        /* reads starting at or after the previous read's end (Darshan) */
 	uint64_t consec_reads;     /* reads starting exactly at it (a subset of seq_reads) */
 	uint64_t max_offset;       /* highest byte offset read or written + 1 */
 	uint64_t read_time, write_time, meta_time; /* clock units inside those calls */
@@ -63,7 +67,7 @@ struct fs_trace_file {
 struct fs_trace_op {
 	uint64_t seq;
 	uint64_t start, duration;  /* clock units */
-	int64_t offset;            /* -1 where the call has none (read, write) */
+	int64_t offset;            /* where it started (read/write: the tracked file offset); -1: none or unknown */
 	uint64_t length;           /* bytes asked for */
 	int64_t result;            /* what the call returned */
 	int32_t tid;
@@ -88,7 +92,7 @@ struct fs_trace_region {
 	/* per process: cumulative */
 	uint64_t io_time;          /* clock units inside intercepted I/O calls (all threads) */
 	uint64_t read_bytes, write_bytes;
-	uint64_t data_ops, meta_ops; /* read/write-like calls; open/stat/close/seek-like calls */
+	uint64_t data_ops, meta_ops; /* read/write-like calls and fsyncs; open/stat/close/seek-like calls */
 	uint64_t blind;            /* FS_TRACE_BLIND_* */
 	uint32_t nfiles;           /* records in use, record 0 included */
 	uint32_t pad;

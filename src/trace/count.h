@@ -1,0 +1,48 @@
+/* count.h - adding one intercepted call to the region's counters.
+ *
+ * The wrappers time the real call and hand it here. Counters only grow; the
+ * recorder reads them while they grow. While the process has one thread
+ * (glibc's __libc_single_threaded) a counter is bumped by one non-locked
+ * add instruction: exact (no other thread, and a signal handler cannot
+ * split one instruction) and ~15x cheaper than a locked add. Once a second
+ * thread exists, every add is a relaxed atomic fetch-add.
+ */
+#ifndef FS_TRACE_COUNT_H
+#define FS_TRACE_COUNT_H
+
+#include "trace/trace.h"
+
+enum fs_layer { FS_POSIX = 0, FS_STDIO = 1 };
+
+/* Which success counter of the record a metadata call bumps. */
+enum fs_meta_counter { FS_M_NONE, FS_M_OPENS, FS_M_STATS, FS_M_SEEKS, FS_M_MMAPS };
+
+/* flags of fs_count_data */
+enum {
+	FS_C_ADVANCE = 1u << 0, /* the call used and moves the fd's offset (read, write) */
+	FS_C_NOPROC = 1u << 1,  /* second half of a two-file call (sendfile): the process
+	                         * totals already have its time and op */
+};
+
+/* One read-like (op FS_TRACE_OP_READ), write-like (FS_TRACE_OP_WRITE) or
+ * fsync (FS_TRACE_OP_FSYNC) call on record `rec`, through fd entry `e`
+ * (NULL: none). `off`: where it started (-1: unknown); `ret`: what it
+ * returned (bytes, or < 0: failed); `asked`: bytes asked for. */
+void fs_count_data(int rec, struct fs_fd *e, int op, int64_t off, int64_t ret, uint64_t asked,
+		   uint64_t t0, uint64_t t1, unsigned flags, int layer);
+
+/* One metadata call on record `rec`: time, meta_ops, and `counter` if ok. */
+void fs_count_meta(int rec, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
+		   uint64_t t1, int64_t off, int64_t ret, int layer);
+
+/* The size histogram's bucket: 0 below 512 bytes, then one per power of
+ * two ([2^(i+8), 2^(i+9)) in bucket i), the last one open-ended. */
+FS_INLINE int fs_hist_bucket(uint64_t bytes)
+{
+	if (bytes < 512)
+		return 0;
+	int b = 63 - __builtin_clzll(bytes) - 8;
+	return b < FS_TRACE_HIST ? b : FS_TRACE_HIST - 1;
+}
+
+#endif

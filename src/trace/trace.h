@@ -1,0 +1,244 @@
+/* trace.h - internals shared by the files of libfeedscope-trace.so, the
+ * LD_PRELOAD I/O tracer (docs/tracer.md says what is counted and why).
+ *
+ * The library is built with -fvisibility=hidden: only the interposed
+ * functions (FS_EXPORT) are visible. Code in the library never calls an
+ * interposed name directly (that would bind to our own wrapper); it calls
+ * the real function through fs_real, resolved once at load (real.c).
+ */
+#ifndef FS_TRACE_TRACE_H
+#define FS_TRACE_TRACE_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define FS_HAVE_SINGLE_THREADED 1
+#endif
+
+#include "trace/region.h"
+
+/* ASan build: a wrapper may run before ASan is initialised (another
+ * library's constructor doing I/O while the ASan runtime, loaded as this
+ * library's dependency, is initialised later), so the wrappers and what
+ * they run before the constructor (real.c) are not instrumented; what they
+ * call once the tracer is on (counting, paths, the fd table) is. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FS_NOSAN __attribute__((no_sanitize_address))
+#else
+#define FS_NOSAN
+#endif
+#define FS_EXPORT __attribute__((visibility("default"))) FS_NOSAN
+/* inlined into the wrappers, so not instrumented either: an instrumented
+ * body inlined into an uninstrumented frame would leave its scope poison
+ * on the stack */
+#define FS_INLINE static inline __attribute__((always_inline)) FS_NOSAN
+#define FS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FS_STR2(x) #x
+#define FS_STR(x) FS_STR2(x)
+
+/* glibc entry points that its public headers do not declare (fortified
+ * variants, the pre-2.33 stat ABI, stdio internals still exported). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *fp);
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *fp);
+char *__fgets_chk(char *s, size_t slen, int n, FILE *fp);
+char *__fgets_unlocked_chk(char *s, size_t slen, int n, FILE *fp);
+int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...);
+int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap);
+int _IO_getc(FILE *fp);
+int _IO_putc(int c, FILE *fp);
+int __xstat(int ver, const char *path, struct stat *buf);
+int __xstat64(int ver, const char *path, struct stat64 *buf);
+int __lxstat(int ver, const char *path, struct stat *buf);
+int __lxstat64(int ver, const char *path, struct stat64 *buf);
+int __fxstat(int ver, int fd, struct stat *buf);
+int __fxstat64(int ver, int fd, struct stat64 *buf);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *buf, int flags);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, int flags);
+
+/* Every real function the library calls or forwards to: X(name). */
+#define FS_REAL_LIST(X) \
+	X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) \
+	X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
+	X(close) X(close_range) X(closefrom) X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) \
+	X(read) X(__read_chk) X(pread) X(pread64) X(__pread_chk) X(__pread64_chk) \
+	X(readv) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) \
+	X(write) X(pwrite) X(pwrite64) X(writev) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) \
+	X(lseek) X(lseek64) X(fsync) X(fdatasync) X(mmap) X(mmap64) \
+	X(sendfile) X(sendfile64) X(copy_file_range) \
+	X(stat) X(stat64) X(lstat) X(lstat64) X(fstat) X(fstat64) X(fstatat) X(fstatat64) X(statx) \
+	X(__xstat) X(__xstat64) X(__lxstat) X(__lxstat64) X(__fxstat) X(__fxstat64) \
+	X(__fxstatat) X(__fxstatat64) X(access) X(faccessat) \
+	X(opendir) X(fdopendir) X(readdir) X(readdir64) X(closedir) \
+	X(fopen) X(fopen64) X(fdopen) X(freopen) X(freopen64) X(fclose) \
+	X(fread) X(fread_unlocked) X(__fread_chk) X(__fread_unlocked_chk) \
+	X(fwrite) X(fwrite_unlocked) X(fgets) X(fgets_unlocked) X(__fgets_chk) X(__fgets_unlocked_chk) \
+	X(getline) X(getdelim) X(__getdelim) X(fgetc) X(getc) X(_IO_getc) X(fgetc_unlocked) \
+	X(fputc) X(putc) X(_IO_putc) X(fputc_unlocked) X(fputs) X(fputs_unlocked) \
+	X(vfprintf) X(__vfprintf_chk) \
+	X(fseek) X(fseeko) X(fseeko64) X(ftell) X(ftello) X(ftello64) X(rewind) X(_Fork)
+
+struct fs_real {
+#define FS_REAL_FIELD(name) __typeof__(name) *name;
+	FS_REAL_LIST(FS_REAL_FIELD)
+#undef FS_REAL_FIELD
+};
+extern struct fs_real fs_real;
+
+/* real.c: resolve every symbol with dlsym(RTLD_NEXT) (idempotent; called by
+ * the constructor, and by a wrapper only if it runs before the constructor). */
+void fs_real_resolve(void);
+
+/* The real function `name`, resolved now if the constructor has not run yet.
+ * NULL only if the C library lacks it (then no program linked with it calls
+ * it), or for a call made from inside dlsym itself before the constructor. */
+#define FS_REAL(name) \
+	(FS_LIKELY(__atomic_load_n(&fs_real.name, __ATOMIC_RELAXED) != NULL) \
+		 ? __atomic_load_n(&fs_real.name, __ATOMIC_RELAXED) \
+		 : (fs_real_resolve(), __atomic_load_n(&fs_real.name, __ATOMIC_RELAXED)))
+
+/* fd table entry (fdtab.c). rec: FS_FD_UNKNOWN (not seen: classified on
+ * first use), FS_FD_IGNORED (not a file: pipe, socket, terminal...), or the
+ * file record's index + FS_FD_REC. off: the file offset as tracked (-1: unknown). */
+enum { FS_FD_UNKNOWN = 0, FS_FD_IGNORED = 1, FS_FD_REC = 2 };
+enum { FS_FD_APPEND = 1u << 0 };
+struct fs_fd {
+	uint32_t rec;
+	uint32_t flags;
+	int64_t off;
+};
+
+/* Process-wide state. Set by the constructor and the fork child handler;
+ * read by every wrapper. */
+struct fs_state {
+	int active;                     /* 1 while this process has a region */
+	int tsc;                        /* 1: the clock is the TSC; 0: CLOCK_MONOTONIC ns */
+	int ops;                        /* region.ops_enabled, kept here: one cache line less */
+	struct fs_trace_region *region;
+	struct fs_fd *fds;              /* fd table, nfds entries (mmap'd, never freed) */
+	uint32_t nfds;
+	uint32_t fd_hi;                 /* 1 + the highest fd ever entered in the table */
+};
+extern struct fs_state fs;
+/* per record of this process's region: where the previous read ended
+ * (-1: none yet), for Darshan's sequential/consecutive counts */
+extern int64_t fs_last_end[FS_TRACE_FILES];
+
+/* Per thread: nonzero = pass through. Low bits: nesting depth of the
+ * tracer's own calls (a stdio wrapper around glibc); FS_OFF_VFORK: this is
+ * a vfork child running on its parent's memory (set by the vfork wrapper). */
+extern __thread uint32_t fs_tls_off __attribute__((tls_model("initial-exec")));
+#define FS_OFF_VFORK 0x10000u
+
+FS_INLINE int fs_on(void)
+{
+	return FS_LIKELY(__atomic_load_n(&fs.active, __ATOMIC_RELAXED)) && FS_LIKELY(fs_tls_off == 0);
+}
+
+/* The region's clock (region.clock_kind). */
+FS_INLINE uint64_t fs_now(void)
+{
+#if defined(__x86_64__)
+	if (FS_LIKELY(fs.tsc))
+		return __rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A pointer the compiler may not assume non-NULL (glibc declares many path
+ * and FILE parameters nonnull, but a job may still pass NULL). */
+FS_INLINE const void *fs_launder(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+/* trace.c, wrap_proc.c */
+void fs_uring_resolve(void);                /* liburing's setup functions, if loaded */
+void fs_debug(const char *what, int err);   /* one line on stderr if FEEDSCOPE_TRACE_DEBUG */
+void fs_after_fork_child(void);             /* new region for this (child) process */
+
+/* fdtab.c: the fd table. All return quietly when the tracer is off. */
+int fs_fdtab_init(void);                    /* 0, or -1 (tracer stays off) */
+int fs_fd_classify(int fd);                 /* record of an FS_FD_UNKNOWN fd, or -1: not a file */
+void fs_fd_set(int fd, uint32_t rec, uint32_t flags, int64_t off);
+void fs_fd_forget(int fd);                  /* the fd is being closed */
+void fs_fd_forget_range(unsigned first, unsigned last);
+void fs_fd_copy(int from, int to);          /* dup: `to` now names what `from` names */
+void fs_fdtab_rebind(struct fs_trace_region *old, struct fs_trace_region *now); /* fork child */
+void fs_proc_fd_path(char *buf, int fd);    /* "/proc/self/fd/N" into buf[32] */
+
+FS_INLINE struct fs_fd *fs_fd_entry(int fd)
+{
+	return (unsigned)fd < fs.nfds ? &fs.fds[fd] : NULL;
+}
+
+/* The fd's entry when the call on it should be timed and counted: NULL when
+ * the tracer is off, the fd is out of the table, or not a file. */
+FS_INLINE struct fs_fd *fs_fd_get(int fd)
+{
+	if (!fs_on() || (unsigned)fd >= fs.nfds)
+		return NULL;
+	struct fs_fd *e = &fs.fds[fd];
+	if (__atomic_load_n(&e->rec, __ATOMIC_RELAXED) == FS_FD_IGNORED)
+		return NULL;
+	return e;
+}
+
+/* The record index for an entry fs_fd_get returned (classifying it first if
+ * needed, errno preserved), or -1 when the fd is not a file. */
+FS_INLINE int fs_fd_rec(struct fs_fd *e, int fd)
+{
+	uint32_t r = __atomic_load_n(&e->rec, __ATOMIC_RELAXED);
+	if (FS_LIKELY(r >= FS_FD_REC))
+		return (int)(r - FS_FD_REC);
+	if (r == FS_FD_IGNORED)
+		return -1;
+	return fs_fd_classify(fd);
+}
+
+/* files.c: path -> record. */
+#define FS_PATH_MAX 4096
+/* The record for `path` (relative to dirfd, or the cwd for AT_FDCWD), a
+ * new one if the path has none; 0 ("(other files)") for excluded paths
+ * (FEEDSCOPE_TRACE_EXCLUDE), a full table, or a path that cannot be made
+ * absolute. Call it only after the call on `path` succeeded (the path is
+ * then readable memory). errno preserved. */
+int fs_file_at(int dirfd, const char *path);
+/* The record for an absolute path as the kernel names it (readlink). */
+int fs_file_abs(const char *path, size_t len);
+/* The record that has this hash, length and tail in `r`, claimed if absent;
+ * 0 if the table has no room. For the fork child's new region only. */
+int fs_file_claim(struct fs_trace_region *r, uint64_t hash, uint32_t len, const char *tail,
+		  size_t tail_len);
+void fs_files_init(void);                   /* parse FEEDSCOPE_TRACE_EXCLUDE */
+void fs_files_reset(void);                  /* a new region: forget the slots' tags */
+/* Normalise `path` (relative to `dir` if not absolute) into out[FS_PATH_MAX]:
+ * absolute, no "//", no "/./", no trailing "/". Returns the length, or -1
+ * if it does not fit. Pure (unit-tested). */
+long fs_path_join(const char *dir, size_t dir_len, const char *path, char *out);
+
+#endif
