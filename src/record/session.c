@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,9 +168,51 @@ const char *fs_session_open_markers(struct fs_session *s)
 	return fs_markers_address(s->markers);
 }
 
+/* Empty and remove a region directory. */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char f[512];
+			snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+			unlink(f);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* Region directories left by a feedscope that was killed: their names carry
+ * the pid that made them; remove those whose maker is gone. */
+static void remove_stale_trace_dirs(void)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int pid;
+		char tail[16];
+		if (sscanf(e->d_name, "feedscope-trace-%d-%15s", &pid, tail) != 2 || pid <= 0)
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+		remove_dir(path);
+	}
+	closedir(d);
+}
+
 const char *fs_session_open_trace(struct fs_session *s, bool hash_paths)
 {
-	char dir[] = "/dev/shm/feedscope-trace-XXXXXX";
+	remove_stale_trace_dirs();
+	char dir[64];
+	snprintf(dir, sizeof dir, "/dev/shm/feedscope-trace-%d-XXXXXX", (int)getpid());
 	if (!mkdtemp(dir)) {
 		fs_warn("trace: cannot make %s: %s; no per-file I/O", dir, strerror(errno));
 		fs_sink_metaf(fs_store_sink(s->store), "trace", "unavailable: cannot make %s: %s", dir,
@@ -187,19 +230,7 @@ static void remove_trace_dir(struct fs_session *s)
 {
 	if (!s->trace_dir[0])
 		return;
-	DIR *d = opendir(s->trace_dir);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			char f[512];
-			snprintf(f, sizeof f, "%s/%s", s->trace_dir, e->d_name);
-			unlink(f);
-		}
-		closedir(d);
-	}
-	rmdir(s->trace_dir);
+	remove_dir(s->trace_dir);
 	s->trace_dir[0] = '\0';
 	s->job.trace_dir = NULL;
 }

@@ -20,6 +20,12 @@ n=$(q k.db "SELECT count(*) FROM cpu")
 [ "$(q k.db "SELECT count(*) FROM mem")" -ge 2 ] || fail "mem rows missing"
 [ -z "$(q k.db "SELECT value FROM meta WHERE key='end_unix'")" ] || fail "end_unix should be absent"
 
+# The killed recorder's tracer regions stay in /dev/shm until the next
+# feedscope run sees that their maker is gone and removes them.
+ls -d /dev/shm/feedscope-trace-$fs-* >/dev/null 2>&1 || fail "expected the killed recorder's region directory"
+expect_status 0 "$FEEDSCOPE" run -q -o again.db -- true
+ls -d /dev/shm/feedscope-trace-$fs-* >/dev/null 2>&1 && fail "a stale region directory was not removed"
+
 # The job killed: the recorder finishes the file normally.
 expect_status 137 "$FEEDSCOPE" run -q -o j.db -- sh -c 'sleep 0.5; kill -KILL $$'
 [ "$(q j.db "SELECT value FROM meta WHERE key='exit_code'")" = 137 ] || fail "exit_code after job SIGKILL"
