@@ -25,7 +25,7 @@ FEEDSCOPE=$FS_BUILD/feedscope
 PY=/usr/bin/python3
 ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
 loader_parallelism memory_pressure checkpoint_stall epoch_start
-nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth"
+nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata"
 
 skip() { echo "scenarios: skipped: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (loop devices, cgroups, drop_caches)"
@@ -133,6 +133,9 @@ for n in "${names[@]}"; do
 	echo "$line"
 	lines+=("$line")
 	results+=("$exp $got")
+	if [ -n "${R[untraced_verdict]:-}" ]; then
+		pred+=("tracer $n: with the tracer $got, without it (--no-trace) ${R[untraced_verdict]}")
+	fi
 	if [ -n "${R[obtained_speedup]:-}" ]; then
 		pred+=("prediction $n: predicted $(f2 "${R[predicted_speedup]:-}")x (verdict of the first run), obtained $(f2 "${R[obtained_speedup]}")x (mean step ${R[step_mean_s]:-?} s -> ${R[fixed_step_mean_s]:-?} s with ${R[fixed_by]:-the cause removed})")
 	fi
