@@ -5,8 +5,8 @@
 #   test:  build + what the tests, benchmarks and demo use (PyTorch, fio,
 #          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup)
 set -eu
-build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev"
-test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-numpy fio sysstat dstat util-linux e2fsprogs procps"
+build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev"
+test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-numpy fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin"
 
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;
