@@ -131,6 +131,24 @@
 	X(OPS, length, INTEGER) X(OPS, duration_s, REAL) X(OPS, result, INTEGER) \
 	X(OPS, layer, TEXT)
 
+#define FS_COLS_BENCH(X)                                                        \
+	X(BENCH, workload, TEXT) X(BENCH, epoch, INTEGER)                        \
+	X(BENCH, accelerators, INTEGER) X(BENCH, au, REAL)                       \
+	X(BENCH, au_threshold, REAL) X(BENCH, passed, INTEGER)                   \
+	X(BENCH, samples_per_s, REAL) X(BENCH, read_bytes_per_s, REAL)           \
+	X(BENCH, nominal_bytes_per_s, REAL) X(BENCH, reads, INTEGER)             \
+	X(BENCH, read_p50_us, REAL) X(BENCH, read_p90_us, REAL)                  \
+	X(BENCH, read_p99_us, REAL) X(BENCH, read_p999_us, REAL)                 \
+	X(BENCH, duration_s, REAL) X(BENCH, engine, TEXT) X(BENCH, direct, INTEGER) \
+	X(BENCH, threads, INTEGER) X(BENCH, queue_depth, INTEGER)                \
+	X(BENCH, ranks, INTEGER) X(BENCH, dir, TEXT)
+
+#define FS_COLS_BENCH_CKPT(X)                                                   \
+	X(BENCH_CKPT, workload, TEXT) X(BENCH_CKPT, bytes, INTEGER)              \
+	X(BENCH_CKPT, files, INTEGER) X(BENCH_CKPT, write_s, REAL)               \
+	X(BENCH_CKPT, write_bytes_per_s, REAL) X(BENCH_CKPT, read_s, REAL)       \
+	X(BENCH_CKPT, read_bytes_per_s, REAL) X(BENCH_CKPT, ranks, INTEGER)
+
 /* (ID, SQL name, column list, sampled) */
 #define FS_TABLES(X)                                                            \
 	X(TICKS, ticks, FS_COLS_TICKS, 1)                                        \
@@ -151,7 +169,9 @@
 	X(PHASES, phases, FS_COLS_PHASES, 0)                                     \
 	X(FILES, files, FS_COLS_FILES, 0)                                        \
 	X(IO_INTERVALS, io_intervals, FS_COLS_IO_INTERVALS, 1)                   \
-	X(OPS, ops, FS_COLS_OPS, 1)
+	X(OPS, ops, FS_COLS_OPS, 1)                                              \
+	X(BENCH, bench, FS_COLS_BENCH, 0)                                        \
+	X(BENCH_CKPT, bench_checkpoint, FS_COLS_BENCH_CKPT, 0)
 
 enum fs_table_id {
 #define FS_TABLE_ENUM(id, name, cols, sampled) FS_T_##id,
