@@ -235,6 +235,13 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 		m->disk_queue_depth = fs_q_col(st, 7);
 	}
 	sqlite3_finalize(st);
+	if (m->disk[0]) {
+		char key[128];
+		snprintf(key, sizeof key, "probe.%s.seq_read_bytes_per_s", m->disk);
+		m->disk_ceiling_bytes_per_s = fs_q_meta_num(q, key);
+		snprintf(key, sizeof key, "probe.%s.randread_iops_qd32", m->disk);
+		m->disk_ceiling_iops = fs_q_meta_num(q, key);
+	}
 
 	st = fs_q_prep(q, "SELECT iface, avg(rx_bytes_per_s), max(speed_mbps) FROM net"
 		     " WHERE iface != 'lo' AND t BETWEEN ?1 AND ?2 GROUP BY iface ORDER BY 2 DESC LIMIT 1");
@@ -264,6 +271,7 @@ static void set_nan(struct fs_metrics *m)
 		&m->nic_speed_bytes_per_s, &m->tcp_retrans_per_s, &m->nfs_read_ops_per_s, &m->nfs_rtt_ms,
 		&m->epoch_start_excess_s, &m->loader_time_s, &m->loader_io_time_s, &m->trace_files,
 		&m->trace_opens, &m->trace_stats, &m->trace_reads, &m->trace_read_bytes, &m->trace_seq_reads,
+		&m->disk_ceiling_bytes_per_s, &m->disk_ceiling_iops,
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		*all[i] = NAN;

@@ -85,6 +85,8 @@ struct fs_metrics {
 	char disk[64];
 	double disk_read_bytes_per_s, disk_util_pct, disk_req_bytes, disk_await_ms, disk_iops;
 	double disk_queue_depth, disk_read_bytes;
+	double disk_ceiling_bytes_per_s; /* the device's probed sequential read rate (meta probe.<disk>.*), NaN if never probed */
+	double disk_ceiling_iops;        /* its probed 4 KiB random read IOPS at QD 32 */
 
 	/* network */
 	char nic[32];

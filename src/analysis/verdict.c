@@ -93,6 +93,12 @@ static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
 		snprintf(src, sizeof src, "disk:%s", m->disk);
 		EV(f, "disk_read_bytes_per_s", m->disk_read_bytes_per_s, "B/s", src, "%s read %s at %.0f%% util",
 		   m->disk, fs_fmt_rate(a, 32, m->disk_read_bytes_per_s), m->disk_util_pct);
+		if (m->disk_ceiling_bytes_per_s > 0)
+			EV(f, "disk_share_of_probed_ceiling", m->disk_read_bytes_per_s / m->disk_ceiling_bytes_per_s,
+			   "fraction", src, "%s = %.0f%% of this device's probed sequential read ceiling (%s)",
+			   fs_fmt_rate(a, 32, m->disk_read_bytes_per_s),
+			   100 * m->disk_read_bytes_per_s / m->disk_ceiling_bytes_per_s,
+			   fs_fmt_rate(b, 32, m->disk_ceiling_bytes_per_s));
 		EV(f, "disk_read_request_bytes", m->disk_req_bytes, "bytes", src,
 		   "mean read request %s, await %s, queue depth %.2g", fs_fmt_bytes(a, 32, m->disk_req_bytes),
 		   fs_fmt_time(b, 32, m->disk_await_ms / 1e3), m->disk_queue_depth);
