@@ -14,6 +14,7 @@
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
+#include "bench/probe.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/clock.h"
@@ -85,6 +86,46 @@ static void meta_command(struct fs_sink *sink, int argc, char **argv)
 	free(cmd);
 }
 
+/* The ceilings `feedscope probe` measured on this machine's disks, as meta
+ * probe.<disk>.* (docs/schema.md), so the diagnosis can say how close a
+ * job's throughput came to its device's limit. Quiet when there is no
+ * probes database or no probe of a disk. */
+static void meta_probes(struct fs_sink *sink, const struct fs_paths *paths)
+{
+	char dbp[1024], dir[1024];
+	if (!fs_probe_db_path(dbp, sizeof dbp) || access(dbp, R_OK) < 0)
+		return;
+	DIR *d = opendir(fs_sys_path(dir, sizeof dir, paths, "block"));
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		struct fs_probe_result r;
+		if (fs_probe_lookup_in(dbp, e->d_name, &r) < 0)
+			continue;
+		char key[384];
+		const struct {
+			const char *name;
+			double v;
+		} f[] = {{"seq_read_bytes_per_s", r.seq_read_bytes_per_s},
+			 {"randread_iops_qd1", r.randread_iops_qd1},
+			 {"randread_iops_qd32", r.randread_iops_qd32},
+			 {"meta_ops_per_s", r.meta_ops_per_s},
+			 {"fsync_p99_ms", r.fsync_p99_ms}};
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+			if (f[i].v != f[i].v)
+				continue;
+			snprintf(key, sizeof key, "probe.%s.%s", e->d_name, f[i].name);
+			fs_sink_metaf(sink, key, "%.6g", f[i].v);
+		}
+		snprintf(key, sizeof key, "probe.%s.time_unix", e->d_name);
+		fs_sink_metaf(sink, key, "%lld", (long long)r.time_unix);
+	}
+	closedir(d);
+}
+
 void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, char **argv)
 {
 	struct fs_sink *sink = fs_store_sink(s->store);
@@ -110,6 +151,7 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	char cwd[4096];
 	if (getcwd(cwd, sizeof cwd))
 		fs_sink_meta(sink, "cwd", cwd);
+	meta_probes(sink, &s->paths);
 }
 
 /* CPU time feedscope has used so far (user + system, all threads), seconds. */
