@@ -8,6 +8,7 @@
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
 #   make tsan       the I/O tracer and a threaded job under ThreadSanitizer
 #   make install PREFIX=/usr/local
+#   make MPI=1      build/mpi/feedscope with OpenMPI, for `mpirun ... feedscope bench`
 
 CC      ?= gcc
 BUILD   ?= build
@@ -17,7 +18,16 @@ VERSION := 0.1.0
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
            -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS  += -lsqlite3 -ldl -lm -lpthread
+LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml
+
+# make MPI=1: the same sources built with Debian's OpenMPI (mpicc, -DFS_MPI)
+# into build/mpi/feedscope, for `mpirun -n K feedscope bench ...` (src/bench/mpi.h).
+ifeq ($(MPI),1)
+override BUILD  := $(if $(filter %/mpi,$(BUILD)),$(BUILD),$(BUILD)/mpi)
+override CC     := mpicc
+override CFLAGS += -DFS_MPI
+.DEFAULT_GOAL   := $(BUILD)/feedscope
+endif
 
 ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	{"attach", fs_cmd_attach, "record a job that is already running"},
 	{"watch", fs_cmd_watch, "print one line of system (and job) activity per interval"},
 	{"report", fs_cmd_report, "the verdict of a run file: input-bound or not, why, what to change"},
+	{"bench", fs_cmd_bench, "emulate training I/O (MLPerf Storage workloads): can the storage keep N accelerators busy?"},
+	{"probe", fs_cmd_probe, "measure the raw ceilings of the storage under a directory"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -12,8 +12,11 @@
  *   file PATH SIZE NRECORDS       PATH relative to DIR; then NRECORDS lines:
  *   rec OFFSET LENGTH             the byte range of one sample in the file
  * A sample is what a loader reads for one training sample: the whole file
- * for npy/npz/jpeg/raw (one record), one record's bytes for tfrecord, tar
- * and indexed.
+ * for npy/npz/jpeg/raw (one record; npy/npz files holding K > 1 samples
+ * have K records that tile the file, one array row each), one record's
+ * bytes for tfrecord, tar and indexed. A file with NRECORDS 0 holds no sample (the index file of
+ * an indexed dataset): readers skip it, `bench clean` removes it.
+ * docs/bench-formats.md describes each format's layout.
  */
 #ifndef FS_BENCH_DATASET_H
 #define FS_BENCH_DATASET_H
@@ -23,6 +26,11 @@
 
 #define FS_DATASET_MANIFEST ".feedscope-dataset"
 #define FS_DATASET_MARKER ".feedscope-bench"
+/* The plan `bench generate` writes before its first data file (same format),
+ * so `bench clean` can remove what an interrupted generation left; and the
+ * temporary name of an atomic save. */
+#define FS_DATASET_PARTIAL ".feedscope-dataset.partial"
+#define FS_DATASET_TMP ".feedscope-dataset.tmp"
 
 struct fs_dataset_rec {
 	uint64_t offset, length;
@@ -44,12 +52,19 @@ struct fs_dataset {
 	uint64_t total_bytes, total_records;
 };
 
-/* Read DIR's manifest. Returns 0, or -1 with a reason in why (no dataset,
- * malformed line N). Free with fs_dataset_free. */
+/* Read DIR's manifest. Returns 0, or -1 with a reason in why (no dataset:
+ * errno ENOENT; malformed: "line N: ..."). total_bytes is the sum of the
+ * files' sizes, total_records of their records. Free with fs_dataset_free
+ * (also after a failure). */
 int fs_dataset_load(const char *dir, struct fs_dataset *d, char *why, size_t whylen);
 
-/* Write d as DIR's manifest (to a temporary name, then rename). Returns 0 or -1. */
+/* Write d as DIR's manifest (to a temporary name, fsync, then rename).
+ * Returns 0 or -1 with the reason in why. d->total_* are not read. */
 int fs_dataset_save(const char *dir, const struct fs_dataset *d, char *why, size_t whylen);
+
+/* The same for another file name in DIR (FS_DATASET_PARTIAL). */
+int fs_dataset_load_file(const char *dir, const char *name, struct fs_dataset *d, char *why, size_t whylen);
+int fs_dataset_save_file(const char *dir, const char *name, const struct fs_dataset *d, char *why, size_t whylen);
 
 void fs_dataset_free(struct fs_dataset *d);
 

@@ -9,5 +9,7 @@ int fs_cmd_run(int argc, char **argv);
 int fs_cmd_attach(int argc, char **argv);
 int fs_cmd_watch(int argc, char **argv);
 int fs_cmd_report(int argc, char **argv);
+int fs_cmd_bench(int argc, char **argv);
+int fs_cmd_probe(int argc, char **argv);
 
 #endif

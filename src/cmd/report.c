@@ -10,6 +10,7 @@
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
+#include "bench/run_report.h"
 #include "cmd/cmd.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
@@ -98,6 +99,8 @@ int fs_cmd_report(int argc, char **argv)
 
 	struct fs_metrics m;
 	char err[600];
+	if (!windowed && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
+		return 0; /* a `feedscope bench --output` file: its summary, no verdict */
 	if (fs_metrics_load(path, windowed ? &w : NULL, &m, err, sizeof err) < 0) {
 		fs_error("report: %s", err);
 		return 1;

@@ -1,0 +1,64 @@
+/* gen_int.h - the dataset formats of `bench generate` (gen.h), one ops
+ * struct per format in one explicit table (gen_formats.c, gen_numpy.c).
+ * Each format says how a file of n samples of given sizes is laid out (its
+ * size and the byte range of each sample: records that tile the file, see
+ * docs/bench-formats.md) and writes exactly that layout. */
+#ifndef FS_BENCH_GEN_INT_H
+#define FS_BENCH_GEN_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/dataset.h"
+#include "bench/gen_io.h"
+
+#define FS_GEN_FORMAT_VERSION 1
+#define FS_GEN_MAX_THREADS 256
+
+/* Set (by gen_cli.c's signal handler) to stop the writers after their
+ * current file; fs_bench_generate then fails with the plan left in place. */
+extern volatile sig_atomic_t fs_gen_interrupted;
+
+struct fs_gen_format {
+	int version;               /* FS_GEN_FORMAT_VERSION */
+	const char *name;          /* as in the manifest and --format */
+	const char *ext;           /* of the data files */
+	bool one_sample_per_file;  /* jpeg, raw: a workload's K samples per file become K files */
+	bool per_file_length;      /* npy, npz: every sample of a file has the file's one length */
+	bool has_index;            /* indexed: an index file (NRECORDS 0) after each data file */
+	uint64_t max_sample_bytes; /* what the format can frame (0: no limit) */
+	uint64_t max_file_bytes;   /* (0: no limit) */
+
+	/* The size of a file holding n samples of sizes[i] payload bytes; when
+	 * recs is not NULL, the byte range of each sample (recs[n], tiling the
+	 * file). Pure. */
+	uint64_t (*layout)(const uint64_t *sizes, uint32_t n, struct fs_dataset_rec *recs);
+
+	/* Write that file through o (at position 0; the payload from o's random
+	 * stream). sample0 is the dataset-wide number of the first sample (tar
+	 * member names). Returns 0, or -1 with o->err set. */
+	int (*write)(struct fs_gen_out *o, const uint64_t *sizes, uint32_t n, uint64_t sample0);
+};
+
+/* The format called name, or NULL. */
+const struct fs_gen_format *fs_gen_format_find(const char *name);
+
+/* The names of all formats, space-separated (for errors and --help). */
+extern const char fs_gen_format_names[];
+
+/* The index file of an indexed data file: n pairs of little-endian uint64
+ * (offset, length) of its samples. Size 16 n. */
+uint64_t fs_gen_index_size(uint32_t n);
+int fs_gen_index_write(struct fs_gen_out *o, const uint64_t *sizes, uint32_t n);
+
+/* The formats, defined in gen_numpy.c and gen_formats.c. */
+extern const struct fs_gen_format fs_gen_npy, fs_gen_npz, fs_gen_tfrecord, fs_gen_tar, fs_gen_jpeg,
+	fs_gen_raw, fs_gen_indexed;
+
+/* Make recs[n], whose offsets hold where each sample's bytes start, tile a
+ * file of total bytes: the first starts at 0, each runs to the next one's
+ * start, the last to total. */
+void fs_gen_tile(struct fs_dataset_rec *recs, uint32_t n, uint64_t total);
+
+#endif

@@ -1,0 +1,58 @@
+/* run_report.h - what `feedscope bench` prints and keeps: the text table,
+ * the fio-shaped JSON document, and the run file's `bench` and
+ * `bench_checkpoint` rows (docs/bench.md, docs/schema.md). */
+#ifndef FS_BENCH_RUN_REPORT_H
+#define FS_BENCH_RUN_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/checkpoint.h"
+#include "bench/run.h"
+
+/* Everything one invocation did, for the printers. */
+struct fs_bench_report {
+	const struct fs_workload *w;
+	const char *workload_arg;      /* --workload NAME or --config FILE as given */
+	const char *dir;
+	double scale;
+	const char *engine;
+	bool direct;
+	unsigned qd;
+	uint32_t steps_opt;            /* --steps (0: none) */
+	bool find_max;
+	uint64_t dataset_files, dataset_samples, dataset_bytes;
+	const struct fs_run_result *runs; /* the run, or every trial of --find-max-accelerators */
+	int nruns;
+	int best;                      /* find-max: index of the largest passing trial, -1: none */
+	bool capped;                   /* find-max: stopped by the data or the thread limit, not by a failing trial */
+	const struct fs_ckpt_result *ckpt; /* NULL when no checkpoint was written */
+	uint64_t ckpt_bytes;           /* all ranks */
+	int ranks;
+	uint64_t start_unix_ns, end_unix_ns;
+};
+
+/* The text table(s) and the pass/fail line. */
+void fs_bench_print_text(FILE *out, const struct fs_bench_report *b);
+
+/* One fio-shaped JSON document. */
+void fs_bench_print_json(FILE *out, const struct fs_bench_report *b);
+
+/* One line per find-max trial as it finishes (text mode). */
+void fs_bench_print_trial(FILE *out, const struct fs_run_result *r);
+
+/* Write the run file at path (must not exist): meta, `bench` rows (per
+ * epoch and epoch -1, for every run or trial), `bench_checkpoint`.
+ * Returns 0, or -1 with a reason in why. */
+int fs_bench_write_store(const char *path, const struct fs_bench_report *b, int argc, char **argv, char *why,
+			 size_t whylen);
+
+/* `feedscope report` on a run file: when path was written by `bench
+ * --output` (meta mode = bench), print its bench summary (text) or its
+ * rows (json) and return 1; return 0 for any other file, run file or not
+ * (nothing printed: the caller reports on it or says why it cannot). err
+ * is scratch space. */
+int fs_bench_report_file(FILE *out, const char *path, bool json, char *err, size_t errlen);
+
+#endif

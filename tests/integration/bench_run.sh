@@ -1,0 +1,187 @@
+# `feedscope bench` (the run): a small generated dataset read by each engine
+# (psync, io_uring, mmap; and with --direct on a loop-mounted ext4 when
+# root), the fio-shaped JSON checked (every sample of every step read once,
+# bytes read >= the samples' bytes, AU in [0, 1], percentiles monotone,
+# passed = AU >= threshold), the run file's bench rows and `report` on it,
+# --find-max-accelerators' trials, and bad input (exit 2, one stderr line,
+# nothing written). No timing asserts.
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
+need_cmd sqlite3
+PY=python3
+"$FEEDSCOPE" bench --help >/dev/null 2>&1 || fail "feedscope bench --help failed"
+
+FILES=8 PER=16 REC=32768 BATCH=4 ACC=2 EPOCHS=2
+cat >w.yaml <<EOF
+model:
+  name: runtest
+  model_size: 1048576
+framework: pytorch
+workflow:
+  train: True
+dataset:
+  format: tfrecord
+  num_files_train: $FILES
+  num_samples_per_file: $PER
+  record_length_bytes: $REC
+reader:
+  data_loader: pytorch
+  batch_size: $BATCH
+  read_threads: 2
+  prefetch_size: 2
+  file_shuffle: seed
+  sample_shuffle: seed
+train:
+  epochs: $EPOCHS
+  computation_time: 0.001
+metric:
+  au: 0.5
+EOF
+D=$TEST_TMP/data
+expect_status 0 "$FEEDSCOPE" bench generate --config w.yaml --dir "$D" --seed 1 >gen.out 2>&1 || cat gen.out
+
+# check_json FILE DIRECT: the document's invariants
+check_json() {
+	$PY - "$1" "$2" $((FILES * PER)) $REC $BATCH $ACC $EPOCHS <<'EOF'
+import json, sys
+path, direct, samples, rec, batch, acc, epochs = sys.argv[1], sys.argv[2] == "1", *map(int, sys.argv[3:])
+text = open(path).read()
+d = json.loads(text)  # exactly one document
+bad = []
+def check(ok, what):
+    if not ok:
+        bad.append(what)
+for k in ("feedscope version", "timestamp", "time", "global options", "jobs", "ranks"):
+    check(k in d, "top-level key %r" % k)
+o = d["global options"]
+for k in ("workload", "dir", "accelerators", "engine", "direct", "qd", "read_threads", "prefetch", "epochs", "seed"):
+    check(k in o, "global option %r" % k)
+j = d["jobs"][0]
+check(j["accelerators"] == acc, "accelerators %s" % j["accelerators"])
+steps = samples // (acc * batch)
+check(len(j["epochs"]) == epochs, "%d epochs" % len(j["epochs"]))
+def lat_ok(r, what):
+    l = r["lat_ns"]
+    p = [l["percentile"][k] for k in ("50.000000", "90.000000", "99.000000", "99.900000")]
+    check(all(a <= b for a, b in zip(p, p[1:])), "%s: percentiles monotone %s" % (what, p))
+    check(l["min"] <= l["mean"] <= l["max"], "%s: min <= mean <= max" % what)
+for i, e in enumerate(j["epochs"] + [j]):
+    w = "epoch %d" % i if i < epochs else "whole run"
+    n = 1 if i < epochs else epochs
+    check(e["steps"] == steps * n, "%s: %s steps, expected %d" % (w, e["steps"], steps * n))
+    check(e["samples"] == steps * acc * batch * n, "%s: %s samples, expected %d" % (w, e["samples"], steps * acc * batch * n))
+    r = e["read"]
+    check(r["io_bytes"] >= r["sample_bytes"] > 0, "%s: bytes read %s >= samples' bytes %s" % (w, r["io_bytes"], r["sample_bytes"]))
+    check(direct or r["io_bytes"] == r["sample_bytes"], "%s: buffered reads read exactly the samples" % w)
+    check(r["sample_bytes"] >= r["nominal_bytes"] == e["samples"] * rec, "%s: nominal = samples x record length" % w)
+    check(e["au"] is not None and 0 <= e["au"] <= 1, "%s: AU %s in [0, 1]" % (w, e["au"]))
+    check(r["total_ios"] >= e["samples"], "%s: a read a sample at least" % w)
+    lat_ok(r, w)
+check(j["passed"] == (j["au"] >= j["au_threshold"]), "passed %s, AU %s, threshold %s" % (j["passed"], j["au"], j["au_threshold"]))
+check(abs(j["au"] - sum(e["au"] for e in j["epochs"]) / epochs) < 1e-9, "AU is the mean of the epochs'")
+# a 1 ms step from the page cache, 4 samples of 32 KiB: sane, not measured
+check(j["au"] > 0.05, "AU %s from the page cache is implausibly low" % j["au"])
+for b in bad:
+    print("BAD", path, b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+for eng in psync io_uring mmap; do
+	expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --accelerators $ACC --engine $eng --qd 4 \
+		--json --output "$eng.db" >"$eng.json" 2>"$eng.err"
+	check_json "$eng.json" 0 || fail "$eng: JSON (above)"
+	[ "$(q "$eng.db" 'select count(*) from bench')" = $((EPOCHS + 1)) ] || fail "$eng: bench rows"
+	[ "$(q "$eng.db" 'select count(*) from bench where epoch = -1')" = 1 ] || fail "$eng: whole-run row"
+	[ "$(q "$eng.db" "select value from meta where key = 'mode'")" = bench ] || fail "$eng: meta mode"
+	"$FEEDSCOPE" report "$eng.db" >"$eng.report" 2>&1 || fail "$eng: report on the run file"
+	grep -q "bench run" "$eng.report" && grep -q runtest "$eng.report" || fail "$eng: report output: $(cat "$eng.report")"
+	"$FEEDSCOPE" report --json "$eng.db" | $PY -c 'import json,sys; d=json.load(sys.stdin); assert d["mode"]=="bench" and len(d["bench"])==3' ||
+		fail "$eng: report --json"
+done
+
+# --checkpoint after training: in the JSON and the run file, files removed
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --epochs 1 --checkpoint --json --output ckpt.db >ckpt.json 2>ckpt.err
+$PY -c 'import json; c=json.load(open("ckpt.json"))["checkpoint"]; assert c["bytes"] == 1048576 and c["files"] == 1 and c["write_s"] > 0, c' ||
+	fail "--checkpoint JSON: $(cat ckpt.json)"
+[ "$(q ckpt.db 'select bytes || " " || files from bench_checkpoint')" = "1048576 1" ] || fail "bench_checkpoint row"
+[ -z "$(ls "$D/checkpoints" 2>/dev/null)" ] || fail "checkpoint files left in $D/checkpoints"
+
+# text output: a table and the pass/fail line; nothing on stderr but warnings
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --accelerators $ACC >text.out 2>text.err
+grep -q '^epoch' text.out && grep -q '^all' text.out && grep -Eq '^AU .*(PASS|FAIL)' text.out || fail "text output: $(cat text.out)"
+
+# --steps beyond the data: samples read again, said in the JSON
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --steps 40 --epochs 1 --json --quiet >wrap.json
+$PY -c 'import json; j=json.load(open("wrap.json"))["jobs"][0]; assert j["samples_reused"] and j["samples"] == 40 * 4' ||
+	fail "--steps 40: $(cat wrap.json)"
+
+# --find-max-accelerators: trials, then a result (the data caps the search)
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --epochs 1 --find-max-accelerators >fm.out 2>fm.err
+grep -q '^trial: 1 accelerator' fm.out && grep -q '^trial: 2 accelerators' fm.out || fail "find-max trials: $(cat fm.out)"
+grep -q 'largest number of accelerators' fm.out || grep -q 'not even 1' fm.out || fail "find-max result: $(cat fm.out)"
+grep -q 'at least' fm.out || fail "find-max: the dataset capped the search but the result does not say so"
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --epochs 1 --find-max-accelerators --json >fm.json 2>fm.jerr
+$PY -c 'import json,sys; d=json.load(open("fm.json")); assert len(d["jobs"]) >= 2 and "max_accelerators" in d' ||
+	fail "find-max JSON"
+
+# --direct: on a loop-mounted ext4 (root), else wherever $TEST_TMP is if it takes O_DIRECT
+DD=
+if [ "$(id -u)" -eq 0 ] && command -v mkfs.ext4 >/dev/null && command -v losetup >/dev/null; then
+	IMG=$TEST_TMP/ext4.img MNT=$TEST_TMP/mnt
+	truncate -s 64M "$IMG" && mkfs.ext4 -q -F "$IMG" && mkdir -p "$MNT" || fail "mkfs.ext4"
+	LOOP=$(losetup -f --show "$IMG") || fail "losetup"
+	trap 'umount "$MNT" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null' EXIT
+	mount "$LOOP" "$MNT" || fail "mount $LOOP"
+	DD=$MNT/data
+	expect_status 0 "$FEEDSCOPE" bench generate --config w.yaml --dir "$DD" --seed 1 >gen2.out 2>&1 || cat gen2.out
+elif "$FEEDSCOPE" bench --config w.yaml --dir "$D" --direct --epochs 1 --quiet >/dev/null 2>&1; then
+	DD=$D
+else
+	echo "note: --direct not tested (not root, and $TEST_TMP refuses O_DIRECT)"
+fi
+if [ -n "$DD" ]; then
+	for eng in psync io_uring; do
+		expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$DD" --accelerators $ACC --engine $eng --direct \
+			--json >"direct_$eng.json" 2>"direct_$eng.err"
+		check_json "direct_$eng.json" 1 || fail "$eng --direct: JSON (above)"
+	done
+	expect_status 2 "$FEEDSCOPE" bench --config w.yaml --dir "$DD" --engine mmap --direct 2>/dev/null
+fi
+
+# bad input: exit 2, one line on stderr, nothing on stdout, no run file
+bad() {
+	local rc
+	"$FEEDSCOPE" bench "$@" --output bad.db >bad.out 2>bad.err
+	rc=$?
+	[ $rc -eq 2 ] || fail "'bench $*' exited $rc, expected 2: $(cat bad.err)"
+	[ "$(wc -l <bad.err)" -eq 1 ] || fail "'bench $*': stderr is not one line: $(cat bad.err)"
+	[ ! -s bad.out ] || fail "'bench $*' wrote to stdout"
+	[ ! -e bad.db ] || fail "'bench $*' wrote a run file"
+}
+mkdir -p empty
+bad --config w.yaml
+bad --config w.yaml --dir "$D" --bogus
+bad --config w.yaml --dir "$D" --accelerators 0
+bad --config w.yaml --dir "$D" --accelerators many
+bad --config w.yaml --dir "$D" --engine floppy
+bad --config w.yaml --dir "$D" --engine mmap --direct
+bad --config w.yaml --dir "$D" --qd
+bad --config w.yaml --dir "$D" --scale -2
+bad --config w.yaml --dir "$D" --steps 0
+bad --config w.yaml --dir "$D" --accelerator-type tpu
+bad --config w.yaml --dir "$D" extra
+bad --workload imagenet --dir "$D"
+bad --workload resnet50 --config w.yaml --dir "$D"
+bad --config "$FEEDSCOPE_TOP/tests/bench/yaml/bad_batch.yaml" --dir "$D"
+bad --config w.yaml --dir "$TEST_TMP/missing"
+bad --config w.yaml --dir empty
+grep -q 'feedscope bench generate' bad.err || fail "no-dataset message: $(cat bad.err)"
+bad --config w.yaml --dir "$D" --accelerators 100
+bad --workload resnet50 --dir "$D" --checkpoint
+touch exists.db
+"$FEEDSCOPE" bench --config w.yaml --dir "$D" --output exists.db >/dev/null 2>&1
+[ $? -eq 2 ] || fail "an existing --output file is not refused"
+[ ! -s exists.db ] || fail "an existing --output file was written"
+
+expect_status 0 "$FEEDSCOPE" bench clean --dir "$D" >/dev/null
+exit 0

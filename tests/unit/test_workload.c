@@ -1,0 +1,172 @@
+/* Workloads: the presets, --scale, accelerator types, and DLIO YAML files
+ * (tests/bench/yaml/): good ones parsed to the right values, unknown keys
+ * warned about once each, bad values refused with the key and the value. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/workload.h"
+#include "bench/workload_int.h"
+#include "check.h"
+
+#define Y "tests/bench/yaml/"
+
+/* Load with stderr captured; returns fs_workload_load's result, the
+ * warnings (lines) in *warnings and their text in err. */
+static int load(const char *arg, double scale, struct fs_workload *w, char *why, int *warnings, char *err,
+		size_t errlen)
+{
+	char tmpl[] = "/tmp/test_workload.XXXXXX";
+	int fd = mkstemp(tmpl);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	int rc = fs_workload_load(arg, scale, w, why, 512);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	ssize_t n = read(fd, err, errlen - 1);
+	err[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(tmpl);
+	*warnings = 0;
+	for (char *p = err; *p; p++)
+		*warnings += *p == '\n';
+	return rc;
+}
+
+static void bad(const char *file, const char *expect)
+{
+	struct fs_workload w;
+	char why[512] = "", err[4096];
+	int warnings;
+	CHECK_INT(load(file, 1, &w, why, &warnings, err, sizeof err), -1);
+	if (!strstr(why, expect)) {
+		fprintf(stderr, "%s: reason \"%s\" lacks \"%s\"\n", file, why, expect);
+		CHECK(!"reason names the key and value");
+	}
+}
+
+int main(void)
+{
+	struct fs_workload w;
+	char why[512], err[4096];
+	int warnings;
+
+	/* presets */
+	for (int i = 0; fs_workload_presets[i]; i++) {
+		CHECK_INT(load(fs_workload_presets[i], 1, &w, why, &warnings, err, sizeof err), 0);
+		CHECK_INT(warnings, 0);
+		CHECK(w.train || w.checkpoint);
+		CHECK(!w.train || (w.batch_size > 0 && w.num_files_train > 0 && w.ncompute > 0));
+		CHECK(w.au_threshold > 0 && w.au_threshold <= 1);
+	}
+	CHECK_INT(load("unet3d", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_STR(w.format, "npz");
+	CHECK_INT(w.num_files_train, 168);
+	CHECK_INT(w.record_length_bytes, 146600628);
+	CHECK_INT(w.record_length_bytes_stdev, 68341808);
+	CHECK_INT(w.batch_size, 7);
+	CHECK_INT(w.read_threads, 4);
+	CHECK_INT(w.prefetch, 2);
+	CHECK_STR(fs_workload_compute(&w)->accel, "h100");
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.323, 1e-12);
+	CHECK_INT(w.file_shuffle, FS_SHUFFLE_SEED);
+	CHECK(!w.checkpoint);
+	CHECK_INT(w.checkpoint_bytes, 499153191);
+	CHECK_INT(fs_workload_select_accel(&w, "a100", why, sizeof why), 0);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.636, 1e-12);
+	CHECK_INT(fs_workload_select_accel(&w, "tpu", why, sizeof why), -1);
+	CHECK(strstr(why, "'tpu'") && strstr(why, "h100") && strstr(why, "a100"));
+
+	CHECK_INT(load("resnet50", 0.01, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(w.num_files_train, 10); /* 1024 × 0.01 = 10.24 */
+	CHECK_INT(w.num_samples_per_file, 1251);
+	CHECK_INT(w.batch_size, 400);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.224, 1e-12);
+	CHECK_NEAR(w.au_threshold, 0.90, 1e-12);
+	CHECK_INT(load("cosmoflow", 1e-9, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(w.num_files_train, 1); /* never 0 */
+	CHECK_NEAR(w.au_threshold, 0.70, 1e-12);
+
+	/* llama3-8b: 8.03e9 parameters × (2 + 3 × 4) bytes ≈ 105 GiB */
+	CHECK_INT(load("llama3-8b-checkpoint", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK(!w.train && w.checkpoint);
+	CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14);
+	CHECK_INT(load("llama3-8b-checkpoint", 0.01, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(w.checkpoint_bytes, 1124236575ull); /* 1124236574.72 rounded */
+
+	CHECK_INT(load("mnist", 1, &w, why, &warnings, err, sizeof err), -1);
+	CHECK(strstr(why, "'mnist'") && strstr(why, "unet3d"));
+	CHECK_INT(load("unet3d", 0, &w, why, &warnings, err, sizeof err), -1);
+	CHECK_INT(load("unet3d", -1, &w, why, &warnings, err, sizeof err), -1);
+
+	/* good YAML files */
+	CHECK_INT(load(Y "unet3d_h100.yaml", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(warnings, 0);
+	CHECK_STR(w.name, "unet3d");
+	CHECK_STR(w.format, "npz");
+	CHECK_INT(w.num_files_train, 168);
+	CHECK_INT(w.record_length_bytes_stdev, 68341808);
+	CHECK_INT(w.batch_size, 7);
+	CHECK_INT(w.epochs, 5);
+	CHECK_INT(w.ncompute, 1);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.323, 1e-12);
+	CHECK_INT(w.checkpoint_bytes, 499153191);
+	CHECK(w.train && !w.checkpoint);
+	CHECK_INT(w.sample_shuffle, FS_SHUFFLE_SEED);
+	CHECK_INT(load(Y "unet3d_h100.yaml", 0.5, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(w.num_files_train, 84);
+	CHECK_INT(fs_workload_select_accel(&w, "h100", why, sizeof why), -1);
+
+	CHECK_INT(load(Y "resnet50_odd.yaml", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(warnings, 3); /* dataset.colour, reader.turbo, section wishes */
+	CHECK(strstr(err, "dataset.colour") && strstr(err, "reader.turbo") && strstr(err, "'wishes'"));
+	CHECK(strstr(err, "resnet50_odd.yaml:20:") != NULL); /* the line of colour */
+	CHECK_INT(w.record_length_bytes, 114660);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.224, 1e-12);
+	CHECK_NEAR(fs_workload_compute(&w)->stdev_s, 0.01, 1e-12);
+	CHECK_INT(w.epochs, 3);
+	CHECK_INT(w.seed, 42);
+	CHECK_INT(w.prefetch, 2); /* 0 means DLIO's 2 */
+	CHECK(w.direct);
+	CHECK_STR(w.data_loader, "tensorflow");
+	CHECK_STR(w.framework, "tensorflow");
+	CHECK_INT(w.file_shuffle, FS_SHUFFLE_OFF);
+
+	CHECK_INT(load(Y "llama_transformer.yaml", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_INT(warnings, 0);
+	CHECK(!w.train && w.checkpoint);
+	CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14);
+	CHECK_STR(w.name, "llama_8b");
+
+	/* bad files: the key and the value in the reason */
+	bad(Y "bad_files.yaml", "bad_files.yaml:3: dataset.num_files_train: 'abc' is not a positive whole number");
+	bad(Y "bad_batch.yaml", "reader.batch_size: '-4'");
+	bad(Y "bad_shuffle.yaml", "reader.file_shuffle: 'sometimes'");
+	bad(Y "bad_format.yaml", "dataset.format: 'hdf5'");
+	bad(Y "bad_compute.yaml", "train.computation_time: a mapping needs 'mean'");
+	bad(Y "bad_compute_type.yaml", "computation_time.type: 'gamma'");
+	bad(Y "bad_au.yaml", "metric.au: '90' is not a fraction");
+	bad(Y "bad_syntax.yaml", "not valid YAML");
+	bad(Y "bad_bool.yaml", "workflow.train: 'maybe'");
+	bad(Y "bad_no_model_size.yaml", "model's size");
+	bad(Y "bad_list.yaml", "not a DLIO workload");
+	bad(Y "bad_record.yaml", "dataset.record_length_bytes: '0'");
+	bad(Y "missing.yaml", "missing.yaml: No such file");
+	bad(Y "bad_seed.yaml", "train.seed: '-3' is not a whole number >= 0");
+	bad(Y "bad_prefetch.yaml", "reader.prefetch_size: 'two'");
+	bad(Y "bad_compute_scalar.yaml", "train.computation_time: 'fast' is not a number of seconds");
+	bad(Y "bad_steps.yaml", "train.total_training_steps: '1.5'");
+	bad(Y "bad_stdev.yaml", "dataset.record_length_bytes_stdev: '-5'");
+	bad(Y "bad_transformer.yaml", "model.transformer.hidden_size: '0'");
+	bad(Y "bad_batch_list.yaml", "reader.batch_size: expected a single value");
+
+	/* the transformer count itself */
+	struct fs_wl_transformer t = {.num_layers = 32, .hidden = 4096, .ffn_hidden = 14336, .vocab = 128256,
+				      .heads = 32, .kv_heads = 8, .model_dtype_bytes = 2, .optimizer_dtype_bytes = 4};
+	CHECK_INT(fs_wl_transformer_params(&t), 8030261248ull);
+	return check_exit("test_workload");
+}
