@@ -4,7 +4,9 @@
 # feedscope / fio for
 #   4 KiB random read IOPS, psync QD1, from the page cache (file read first);
 #   4 KiB random read IOPS, io_uring QD32, O_DIRECT;
-#   1 MiB sequential read MB/s, io_uring QD16, O_DIRECT.
+#   1 MiB sequential read MB/s, io_uring QD16, O_DIRECT (fio run both with
+#   its default submission and with batched submission and completion, as
+#   feedscope does for sequential reads; fio's better figure counts).
 # feedscope runs its own command (`feedscope probe --only ...`), fio the
 # equivalent job. Figures only, nothing asserted.
 #
@@ -84,7 +86,8 @@ lay() { # size
 		--end_fsync=1 --output=/dev/null >/dev/null 2>&1
 }
 
-# pair LABEL UNIT FS_TEST FS_FIELD "FS_ARGS" FIO_FIELD "FIO_ARGS" SIZE PRE
+# pair LABEL UNIT FS_TEST FS_FIELD "FS_ARGS" FIO_FIELD "FIO_ARGS" SIZE PRE ["FIO_ARGS2"]
+# (FIO_ARGS2: more fio options for a second fio run per round; fio's best counts)
 # Runs both ROUNDS times, alternating which goes first, and prints the row.
 pair() {
 	a='' b=''
@@ -95,6 +98,11 @@ pair() {
 				[ "$9" = warm ] && cat "$scratch/fio.dat" >/dev/null
 				# shellcheck disable=SC2086
 				b=$(best "$b" "$(fio_figure "$6" --size="$8" $7)")
+				if [ -n "${10:-}" ]; then # fio's other way, on a file written afresh
+					lay "$8"
+					# shellcheck disable=SC2086
+					b=$(best "$b" "$(fio_figure "$6" --size="$8" $7 ${10})")
+				fi
 			else
 				# shellcheck disable=SC2086
 				a=$(best "$a" "$(fs_figure "$3" "$4" --size "$8" $5)")
@@ -111,4 +119,5 @@ pair "4 KiB random read, psync QD1, page cache" IOPS randread iops \
 pair "4 KiB random read, io_uring QD32, O_DIRECT" IOPS randread_qd32 iops "--only qd32" iops \
 	"--rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1" "$size" cold
 pair "1 MiB sequential read, io_uring QD16, O_DIRECT" MB/s seq_read bytes_per_s "--only seq" bw_bytes \
-	"--rw=read --bs=1M --ioengine=io_uring --iodepth=16 --direct=1" "$size" cold
+	"--rw=read --bs=1M --ioengine=io_uring --iodepth=16 --direct=1" "$size" cold \
+	"--iodepth_batch_submit=16 --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=16"
