@@ -319,13 +319,19 @@ static int checkpoint(const struct opts *o, const struct fs_workload *w, struct 
 			return rc == FS_SAFETY_REFUSED ? 2 : 1;
 	}
 	fs_mpi_barrier();
-	struct fs_ckpt_opts co = {.dir = o->dir, .bytes = w->checkpoint_bytes / (uint64_t)fs_mpi_size(), .files = 1,
+	/* each rank its share; the first (bytes mod ranks) ranks one byte more */
+	uint64_t ranks = (uint64_t)fs_mpi_size(), rank = (uint64_t)fs_mpi_rank();
+	uint64_t share = w->checkpoint_bytes / ranks + (rank < w->checkpoint_bytes % ranks ? 1 : 0);
+	struct fs_ckpt_opts co = {.dir = o->dir, .bytes = share, .files = 1,
 				  .engine = o->engine, .direct = o->direct, .qd = (unsigned)o->qd, .rank = fs_mpi_rank()};
 	int rc = fs_bench_checkpoint(&co, r, why, whylen);
 	double bad = rc < 0;
 	fs_mpi_max_double(&bad, 1);
-	if (bad)
+	if (bad) {
+		if (rc == 0) /* another rank failed: its own message went to its stderr */
+			snprintf(why, whylen, "checkpoint failed on another MPI rank");
 		return 1;
+	}
 	uint64_t u[3] = {r->bytes_written, r->bytes_read, r->files};
 	fs_mpi_sum_u64(u, 3);
 	double t[3] = {r->write_s, r->fsync_s, r->read_s};

@@ -25,7 +25,7 @@ export OMPI_MCA_plm_rsh_agent='' OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_btl_base_warn_component_unused=0
 
 # 48 files of 1 sample (12 a rank), batch 2: 6 steps a rank an epoch.
-MODEL=4194304
+MODEL=4194307 # not a multiple of 4: the shares must still add up to it
 cat >w.yaml <<EOF
 model:
   name: mpi_check
