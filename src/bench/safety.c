@@ -118,13 +118,13 @@ int fs_bench_dir_check(const char *dir, char *why, size_t whylen)
 			return FS_SAFETY_REFUSED;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			snprintf(why, whylen, "%s is a symlink to %s: feedscope bench writes files "
+			snprintf(why, whylen, "%s is a symlink to %s: feedscope writes its files "
 				 "into a directory, never to a device or file", dir, kind_of(st.st_mode));
 			return FS_SAFETY_REFUSED;
 		}
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "%s is %s: feedscope bench writes files into a directory, "
+		snprintf(why, whylen, "%s is %s: feedscope writes its files into a directory, "
 			 "never to a device or file", dir, kind_of(st.st_mode));
 		return FS_SAFETY_REFUSED;
 	}
