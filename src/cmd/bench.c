@@ -458,6 +458,10 @@ int fs_cmd_bench(int argc, char **argv)
 		fs_error("bench: %s", why);
 		return 1;
 	}
+	if (fs_mpi_rank() > 0) { /* rank 0 says the usage errors and warnings all ranks meet */
+		fs_log_set_quiet(true);
+		fs_log_set_usage_silent(true);
+	}
 	int rc = bench_run(argc, argv);
 	fs_mpi_finalize();
 	return rc;

@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-static bool quiet;
+static bool quiet, usage_silent;
 
 static void vsay(const char *fmt, va_list ap)
 {
@@ -16,6 +16,11 @@ static void vsay(const char *fmt, va_list ap)
 void fs_log_set_quiet(bool q)
 {
 	quiet = q;
+}
+
+void fs_log_set_usage_silent(bool silent)
+{
+	usage_silent = silent;
 }
 
 void fs_warn(const char *fmt, ...)
@@ -51,6 +56,8 @@ void fs_error(const char *fmt, ...)
 
 int fs_usage_error(const char *fmt, ...)
 {
+	if (usage_silent)
+		return 2;
 	va_list ap;
 	va_start(ap, fmt);
 	vsay(fmt, ap);

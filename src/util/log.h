@@ -17,6 +17,10 @@ void fs_warn_once(bool *once, const char *fmt, ...) __attribute__((format(printf
 /* Silence fs_warn/fs_warn_once (used by --quiet); errors from fs_usage_error still print. */
 void fs_log_set_quiet(bool quiet);
 
+/* Silence fs_usage_error too (the MPI ranks other than 0: they reach the
+ * same usage errors as rank 0, which says them once). */
+void fs_log_set_usage_silent(bool silent);
+
 /* Like fs_warn, but printed even when quiet: for errors the user must see. */
 void fs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

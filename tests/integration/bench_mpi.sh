@@ -6,7 +6,8 @@
 #     per epoch, as on one rank (files split, none read twice);
 #   - AU is a mean (in [0, 1]); throughput is summed over ranks (at least
 #     the samples over the longest rank's time);
-#   - the checkpoint is one file per rank: 4 files, 4 shares of the model.
+#   - the checkpoint is one file per rank: 4 files, 4 shares of the model;
+#   - a usage error is said once, by rank 0, with exit status 2.
 # Skipped when mpicc or mpirun is missing. Builds $FEEDSCOPE_BUILD/mpi.
 # feedscope-binary: unused (the MPI build is tested; the ASan pass adds nothing)
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
@@ -117,4 +118,11 @@ if c:
 sys.exit(1 if bad else 0)
 EOF
 [ -z "$(ls "$D/checkpoints" 2>/dev/null)" ] || fail "checkpoint files left in $D/checkpoints"
+
+# Bad usage under mpirun: exit 2, and the message once (rank 0's), not once a rank.
+mpirun --allow-run-as-root --oversubscribe -n 4 "$mpibin" bench --config w.yaml --dir "$D" --epochs 0 \
+	>bad.out 2>bad.err
+rc=$?
+[ $rc -eq 2 ] || { cat bad.err; fail "mpirun -n 4 with --epochs 0 exited $rc, expected 2"; }
+[ "$(grep -c '^feedscope: ' bad.err)" -eq 1 ] || { cat bad.err; fail "expected the usage error once"; }
 exit 0
