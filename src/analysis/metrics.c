@@ -217,13 +217,20 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 	       " FROM mem WHERE t BETWEEN ?1 AND ?2",
 	    4, &m->mem_available_min_bytes, &m->cached_max_bytes, &m->majflt_per_s, &m->dentries_growth);
 
+	/* The device read most; but a stacked device (device mapper, md, loop)
+	 * that carries at least 80% of that is preferred: the file system sits
+	 * on it, and the disks under it only pass its reads on (LVM or dm-crypt
+	 * over nvme0n1, a loop-mounted image). */
 	sqlite3_stmt *st = fs_q_prep(q,
-		"SELECT d.device, sum(d.read_bytes_per_s * k.dt_s), avg(d.read_bytes_per_s), avg(d.util_pct),"
-		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0),"
-		" sum(d.read_await_ms * d.reads_per_s) / nullif(sum(d.reads_per_s), 0),"
-		" avg(d.reads_per_s), avg(d.queue_depth)"
-		" FROM disk d JOIN ticks k ON k.t = d.t WHERE d.t BETWEEN ?1 AND ?2"
-		" GROUP BY d.device ORDER BY 2 DESC LIMIT 1");
+		"WITH per AS MATERIALIZED (SELECT d.device AS device, sum(d.read_bytes_per_s * k.dt_s) AS b,"
+		" avg(d.read_bytes_per_s) AS rate, avg(d.util_pct) AS util,"
+		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0) AS req,"
+		" sum(d.read_await_ms * d.reads_per_s) / nullif(sum(d.reads_per_s), 0) AS await,"
+		" avg(d.reads_per_s) AS iops, avg(d.queue_depth) AS qd"
+		" FROM disk d JOIN ticks k ON k.t = d.t WHERE d.t BETWEEN ?1 AND ?2 GROUP BY d.device)"
+		" SELECT device, b, rate, util, req, await, iops, qd FROM per"
+		" ORDER BY (device GLOB 'dm-*' OR device GLOB 'md*' OR device GLOB 'loop*')"
+		"   AND b >= 0.8 * (SELECT max(b) FROM per) DESC, b DESC LIMIT 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW && fs_q_col(st, 1) > 0) {
 		snprintf(m->disk, sizeof m->disk, "%s", (const char *)sqlite3_column_text(st, 0));
 		m->disk_read_bytes = fs_q_col(st, 1);

@@ -200,7 +200,13 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 		       (m->psi_io >= t->psi_io_stalled_pct && L->blocked >= L->running && L->blocked > 0.1);
 	bool cpu = cpu_signal >= t->loader_running || throttled ||
 		   (m->cpu_busy_pct >= t->cpu_saturated_pct && cpu_signal >= 0.3);
-	if (storage && (!cpu || L->blocked >= cpu_signal)) {
+	/* Memory constrained and the loaders re-reading from storage: their CPU
+	 * time is largely page reclaim, a symptom of the memory limit, so the
+	 * storage side (memory_pressure) wins even when they run more than
+	 * they block. */
+	double reread = m->loader_rchar_bytes > 0 ? m->loader_read_bytes / m->loader_rchar_bytes : NAN;
+	bool rereading = memory_constrained(m, t) && reread >= t->reread_ratio;
+	if (storage && (!cpu || L->blocked >= cpu_signal || rereading)) {
 		*clarity = L->blocked > 0 ? (L->blocked - fmin(cpu_signal, L->blocked)) / L->blocked : 0.5;
 		struct fs_finding tmp = {0};
 		enum fs_verdict_id id = storage_kind(m, t, &tmp);

@@ -54,4 +54,16 @@ PY
 "$FEEDSCOPE" report s.db >text.txt || fail "report text"
 grep -q '^verdict: ' text.txt || fail "no verdict line: $(cat text.txt)"
 grep -q 'feedscope: recorded' text.txt || fail "no summary in the text report"
+
+# Which disk the diagnosis names: the one read most, unless a stacked device
+# (loop, dm, md) carries at least 80% of that (the disk under it passes its
+# reads on). synth_run's reads are on loop0; nvme0n1 is given more.
+disk_named() { # FACTOR: nvme0n1 reads FACTOR x loop0's; prints the disk named
+	cp s.db "st$1.db"
+	sqlite3 "st$1.db" "UPDATE disk SET read_bytes_per_s = $1 * (SELECT l.read_bytes_per_s FROM disk l
+		WHERE l.t = disk.t AND l.device = 'loop0') WHERE device = 'nvme0n1'" || fail "sqlite3"
+	"$FEEDSCOPE" report --json "st$1.db" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["metrics"]["disk"])'
+}
+[ "$(disk_named 1.1)" = loop0 ] || fail "loop0 carries 91% of nvme0n1's reads: expected loop0, got $(disk_named 1.1)"
+[ "$(disk_named 2)" = nvme0n1 ] || fail "loop0 carries 50% of nvme0n1's reads: expected nvme0n1, got $(disk_named 2)"
 exit 0

@@ -159,6 +159,25 @@ static void test_storage(void)
 	v = diagnose(&m);
 	CHECK_STR(fs_verdict_name(v.primary), "memory_pressure");
 	CHECK(has_knob(&v, "memory limit"));
+
+	/* The same memory limit, the loaders running (reclaiming) more than
+	 * they block: still memory_pressure, as their CPU time is reclaim. */
+	m.loaders.blocked = 0.35;
+	m.loaders.running = 0.55;
+	m.loaders.sleeping = 0.1;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "memory_pressure");
+	/* Without the limit, the same states are a CPU verdict. */
+	m.cg_mem_limit_bytes = NAN;
+	m.cg_mem_usage_max_bytes = NAN;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
+	/* With it, but the data coming from the page cache: CPU as well. */
+	m.cg_mem_limit_bytes = 512e6;
+	m.cg_mem_usage_max_bytes = 510e6;
+	m.loader_read_bytes = 0.1 * m.loader_rchar_bytes;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
 }
 
 static void test_tracer_metadata(void)
