@@ -36,12 +36,11 @@
 
 #include "bench/run_int.h"
 
-void fs_run_fail(struct epoch *e, const char *fmt, const char *a, const char *b)
+volatile sig_atomic_t fs_bench_interrupt;
+
+/* Stop every thread of the epoch (waking those that wait). */
+static void stop_all(struct epoch *e)
 {
-	pthread_mutex_lock(&e->err_mu);
-	if (!e->why[0])
-		snprintf(e->why, sizeof e->why, fmt, a, b);
-	pthread_mutex_unlock(&e->err_mu);
 	atomic_store(&e->stop, 1);
 	pthread_mutex_lock(&e->go_mu);
 	pthread_cond_broadcast(&e->go_cv);
@@ -51,6 +50,15 @@ void fs_run_fail(struct epoch *e, const char *fmt, const char *a, const char *b)
 		pthread_cond_broadcast(&e->acc[i].not_empty);
 	pthread_cond_broadcast(&e->not_full);
 	pthread_mutex_unlock(&e->mu);
+}
+
+void fs_run_fail(struct epoch *e, const char *fmt, const char *a, const char *b)
+{
+	pthread_mutex_lock(&e->err_mu);
+	if (!e->why[0])
+		snprintf(e->why, sizeof e->why, fmt, a, b);
+	pthread_mutex_unlock(&e->err_mu);
+	stop_all(e);
 }
 
 /* One compute time: normal(mean, stdev) clamped at 0, in ns. */
@@ -174,17 +182,25 @@ static int run_threads(struct epoch *e)
 	pthread_cond_broadcast(&e->go_cv);
 	pthread_mutex_unlock(&e->go_mu);
 	uint64_t t0 = e->t0;
-	if (o->progress && !rc) {
-		uint64_t total = (uint64_t)e->steps * e->n, done;
+	if (!rc) { /* watch: the progress line, and an interrupt */
+		uint64_t total = (uint64_t)e->steps * e->n, done, next_show = 0;
 		do {
-			struct timespec ts = {0, 250 * 1000 * 1000};
+			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);
-			progress(e, t0, false);
+			if (fs_bench_interrupt && !atomic_load(&e->stop)) {
+				e->interrupted = true;
+				stop_all(e);
+			}
+			if (o->progress && fs_now_ns() >= next_show) {
+				progress(e, t0, false);
+				next_show = fs_now_ns() + 250 * 1000 * 1000;
+			}
 			done = 0;
 			for (unsigned i = 0; i < e->n; i++)
 				done += atomic_load(&e->acc[i].done);
 		} while (done < total && !atomic_load(&e->stop));
-		progress(e, t0, true);
+		if (o->progress)
+			progress(e, t0, true);
 	}
 	for (unsigned i = 0; i < started_r; i++)
 		pthread_join(e->rd[i].tid, NULL);
@@ -320,7 +336,7 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 	double rec_bytes = (double)w->record_length_bytes;
 	double tot_samples_local = 0, tot_bytes_local = 0, tot_dur_local = 0;
 	int rc = 0;
-	for (uint32_t ep = 0; ep < w->epochs && rc == 0; ep++) {
+	for (uint32_t ep = 0; ep < w->epochs && rc == 0 && !r->interrupted; ep++) {
 		struct epoch e = {.o = o, .eng = eng, .fds = fds, .epoch = ep, .n = o->accelerators,
 				  .batch = w->batch_size, .slot_bytes = slot};
 		pthread_mutex_init(&e.err_mu, NULL);
@@ -357,6 +373,16 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 				rc = -1;
 			else
 				epoch_stats(&e, dur, &r->epoch[ep], rec_bytes);
+			if (rc == 0 && e.interrupted) { /* keep this epoch's partial figures, skip the rest */
+				uint64_t done = 0;
+				for (unsigned i = 0; i < e.n; i++)
+					done += atomic_load(&e.acc[i].done);
+				double mean_done = (double)done / e.n; /* steps done, on this rank */
+				fs_mpi_min_double(&mean_done, 1);
+				r->epoch[ep].steps = (uint32_t)mean_done;
+				r->interrupted = true;
+				r->epochs = ep + 1;
+			}
 			for (unsigned i = 0; i < e.nrd; i++) {
 				tot_samples_local += e.rd[i].samples;
 				tot_bytes_local += e.rd[i].read_bytes;
@@ -379,7 +405,7 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 	fs_hist_init(&t->lat);
 	double au_sum = 0, busy_s = 0;
 	int au_n = 0;
-	for (uint32_t ep = 0; ep < w->epochs; ep++) {
+	for (uint32_t ep = 0; ep < r->epochs; ep++) {
 		const struct fs_run_epoch *x = &r->epoch[ep];
 		if (!isnan(x->busy))
 			busy_s += x->busy * x->duration_s;

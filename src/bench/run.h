@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "bench/dataset.h"
@@ -77,7 +78,14 @@ struct fs_run_result {
 	double au_threshold;
 	bool passed;                  /* total.au >= au_threshold */
 	bool wrapped;                 /* steps asked for exceeded the data: samples were reused */
+	bool interrupted;             /* stopped by fs_bench_interrupt: the figures cover what ran */
 };
+
+/* Set (to the signal's number) by the command's SIGINT/SIGTERM handler: the
+ * running epoch stops within 100 ms, its partial figures are kept, the
+ * remaining epochs are skipped and fs_bench_run returns 0 with
+ * r->interrupted set. Not used under MPI (mpirun owns the signals). */
+extern volatile sig_atomic_t fs_bench_interrupt;
 
 /* Steps per accelerator per epoch that the dataset gives this run (the
  * rank with the fewest samples decides; --steps, when set, wins, reusing

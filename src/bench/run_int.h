@@ -47,6 +47,7 @@ struct epoch {
 	size_t slot_bytes;       /* one read request's buffer */
 	uint64_t t0, t1;         /* the readers' start, the last thread's end */
 	atomic_int stop;
+	bool interrupted;       /* stopped by fs_bench_interrupt (set by the watching thread) */
 	pthread_mutex_t err_mu;
 	pthread_mutex_t mu;      /* the queues: one lock per batch claimed, handed over, taken */
 	pthread_cond_t not_full; /* a queue has room */

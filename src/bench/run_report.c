@@ -183,6 +183,7 @@ static void json_job(struct fs_json *j, const struct fs_bench_report *b, const s
 	fs_json_number(j, "au_threshold", r->au_threshold);
 	fs_json_bool(j, "passed", r->passed);
 	fs_json_bool(j, "samples_reused", r->wrapped);
+	fs_json_bool(j, "interrupted", r->interrupted);
 	json_epoch_body(j, &r->total, rec);
 	fs_json_end(j);
 }

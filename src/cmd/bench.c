@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,8 @@ static const char usage_text[] =
 	"  -h, --help                 this help\n"
 	"\n"
 	"Exit status: 0 when the run completed (\"passed\" in the output says whether the AU held),\n"
-	"1 when it failed, 2 on bad usage.\n";
+	"1 when it failed, 2 on bad usage, 128+N when signal N (Ctrl-C) stopped it: the figures of\n"
+	"what ran are printed first (a second Ctrl-C kills at once).\n";
 
 enum {
 	OPT_WORKLOAD = 256, OPT_CONFIG, OPT_DIR, OPT_SCALE, OPT_ACCEL, OPT_ATYPE, OPT_ENGINE, OPT_DIRECT, OPT_QD, OPT_RT, OPT_PREFETCH,
@@ -291,6 +293,10 @@ static int find_max(struct fs_run_opts *ro, const struct opts *o, struct fs_run_
 			return -2;
 		if (say)
 			fs_bench_print_trial(tout, &runs[*n]);
+		if (runs[*n].interrupted) { /* a partial trial decides nothing */
+			(*n)++;
+			break;
+		}
 		bool pass = runs[*n].passed;
 		if (pass && (best < 0 || runs[*n].accelerators > runs[best].accelerators))
 			best = *n;
@@ -404,7 +410,10 @@ static int bench_run(int argc, char **argv)
 			nruns = rc == 0;
 		}
 	}
-	if (rc == 0 && w.checkpoint) {
+	bool interrupted = false;
+	for (int i = 0; i < nruns; i++)
+		interrupted |= runs[i].interrupted;
+	if (rc == 0 && w.checkpoint && !interrupted && !fs_bench_interrupt) {
 		rc = checkpoint(&o, &w, &ck, why, sizeof why);
 		have_ck = rc == 0;
 	}
@@ -435,12 +444,23 @@ static int bench_run(int argc, char **argv)
 			rc = 1;
 		}
 	}
+	if (rc == 0 && fs_bench_interrupt) { /* figures printed for what ran; the status says how it ended */
+		if (fs_mpi_rank() == 0 && !o.json)
+			fprintf(stdout, "interrupted by signal %d: the figures cover what ran before it%s\n",
+				(int)fs_bench_interrupt, w.checkpoint ? " (no checkpoint was written)" : "");
+		rc = 128 + (int)fs_bench_interrupt;
+	}
 free_runs:
 	for (int i = 0; i < nruns; i++)
 		fs_run_result_free(&runs[i]);
 out:
 	fs_dataset_free(&ds);
 	return rc;
+}
+
+static void on_signal(int sig)
+{
+	fs_bench_interrupt = sig;
 }
 
 int fs_cmd_bench(int argc, char **argv)
@@ -457,6 +477,16 @@ int fs_cmd_bench(int argc, char **argv)
 	if (fs_mpi_init(&argc, &argv, why, sizeof why) < 0) {
 		fs_error("bench: %s", why);
 		return 1;
+	}
+	if (fs_mpi_size() == 1) { /* Ctrl-C, SIGTERM: stop, print what ran; a second one kills */
+		struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+		sigemptyset(&sa.sa_mask);
+		for (int i = 0; i < 2; i++) {
+			int sig = i ? SIGTERM : SIGINT;
+			struct sigaction old;
+			if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_IGN) /* nohup's stays ignored */
+				sigaction(sig, &sa, NULL);
+		}
 	}
 	if (fs_mpi_rank() > 0) { /* rank 0 says the usage errors and warnings all ranks meet */
 		fs_log_set_quiet(true);

@@ -183,5 +183,26 @@ touch exists.db
 [ $? -eq 2 ] || fail "an existing --output file is not refused"
 [ ! -s exists.db ] || fail "an existing --output file was written"
 
+# SIGTERM mid-run (Ctrl-C alike): the run stops, prints the figures of what
+# ran (interrupted: true, the epoch cut short, no further epoch), writes the
+# run file, and exits 128 + 15.
+"$FEEDSCOPE" bench --config w.yaml --dir "$D" --steps 1000000 --epochs 3 --json --output int.db >int.json 2>int.err &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] || fail "bench after SIGTERM exited $rc, expected 143 ($(cat int.err))"
+/usr/bin/python3 - <<'PY' || fail "interrupted JSON"
+import json
+d = json.load(open("int.json"))
+j = d["jobs"][0]
+assert j["interrupted"] is True, j["interrupted"]
+assert len(j["epochs"]) == 1, len(j["epochs"])
+assert 0 < j["epochs"][0]["steps"] < 1000000, j["epochs"][0]["steps"]
+assert j["samples"] > 0
+PY
+[ "$(q int.db "SELECT count(*) FROM bench")" = 2 ] || fail "interrupted run file: $(q int.db "SELECT * FROM bench")"
+
 expect_status 0 "$FEEDSCOPE" bench clean --dir "$D" >/dev/null
 exit 0
