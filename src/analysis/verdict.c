@@ -115,6 +115,19 @@ static bool memory_constrained(const struct fs_metrics *m, const struct fs_thres
 	       m->psi_mem >= t->psi_mem_stalled_pct;
 }
 
+/* The share of the loaders' bytes that came from storage (NaN if unknown). */
+static double storage_reread(const struct fs_metrics *m)
+{
+	return m->loader_rchar_bytes > 0 ? m->loader_read_bytes / m->loader_rchar_bytes : NAN;
+}
+
+/* Memory is short and the loaders keep re-reading from storage: the page
+ * cache cannot hold the data (memory_pressure). */
+static bool rereading_under_pressure(const struct fs_metrics *m, const struct fs_thresholds *t)
+{
+	return memory_constrained(m, t) && storage_reread(m) >= t->reread_ratio;
+}
+
 /* Bytes the loaders read per sample, and new dentries per sample; NaN if the
  * number of samples is unknown. */
 static double samples_loaded(const struct fs_metrics *m)
@@ -128,8 +141,8 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 				       struct fs_finding *tmp)
 {
 	char a[32], b[32];
-	double reread = m->loader_rchar_bytes > 0 ? m->loader_read_bytes / m->loader_rchar_bytes : NAN;
-	if (memory_constrained(m, t) && reread >= t->reread_ratio) {
+	double reread = storage_reread(m);
+	if (rereading_under_pressure(m, t)) {
 		if (m->cg_mem_limit_bytes > 0)
 			EV(tmp, "cgroup_memory_limit_bytes", m->cg_mem_limit_bytes, "bytes", "cgroup",
 			   "memory limit %s, %s used at most", fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes),
@@ -204,9 +217,7 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 	 * time is largely page reclaim, a symptom of the memory limit, so the
 	 * storage side (memory_pressure) wins even when they run more than
 	 * they block. */
-	double reread = m->loader_rchar_bytes > 0 ? m->loader_read_bytes / m->loader_rchar_bytes : NAN;
-	bool rereading = memory_constrained(m, t) && reread >= t->reread_ratio;
-	if (storage && (!cpu || L->blocked >= cpu_signal || rereading)) {
+	if (storage && (!cpu || L->blocked >= cpu_signal || rereading_under_pressure(m, t))) {
 		*clarity = L->blocked > 0 ? (L->blocked - fmin(cpu_signal, L->blocked)) / L->blocked : 0.5;
 		struct fs_finding tmp = {0};
 		enum fs_verdict_id id = storage_kind(m, t, &tmp);

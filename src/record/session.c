@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,7 @@ static void meta_probes(struct fs_sink *sink, const struct fs_paths *paths)
 			 {"meta_ops_per_s", r.meta_ops_per_s},
 			 {"fsync_p99_ms", r.fsync_p99_ms}};
 		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-			if (f[i].v != f[i].v)
+			if (isnan(f[i].v))
 				continue;
 			snprintf(key, sizeof key, "probe.%s.%s", e->d_name, f[i].name);
 			fs_sink_metaf(sink, key, "%.6g", f[i].v);
