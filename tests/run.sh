@@ -8,6 +8,10 @@
 #                         this sanitizer build (ASan+UBSan)
 #   TESTS=PATTERN         run only tests whose name matches (grep -E)
 #   UPDATE_GOLDEN=1       rewrite fixture expected.txt files (review the diff!)
+#   CI=true              a skipped test (exit 77) is a failure: CI must run everything
+#
+# Every tests/unit/test_*.c is a test: a binary that is missing, or older than
+# its source, is a failure (it did not build), never silently left out.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -22,19 +26,39 @@ failed=()
 report() { # name status [detail]
 	case $2 in
 	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
-	77) skip=$((skip + 1)); printf 'SKIP  %s  (%s)\n' "$1" "${3:-}" ;;
-	*) fail=$((fail + 1)); failed+=("$1"); printf 'FAIL  %s\n' "$1" ;;
+	77)
+		if [ "${CI:-}" = true ]; then
+			fail=$((fail + 1)); failed+=("$1")
+			printf 'FAIL  %s  (skipped, and CI=true runs everything: %s)\n' "$1" "${3:-}"
+		else
+			skip=$((skip + 1)); printf 'SKIP  %s  (%s)\n' "$1" "${3:-}"
+		fi ;;
+	*) fail=$((fail + 1)); failed+=("$1"); printf 'FAIL  %s%s\n' "$1" "${3:+  ($3)}" ;;
 	esac
 }
 
 want() { echo "$1" | grep -Eq -- "$pattern"; }
 
+# One test per tests/unit/test_*.c, whether or not its binary was built.
 run_units() { # build label
-	for t in "$1"/tests/test_*; do
-		[ -x "$t" ] || continue
-		name="$2unit/$(basename "$t")"
+	for src in tests/unit/test_*.c; do
+		[ -f "$src" ] || continue
+		t="$1/tests/$(basename "$src" .c)"
+		name="$2unit/$(basename "$src" .c)"
 		want "$name" || continue
+		if [ ! -x "$t" ]; then
+			report "$name" 1 "no binary $t: it did not build (make unit)"
+			continue
+		fi
+		if [ "$t" -ot "$src" ]; then
+			report "$name" 1 "$t is older than $src: it did not rebuild (make unit)"
+			continue
+		fi
 		out=$("$t" 2>&1); rc=$?
+		if [ $rc -eq 77 ]; then
+			report "$name" 77 "$(printf '%s\n' "$out" | sed -n 's/^SKIPPED: //p' | paste -sd';' -)"
+			continue
+		fi
 		[ $rc -ne 0 ] && printf '%s\n' "$out" | tail -20
 		report "$name" $rc
 	done

@@ -3,18 +3,44 @@
 
 #include "analysis/query.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* v as an int, or dflt when it is NaN or out of int's range (a cast would
+ * be undefined behaviour). */
+static int to_int(double v, int dflt)
+{
+	return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
+}
+
+/* A count read as a double (NaN when its query failed, e.g. a table the run
+ * file lacks): 0 unless it is a representable non-negative number. */
+static long to_count(double v)
+{
+	return v >= 0 && v <= (double)LONG_MAX / 2 ? (long)v : 0;
+}
+
 static int loader_int(struct fs_q *q, const char *loader, const char *knob)
 {
 	char key[160];
 	snprintf(key, sizeof key, "loader.%s.%s", loader, knob);
-	double v = fs_q_meta_num(q, key);
-	return isnan(v) ? -1 : (int)v;
+	return to_int(fs_q_meta_num(q, key), -1);
+}
+
+/* Whether the recording was finished (fs_session_finish writes end_unix and
+ * duration_s), and where its samples stop. */
+static void load_completeness(struct fs_q *q, struct fs_metrics *m)
+{
+	char end[64];
+	fs_q_meta(q, "end_unix", end, sizeof end);
+	m->incomplete = end[0] == '\0';
+	double last;
+	fs_q_row(q, "SELECT max(t) FROM ticks", 1, &last);
+	m->recorded_until_s = last;
 }
 
 /* Step 0's wait beyond the epoch's usual wait, summed over epochs after the
@@ -66,8 +92,8 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	fs_q_row(q, "SELECT count(*), count(DISTINCT loader || '/' || epoch), sum(wait_s), sum(compute_s)"
 	       " FROM steps WHERE t BETWEEN ?1 AND ?2", 4, &steps, &epochs, &wait, &compute);
 	m->have_steps = steps > 0;
-	m->steps = isnan(steps) ? 0 : (long)steps;
-	m->epochs = isnan(epochs) ? 0 : (long)epochs;
+	m->steps = to_count(steps);
+	m->epochs = to_count(epochs);
 	m->wait_s = m->have_steps ? wait : NAN;
 	m->compute_s = m->have_steps ? compute : NAN;
 	fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 GROUP BY loader"
@@ -76,16 +102,16 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	fs_q_row(q, "SELECT pid FROM steps WHERE t BETWEEN ?1 AND ?2 GROUP BY pid ORDER BY count(*) DESC LIMIT 1",
 	    1, &pid);
 	if (!isnan(pid))
-		q->trainer = (int)pid;
+		q->trainer = to_int(pid, q->trainer);
 
 	double n, total;
 	fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'epoch_end'"
 	       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
-	m->epoch_ends = (long)n;
+	m->epoch_ends = to_count(n);
 	m->epoch_end_s = n > 0 ? total : 0;
 	fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'checkpoint'"
 	       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
-	m->checkpoints = (long)n;
+	m->checkpoints = to_count(n);
 	m->checkpoint_s = n > 0 ? total : 0;
 	m->checkpoint_every_steps = m->checkpoints >= 2 ? (double)m->steps / (double)m->checkpoints : NAN;
 	m->loop_s = m->have_steps ? wait + compute + m->epoch_end_s : NAN;
@@ -121,8 +147,8 @@ static void set_states(struct fs_states *s, sqlite3_stmt *st, double time_s)
 {
 	double n = fs_q_col(st, 1), blocked = fs_q_col(st, 2), running = fs_q_col(st, 3);
 	memset(s, 0, sizeof *s);
-	s->samples = (long)n;
-	s->procs = (long)fs_q_col(st, 4);
+	s->samples = to_count(n);
+	s->procs = to_count(fs_q_col(st, 4));
 	s->blocked = blocked / n;
 	s->running = running / n;
 	s->sleeping = 1 - s->blocked - s->running;
@@ -204,6 +230,21 @@ static void load_trace(struct fs_q *q, struct fs_metrics *m)
 		 &m->trace_read_bytes, &m->trace_seq_reads);
 }
 
+/* SQL, true for a device of `per` that a mounted file system sits on and
+ * that stands on other disks (device mapper, md, a loop device's file): what
+ * the recorder wrote in mounts.disks (src/source/devpath.c, the one
+ * definition of which disks hold a file system). Run files recorded before
+ * that column tell it by the device's name. */
+static const char *stacked_sql(struct fs_q *q)
+{
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT disks FROM mounts LIMIT 0");
+	bool have_disks = st != NULL;
+	sqlite3_finalize(st);
+	return have_disks ? "EXISTS (SELECT 1 FROM mounts mo WHERE mo.device = per.device AND mo.disks IS NOT NULL"
+			    " AND instr(',' || mo.disks || ',', ',' || mo.device || ',') = 0)"
+			  : "(device GLOB 'dm-*' OR device GLOB 'md*' OR device GLOB 'loop*')";
+}
+
 static void load_machine(struct fs_q *q, struct fs_metrics *m)
 {
 	fs_q_row(q, "SELECT avg(100 - idle_pct - iowait_pct), avg(iowait_pct) FROM cpu WHERE t BETWEEN ?1 AND ?2",
@@ -217,11 +258,12 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 	       " FROM mem WHERE t BETWEEN ?1 AND ?2",
 	    4, &m->mem_available_min_bytes, &m->cached_max_bytes, &m->majflt_per_s, &m->dentries_growth);
 
-	/* The device read most; but a stacked device (device mapper, md, loop)
-	 * that carries at least 80% of that is preferred: the file system sits
-	 * on it, and the disks under it only pass its reads on (LVM or dm-crypt
-	 * over nvme0n1, a loop-mounted image). */
-	sqlite3_stmt *st = fs_q_prep(q,
+	/* The device read most; but a stacked device (device mapper, md, loop:
+	 * stacked_sql) that carries at least 80% of that is preferred: the file
+	 * system sits on it, and the disks under it only pass its reads on (LVM
+	 * or dm-crypt over nvme0n1, a loop-mounted image). */
+	char sql[2048];
+	snprintf(sql, sizeof sql,
 		"WITH per AS MATERIALIZED (SELECT d.device AS device, sum(d.read_bytes_per_s * k.dt_s) AS b,"
 		" avg(d.read_bytes_per_s) AS rate, avg(d.util_pct) AS util,"
 		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0) AS req,"
@@ -229,8 +271,9 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 		" avg(d.reads_per_s) AS iops, avg(d.queue_depth) AS qd"
 		" FROM disk d JOIN ticks k ON k.t = d.t WHERE d.t BETWEEN ?1 AND ?2 GROUP BY d.device)"
 		" SELECT device, b, rate, util, req, await, iops, qd FROM per"
-		" ORDER BY (device GLOB 'dm-*' OR device GLOB 'md*' OR device GLOB 'loop*')"
-		"   AND b >= 0.8 * (SELECT max(b) FROM per) DESC, b DESC LIMIT 1");
+		" ORDER BY %s AND b >= 0.8 * (SELECT max(b) FROM per) DESC, b DESC LIMIT 1",
+		stacked_sql(q));
+	sqlite3_stmt *st = fs_q_prep(q, sql);
 	if (st && sqlite3_step(st) == SQLITE_ROW && fs_q_col(st, 1) > 0) {
 		snprintf(m->disk, sizeof m->disk, "%s", (const char *)sqlite3_column_text(st, 0));
 		m->disk_read_bytes = fs_q_col(st, 1);
@@ -300,12 +343,13 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	m->window = (struct fs_window){q.w0, q.w1};
 	fs_q_meta(&q, "mode", m->mode, sizeof m->mode);
 	m->interval_s = fs_q_meta_num(&q, "interval_s");
-	m->ncpu = (int)fs_q_meta_num(&q, "ncpu");
+	m->ncpu = to_int(fs_q_meta_num(&q, "ncpu"), 0);
 	m->mem_total_bytes = fs_q_meta_num(&q, "mem_bytes");
 	double first, last;
 	fs_q_row(&q, "SELECT min(t), max(t) FROM ticks WHERE t BETWEEN ?1 AND ?2", 2, &first, &last);
 	m->duration_s = last - first;
-	q.trainer = (int)fs_q_meta_num(&q, "pid");
+	q.trainer = to_int(fs_q_meta_num(&q, "pid"), 0);
+	load_completeness(&q, m);
 	load_steps(&q, m);
 	load_gpu(&q, m);
 	load_job(&q, m);

@@ -33,6 +33,11 @@ struct fs_metrics {
 	int ncpu;
 	double mem_total_bytes;
 	struct fs_window window;
+	/* No end record (meta end_unix, written when a recording finishes):
+	 * the recorder was killed, or is still recording. recorded_until_s is
+	 * the last sample's t (NaN if there is none). */
+	bool incomplete;
+	double recorded_until_s;
 
 	/* steps (from inside the job) */
 	bool have_steps;

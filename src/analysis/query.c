@@ -49,7 +49,8 @@ sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql)
 
 double fs_q_col(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+	double v = sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+	return isfinite(v) ? v : NAN; /* an infinity in a run file is not a measurement */
 }
 
 bool fs_q_row(struct fs_q *q, const char *sql, int n, ...)
@@ -92,5 +93,5 @@ double fs_q_meta_num(struct fs_q *q, const char *key)
 	fs_q_meta(q, key, v, sizeof v);
 	char *end;
 	double d = strtod(v, &end);
-	return v[0] && end != v ? d : NAN;
+	return v[0] && end != v && isfinite(d) ? d : NAN; /* "inf", "nan": unknown */
 }

@@ -22,7 +22,7 @@ void fs_q_close(struct fs_q *q);
 /* A prepared statement with the bindings above, or NULL. Caller finalizes. */
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql);
 
-/* Column i as a double, NaN for NULL. */
+/* Column i as a double, NaN for NULL (and for an infinity). */
 double fs_q_col(sqlite3_stmt *st, int i);
 
 /* Run sql; store the first row's first n columns in the doubles given
@@ -32,7 +32,8 @@ bool fs_q_row(struct fs_q *q, const char *sql, int n, ...);
 /* The first column of the first row as text into out[cap] ("" if none). */
 void fs_q_text(struct fs_q *q, const char *sql, char *out, size_t cap);
 
-/* A meta value, as text ("" if absent) or as a number (NaN). */
+/* A meta value, as text ("" if absent) or as a number (NaN if absent, not
+ * a number, or not finite). */
 void fs_q_meta(struct fs_q *q, const char *key, char *out, size_t cap);
 double fs_q_meta_num(struct fs_q *q, const char *key);
 

@@ -49,9 +49,9 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
 		snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
 		r = rec(v, "num_workers", cur, sug);
-		WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %.0f%% busy "
+		WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %s busy "
 		       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
-		    100 * m->loaders.sleeping, m->cpu_busy_pct, spare, m->ncpu);
+		    100 * m->loaders.sleeping, fs_fmt_fixed(a, 32, m->cpu_busy_pct, 0, "%"), spare, m->ncpu);
 		break;
 	}
 	case FS_VERDICT_EPOCH_START: {
@@ -76,8 +76,11 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 			WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
 		}
 		r = rec(v, "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
-		WHY(r, "the loaders run on a CPU %.0f%% of the time and use %.2g cores of %d", 100 * m->loaders.running,
-		    m->loaders.cpu_cores, m->ncpu);
+		if (isfinite(m->loaders.cpu_cores))
+			snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
+		else
+			snprintf(cur, sizeof cur, "their CPU use is unknown");
+		WHY(r, "the loaders run on a CPU %.0f%% of the time and %s", 100 * m->loaders.running, cur);
 		break;
 	case FS_VERDICT_STORAGE_BANDWIDTH:
 		snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
@@ -86,7 +89,8 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
 		break;
 	case FS_VERDICT_STORAGE_LATENCY:
-		snprintf(cur, sizeof cur, "%s reads, queue depth %.2g", fs_fmt_bytes(a, 32, m->disk_req_bytes), m->disk_queue_depth);
+		snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
+			 fs_fmt_sig(b, 32, m->disk_queue_depth, 2, ""));
 		r = rec(v, "access pattern", cur, "larger contiguous reads (shards, record files)");
 		WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
 		    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
@@ -94,11 +98,12 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		if (m->num_workers >= 0) {
 			snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
 			r = rec(v, "num_workers", cur, sug);
-			WHY(r, "more reads in flight (queue depth now %.2g) hide latency", m->disk_queue_depth);
+			WHY(r, "more reads in flight (queue depth now %s) hide latency",
+			    fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""));
 		}
 		break;
 	case FS_VERDICT_METADATA:
-		snprintf(cur, sizeof cur, "%.0f files touched, ~%s per sample", m->dentries_growth,
+		snprintf(cur, sizeof cur, "%s files touched, ~%s per sample", fs_fmt_fixed(b, 32, m->dentries_growth, 0, ""),
 			 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
 		r = rec(v, "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
 		WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
@@ -114,16 +119,20 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		    fs_fmt_bytes(cur, 32, m->loader_rchar_bytes));
 		break;
 	case FS_VERDICT_CHECKPOINT_STALL:
-		snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps,
-			 fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN));
+		fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN);
+		if (isfinite(m->checkpoint_every_steps)) /* NaN under 2 checkpoints */
+			snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps, a);
+		else
+			snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
+				 m->checkpoints == 1 ? "" : "s", a);
 		r = rec(v, "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
-		WHY(r, "checkpoints stall the loop %.0f%% of its time while the accelerator idles",
-		    m->loop_s > 0 ? 100 * m->checkpoint_s / m->loop_s : NAN);
+		WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
+		    fs_fmt_fixed(b, 32, m->loop_s > 0 ? 100 * m->checkpoint_s / m->loop_s : NAN, 0, "%"));
 		break;
 	case FS_VERDICT_NETWORK:
 		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
 		r = rec(v, "remote storage", cur, "cache the dataset on local disk, or a faster link");
-		WHY(r, "the loaders wait on the network (NFS round trip %.1f ms)", m->nfs_rtt_ms);
+		WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
 		break;
 	case FS_VERDICT_HOST_TO_DEVICE:
 		r = rec(v, "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");

@@ -2,10 +2,24 @@
 
 #include "analysis/query.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Column i as text, "" for NULL. */
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+/* v as a long, or dflt when NaN or out of range (a cast would be undefined). */
+static long to_long(double v, long dflt)
+{
+	return v >= (double)LONG_MIN && v < (double)LONG_MAX ? (long)v : dflt;
+}
 
 static void load_skipped(struct fs_q *q, struct fs_summary *s)
 {
@@ -43,13 +57,12 @@ static void load_disks(struct fs_q *q, struct fs_summary *s)
 		return;
 	while (s->ndisks < FS_SUMMARY_DISKS && sqlite3_step(st) == SQLITE_ROW) {
 		struct fs_summary_disk *d = &s->disks[s->ndisks++];
-		snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(d->name, sizeof d->name, "%s", col_text(st, 0));
 		double *f[] = {&d->read_bytes_per_s, &d->write_bytes_per_s, &d->reads_per_s,
 			       &d->read_req_bytes,   &d->read_await_ms,     &d->util_pct,
 			       &d->util_max_pct,     &d->read_bytes};
 		for (int i = 0; i < 8; i++)
-			*f[i] = sqlite3_column_type(st, i + 1) == SQLITE_NULL ? NAN
-									       : sqlite3_column_double(st, i + 1);
+			*f[i] = fs_q_col(st, i + 1);
 	}
 	sqlite3_finalize(st);
 }
@@ -65,9 +78,9 @@ static void load_net(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(s->net_iface, sizeof s->net_iface, "%s", (const char *)sqlite3_column_text(st, 0));
-		s->net_rx_bytes_per_s = sqlite3_column_double(st, 1);
-		s->net_tx_bytes_per_s = sqlite3_column_double(st, 2);
+		snprintf(s->net_iface, sizeof s->net_iface, "%s", col_text(st, 0));
+		s->net_rx_bytes_per_s = fs_q_col(st, 1);
+		s->net_tx_bytes_per_s = fs_q_col(st, 2);
 	}
 	sqlite3_finalize(st);
 }
@@ -77,8 +90,8 @@ static void load_job(struct fs_q *q, struct fs_summary *s)
 	double procs, threads, cpu;
 	fs_q_row(q, "SELECT max(n), max(th), avg(c) FROM (SELECT count(*) n, sum(threads) th, sum(cpu_pct) c"
 		    " FROM proc GROUP BY t)", 3, &procs, &threads, &cpu);
-	s->job_procs_max = isnan(procs) ? 0 : (long)procs;
-	s->job_threads_max = isnan(threads) ? 0 : (long)threads;
+	s->job_procs_max = to_long(procs, 0);
+	s->job_threads_max = to_long(threads, 0);
 	s->job_cpu_pct = cpu;
 	/* thread-state shares, all processes and workers only */
 	fs_q_row(q, "SELECT 100.0 * sum(running) / nullif(sum(tot), 0), 100.0 * sum(blocked_io) / nullif(sum(tot), 0),"
@@ -98,13 +111,12 @@ static void load_gpu(struct fs_q *q, struct fs_summary *s)
 	double n;
 	fs_q_row(q, "SELECT count(DISTINCT gpu), avg(util_pct), max(mem_used_bytes) FROM gpu", 3, &n, &s->gpu_util,
 		 &s->gpu_mem_used_max);
-	s->ngpus = isnan(n) ? 0 : (int)n;
+	s->ngpus = (int)to_long(n, 0); /* a count of rows */
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(q->db, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) ==
 	    SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(s->gpu_name, sizeof s->gpu_name, "%s",
-				 (const char *)sqlite3_column_text(st, 0));
+			snprintf(s->gpu_name, sizeof s->gpu_name, "%s", col_text(st, 0));
 		sqlite3_finalize(st);
 	}
 }
@@ -117,11 +129,11 @@ static void load_steps(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nloaders < FS_SUMMARY_LOADERS && sqlite3_step(st) == SQLITE_ROW) {
 			struct fs_summary_loader *l = &s->loaders[s->nloaders++];
-			snprintf(l->name, sizeof l->name, "%s", (const char *)sqlite3_column_text(st, 0));
+			snprintf(l->name, sizeof l->name, "%s", col_text(st, 0));
 			l->steps = sqlite3_column_int64(st, 1);
 			l->epochs = sqlite3_column_int64(st, 2);
-			l->wait_s = sqlite3_column_double(st, 3);
-			l->compute_s = sqlite3_column_double(st, 4);
+			l->wait_s = fs_q_col(st, 3);
+			l->compute_s = fs_q_col(st, 4);
 		}
 		sqlite3_finalize(st);
 	}
@@ -130,13 +142,23 @@ static void load_steps(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nphases < FS_SUMMARY_PHASES && sqlite3_step(st) == SQLITE_ROW) {
 			struct fs_summary_phase *p = &s->phases[s->nphases++];
-			snprintf(p->name, sizeof p->name, "%s", (const char *)sqlite3_column_text(st, 0));
+			snprintf(p->name, sizeof p->name, "%s", col_text(st, 0));
 			p->count = sqlite3_column_int64(st, 1);
-			p->total_s = sqlite3_column_double(st, 2);
+			p->total_s = fs_q_col(st, 2);
 		}
 		sqlite3_finalize(st);
 	}
 	fs_q_meta(q, "hook", s->hook, sizeof s->hook);
+}
+
+/* A finished recording has an end record (meta end_unix, see
+ * fs_session_finish); without one the recorder was killed or still runs. */
+static void load_completeness(struct fs_q *q, struct fs_summary *s)
+{
+	char end[64];
+	fs_q_meta(q, "end_unix", end, sizeof end);
+	s->incomplete = end[0] == '\0';
+	fs_q_row(q, "SELECT max(t) FROM ticks", 1, &s->recorded_until_s);
 }
 
 int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t errlen)
@@ -147,14 +169,16 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 		return -1;
 	fs_q_meta(&q, "mode", s->mode, sizeof s->mode);
 	fs_q_meta(&q, "command", s->command, sizeof s->command);
-	s->pid = (int)fs_q_meta_num(&q, "pid");
+	double pid = fs_q_meta_num(&q, "pid");
+	s->pid = pid >= 0 && pid <= INT_MAX ? (int)pid : 0;
 	s->duration_s = fs_q_meta_num(&q, "duration_s");
 	s->interval_s = fs_q_meta_num(&q, "interval_s");
 	double ticks, code = fs_q_meta_num(&q, "exit_code");
 	fs_q_row(&q, "SELECT count(*) FROM ticks", 1, &ticks);
-	s->ticks = (long)ticks;
-	s->has_exit = !isnan(code);
+	s->ticks = to_long(ticks, 0);
+	s->has_exit = code >= INT_MIN && code <= INT_MAX;
 	s->exit_code = s->has_exit ? (int)code : 0;
+	load_completeness(&q, s);
 	load_skipped(&q, s);
 
 	fs_q_row(&q, "SELECT avg(user_pct + coalesce(nice_pct, 0)), avg(system_pct), avg(iowait_pct), avg(idle_pct),"

@@ -38,6 +38,8 @@ struct fs_summary {
 	long ticks;
 	bool has_exit;
 	int exit_code;
+	bool incomplete;         /* no end record (meta end_unix): recorder killed, or still recording */
+	double recorded_until_s; /* the last sample's t, NaN if none */
 	char skipped[1024]; /* "name (why); name (why)" */
 
 	double cpu_user, cpu_system, cpu_iowait, cpu_idle, cpu_steal;

@@ -67,7 +67,7 @@ static struct fs_finding *finding(struct fs_verdict *v, enum fs_verdict_id id, d
 /* The tracer's word on the loaders: time inside I/O calls, read sizes. */
 static void io_call_evidence(const struct fs_metrics *m, struct fs_finding *f)
 {
-	char a[32];
+	char a[32], b[32];
 	if (!m->have_trace)
 		return;
 	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
@@ -76,23 +76,23 @@ static void io_call_evidence(const struct fs_metrics *m, struct fs_finding *f)
 		   "%s spent %.0f%% of their time inside I/O calls", who, 100 * m->loader_io_time_s / m->loader_time_s);
 	if (m->trace_reads > 0)
 		EV(f, "read_call_bytes", m->trace_read_bytes / m->trace_reads, "bytes", "files",
-		   "%.0f reads of %s on average, %.0f%% sequential, over %.0f files", m->trace_reads,
+		   "%.0f reads of %s on average, %s sequential, over %.0f files", m->trace_reads,
 		   fs_fmt_bytes(a, 32, m->trace_read_bytes / m->trace_reads),
-		   100 * m->trace_seq_reads / m->trace_reads, m->trace_files);
+		   fs_fmt_fixed(b, 32, 100 * m->trace_seq_reads / m->trace_reads, 0, "%"), m->trace_files);
 }
 
 /* The evidence every storage-family finding carries. */
 static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
 	EV(f, "loader_blocked_io_share", m->loaders.blocked, "fraction", "proc",
 	   "%s blocked in I/O (D state) %.0f%% of the time", who, 100 * m->loaders.blocked);
 	if (m->disk[0]) {
 		char src[80];
 		snprintf(src, sizeof src, "disk:%s", m->disk);
-		EV(f, "disk_read_bytes_per_s", m->disk_read_bytes_per_s, "B/s", src, "%s read %s at %.0f%% util",
-		   m->disk, fs_fmt_rate(a, 32, m->disk_read_bytes_per_s), m->disk_util_pct);
+		EV(f, "disk_read_bytes_per_s", m->disk_read_bytes_per_s, "B/s", src, "%s read %s at %s util",
+		   m->disk, fs_fmt_rate(a, 32, m->disk_read_bytes_per_s), fs_fmt_fixed(c, 32, m->disk_util_pct, 0, "%"));
 		if (m->disk_ceiling_bytes_per_s > 0)
 			EV(f, "disk_share_of_probed_ceiling", m->disk_read_bytes_per_s / m->disk_ceiling_bytes_per_s,
 			   "fraction", src, "%s = %.0f%% of this device's probed sequential read ceiling (%s)",
@@ -100,8 +100,8 @@ static void storage_evidence(const struct fs_metrics *m, struct fs_finding *f)
 			   100 * m->disk_read_bytes_per_s / m->disk_ceiling_bytes_per_s,
 			   fs_fmt_rate(b, 32, m->disk_ceiling_bytes_per_s));
 		EV(f, "disk_read_request_bytes", m->disk_req_bytes, "bytes", src,
-		   "mean read request %s, await %s, queue depth %.2g", fs_fmt_bytes(a, 32, m->disk_req_bytes),
-		   fs_fmt_time(b, 32, m->disk_await_ms / 1e3), m->disk_queue_depth);
+		   "mean read request %s, await %s, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
+		   fs_fmt_time(b, 32, m->disk_await_ms / 1e3), fs_fmt_sig(c, 32, m->disk_queue_depth, 2, ""));
 	}
 	EV(f, "psi_io_some_pct", m->psi_io, "%", "psi", "I/O pressure: tasks stalled on I/O %.0f%% of the time",
 	   m->psi_io);
@@ -236,8 +236,8 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 		EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "all cores busy %.0f%%", m->cpu_busy_pct);
 		if (throttled)
 			EV(f, "cgroup_throttled_pct", m->cg_throttled_pct, "%", "cgroup",
-			   "the job's cgroup was CPU-throttled %.0f%% of the time (quota %.2g cores)",
-			   m->cg_throttled_pct, m->cg_quota_cores);
+			   "the job's cgroup was CPU-throttled %.0f%% of the time (quota %s)",
+			   m->cg_throttled_pct, fs_fmt_sig(a, 32, m->cg_quota_cores, 2, " cores"));
 		return FS_VERDICT_CPU_PREPROCESS;
 	}
 	/* Loaders asleep, cores and storage idle: too few loaders. Only when we

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench/engine.h"
+#include "bench/run.h"
 #include "bench/safety.h"
 #include "util/clock.h"
 
@@ -163,6 +164,10 @@ static int move_file(struct ckpt *c, struct fs_io_ctx *ctx, enum fs_io_kind k, i
 			break;
 		}
 		while (off < end) {
+			if (fs_bench_interrupt) { /* Ctrl-C: stop within one block; the files are removed */
+				rc = fail(c, "checkpoint: interrupted");
+				break;
+			}
 			while (nfree == 0 && (rc = reap(c, ctx, 1, moved, slots, &nfree)) >= 0)
 				;
 			if (rc < 0)

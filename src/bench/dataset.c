@@ -235,7 +235,8 @@ int fs_dataset_load_file(const char *dir, const char *name, struct fs_dataset *d
 {
 	memset(d, 0, sizeof *d);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted at the name cannot make the open hang */
+	int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int err = errno;
 	if (dfd >= 0)
 		close(dfd);
@@ -259,7 +260,8 @@ int fs_dataset_load_file(const char *dir, const char *name, struct fs_dataset *d
 	}
 	close(fd);
 	if (!text || got != (size_t)st.st_size) {
-		snprintf(why, whylen, "%s/%s: cannot read it", dir, name);
+		snprintf(why, whylen, "%s/%s: cannot read it%s", dir, name,
+			 S_ISREG(st.st_mode) ? "" : " (not a regular file)");
 		free(text);
 		errno = EIO;
 		return -1;
@@ -284,6 +286,45 @@ int fs_dataset_load_file(const char *dir, const char *name, struct fs_dataset *d
 int fs_dataset_load(const char *dir, struct fs_dataset *d, char *why, size_t whylen)
 {
 	return fs_dataset_load_file(dir, FS_DATASET_MANIFEST, d, why, whylen);
+}
+
+int fs_dataset_check_files(const char *dir, const struct fs_dataset *d, char *why, size_t whylen)
+{
+	int dfd = fs_bench_dir_open(dir);
+	if (dfd < 0) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int rc = 0;
+	for (uint32_t i = 0; i < d->nfiles && rc == 0; i++) {
+		const struct fs_dataset_file *f = &d->files[i];
+		if (!f->nrecs)
+			continue; /* never read */
+		/* O_PATH: nothing is opened for reading, a FIFO cannot block */
+		int fd = fs_bench_open_inside(dfd, f->path, O_PATH, 0);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			int e = errno;
+			snprintf(why, whylen, "%s/%s: %s", dir, f->path,
+				 e == ELOOP ? "a symlink in the dataset (never followed)"
+				 : e == EXDEV ? "the path leaves the dataset's directory" : strerror(e));
+			rc = -1;
+		} else if (!S_ISREG(st.st_mode)) {
+			snprintf(why, whylen, "%s/%s is not a regular file (%s): refusing to read it", dir, f->path,
+				 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+				 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
+			rc = -1;
+		} else if ((uint64_t)st.st_size != f->size) {
+			snprintf(why, whylen, "%s/%s is %llu bytes, the manifest says %llu: the dataset was changed "
+				 "(generate it again)", dir, f->path, (unsigned long long)st.st_size,
+				 (unsigned long long)f->size);
+			rc = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dfd);
+	return rc;
 }
 
 static int check_for_save(const struct fs_dataset *d, char *why, size_t whylen)

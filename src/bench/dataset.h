@@ -58,6 +58,12 @@ struct fs_dataset {
  * (also after a failure). */
 int fs_dataset_load(const char *dir, struct fs_dataset *d, char *why, size_t whylen);
 
+/* Whether every file of d that holds samples is, below DIR, a regular file
+ * of the size the manifest lists, reached without a symlink (nothing is
+ * opened for reading: a FIFO or device planted in the dataset cannot
+ * block). Returns 0, or -1 with "DIR/PATH: reason" in why. */
+int fs_dataset_check_files(const char *dir, const struct fs_dataset *d, char *why, size_t whylen);
+
 /* Write d as DIR's manifest (to a temporary name, fsync, then rename).
  * Returns 0 or -1 with the reason in why. d->total_* are not read. */
 int fs_dataset_save(const char *dir, const struct fs_dataset *d, char *why, size_t whylen);

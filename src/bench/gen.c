@@ -86,15 +86,20 @@ static void sample_sizes(const struct gen *g, uint32_t i, uint64_t *sizes, uint3
 
 /* The path of manifest entry e, relative to DIR: DLIO's names
  * (img_<i>_of_<N>.<ext>, i from 0, as wide as N). */
+void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t e, char *out, size_t cap)
+{
+	uint32_t i = fmt->has_index ? e / 2 : e;
+	char sub[16] = "";
+	if (nlogical > FILES_PER_DIR)
+		snprintf(sub, sizeof sub, "%04u/", i / FILES_PER_DIR);
+	int width = snprintf(NULL, 0, "%u", nlogical);
+	snprintf(out, cap, "train/%simg_%0*u_of_%u.%s", sub, width, i, nlogical,
+		 fmt->has_index && (e & 1) ? "idx" : fmt->ext);
+}
+
 static void entry_path(const struct gen *g, uint32_t e, char *out, size_t cap)
 {
-	uint32_t i = logical_of(g, e);
-	char sub[16] = "";
-	if (g->subdirs)
-		snprintf(sub, sizeof sub, "%04u/", i / FILES_PER_DIR);
-	int width = snprintf(NULL, 0, "%u", g->nlogical);
-	snprintf(out, cap, "train/%simg_%0*u_of_%u.%s", sub, width, i, g->nlogical,
-		 is_index(g, e) ? "idx" : g->fmt->ext);
+	fs_gen_entry_name(g->fmt, g->nlogical, e, out, cap);
 }
 
 /* Size (and records, when recs) of entry e; sizes has room for per_file. */
@@ -177,13 +182,24 @@ static int gen_measure(struct gen *g, uint64_t *need_bytes, char *why, size_t wh
 				 g->fmt->name, fs_fmt_bytes(b1, sizeof b1, (double)size),
 				 fs_fmt_bytes(b2, sizeof b2, (double)sizes[0]));
 		}
-		g->total_bytes += size;
-		need += (size + BLOCK_BYTES - 1) / BLOCK_BYTES * BLOCK_BYTES;
+		uint64_t blocks = size / BLOCK_BYTES + (size % BLOCK_BYTES != 0);
+		if (rc == 0 && (__builtin_add_overflow(g->total_bytes, size, &g->total_bytes) ||
+				__builtin_mul_overflow(blocks, BLOCK_BYTES, &blocks) ||
+				__builtin_add_overflow(need, blocks, &need) || need > INT64_MAX)) {
+			snprintf(why, whylen, "the dataset would be more than %llu bytes (8 EiB): lower "
+				 "record_length_bytes, num_samples_per_file or num_files_train", (unsigned long long)INT64_MAX);
+			rc = -1;
+		}
 	}
 	free(sizes);
-	/* the plan and the manifest, and the directories */
-	uint64_t text = g->nfiles * MANIFEST_FILE_BYTES + g->total_samples * MANIFEST_REC_BYTES;
-	*need_bytes = need + 2 * text + (g->subdirs + 1) * BLOCK_BYTES;
+	/* the plan and the manifest, and the directories; any overflow asks
+	 * for more than a file system has, never for less */
+	uint64_t text, recs;
+	if (__builtin_mul_overflow(g->total_samples, MANIFEST_REC_BYTES, &recs) ||
+	    __builtin_add_overflow(recs, (uint64_t)g->nfiles * MANIFEST_FILE_BYTES, &text) ||
+	    __builtin_mul_overflow(text, 2, &text) || __builtin_add_overflow(need, text, need_bytes) ||
+	    __builtin_add_overflow(*need_bytes, (uint64_t)(g->subdirs + 1) * BLOCK_BYTES, need_bytes))
+		*need_bytes = UINT64_MAX;
 	return rc;
 }
 
@@ -316,6 +332,10 @@ static int write_entry(struct gen *g, uint32_t e, uint64_t *sizes, uint8_t *buf)
 		o.err = EPROTO; /* the writer and the layout disagree: a bug */
 	if (close(fd) < 0 && !o.err)
 		o.err = errno;
+	if (o.err == EINTR && fs_gen_interrupted) {
+		gen_fail(g, "%s%s", "interrupted", 0);
+		return -1;
+	}
 	if (o.err) {
 		gen_fail(g, "writing %s: %s", f->path, o.err);
 		return -1;

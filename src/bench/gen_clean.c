@@ -1,10 +1,18 @@
 /* gen_clean.c - `feedscope bench clean --dir D` (gen.h): remove only what
- * feedscope made in D: the files its manifest and its partial plan list
- * (regular files only: a symlink or anything else at such a name is left
- * alone, never followed), the directories holding them when empty, the
- * checkpoint files of `bench` (checkpoints/ckpt-r<R>-<I>.bin), the
- * manifest, the plan and the marker; D itself when feedscope created it
- * and it is then empty. A user's file in D survives, and D with it. */
+ * feedscope made in D: the files its manifest and its partial plan list,
+ * the directories holding them when empty, the checkpoint files of `bench`
+ * (checkpoints/ckpt-r<R>-<I>.bin), the manifest, the plan and the marker;
+ * D itself when feedscope created it and it is then empty. A user's file in
+ * D survives, and D with it.
+ *
+ * "Made by feedscope" (docs/bench-formats.md): a list (manifest or plan) is
+ * used only when it is, name for name, the list `bench generate` makes from
+ * the list's own header (fs_gen_entry_name: train/[NNNN/]img_<i>_of_<N>.<ext>,
+ * every i once, in order); an edited or forged list removes nothing. A file
+ * at such a name is removed only when it is a regular file (never a
+ * symlink, never followed), of this user, with one link, no larger than
+ * listed (exactly the listed size for a complete manifest), and not older
+ * than the marker (the generator writes the marker first). */
 #include "bench/gen.h"
 
 #include <dirent.h>
@@ -19,6 +27,7 @@
 #include <unistd.h>
 
 #include "bench/dataset.h"
+#include "bench/gen_int.h"
 #include "bench/safety.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -29,6 +38,9 @@ struct clean {
 	const char *dir;
 	int dfd;
 	uint64_t files, bytes, left_alone;
+	bool refused;        /* a list was not the generator's: its files, and the lists, stay */
+	uid_t uid;
+	struct timespec marker_mtime;
 	char **dirs;     /* directories that held listed files, to remove when empty */
 	size_t ndirs, capdirs;
 };
@@ -56,24 +68,102 @@ static void remember_dir(struct clean *c, const char *path)
 	}
 }
 
-static void remove_file(struct clean *c, const char *rel)
+/* Why the file st (listed with size max_bytes; exact: it must have that
+ * size) is not one feedscope made, or NULL when it is. */
+static const char *not_ours(const struct clean *c, const struct stat *st, uint64_t max_bytes, bool exact)
 {
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file (never followed)";
+	if (st->st_uid != c->uid)
+		return "owned by another user";
+	if (st->st_nlink != 1)
+		return "it has other hard links";
+	if ((uint64_t)st->st_size > max_bytes || (exact && (uint64_t)st->st_size != max_bytes))
+		return "its size is not the one the manifest lists";
+	if (st->st_mtim.tv_sec < c->marker_mtime.tv_sec ||
+	    (st->st_mtim.tv_sec == c->marker_mtime.tv_sec && st->st_mtim.tv_nsec < c->marker_mtime.tv_nsec))
+		return "older than the dataset's marker";
+	return NULL;
+}
+
+static void left_alone(struct clean *c, const char *rel, const char *reason)
+{
+	c->left_alone++;
+	fs_warn("bench clean: left %s/%s alone: %s", c->dir, rel, reason);
+}
+
+/* Remove rel when it is feedscope's (not_ours); never through a symlink. */
+static void remove_file(struct clean *c, const char *rel, uint64_t max_bytes, bool exact)
+{
+	int fd = fs_bench_open_inside(c->dfd, rel, O_PATH, 0);
 	struct stat st;
-	int rc = fstatat(c->dfd, rel, &st, AT_SYMLINK_NOFOLLOW);
-	if (fs_bench_unlink_inside(c->dfd, rel, false) == 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (e != ENOENT)
+			left_alone(c, rel, e == ELOOP ? "a symlink (never followed)" : strerror(e));
+		return;
+	}
+	close(fd);
+	const char *why = not_ours(c, &st, max_bytes, exact);
+	if (why)
+		left_alone(c, rel, why);
+	else if (fs_bench_unlink_inside(c->dfd, rel, false) == 0) {
 		c->files++;
-		c->bytes += rc == 0 ? (uint64_t)st.st_size : 0;
+		c->bytes += (uint64_t)st.st_size;
 	} else if (errno != ENOENT) {
-		c->left_alone++;
-		fs_warn("bench clean: left %s/%s alone: %s", c->dir, rel,
-			errno == EPERM ? "not a regular file (never followed)" : strerror(errno));
+		left_alone(c, rel, errno == EPERM ? "not a regular file (never followed)" : strerror(errno));
 	}
 }
 
-static void remove_listed(struct clean *c, const struct fs_dataset *d)
+/* Whether d lists exactly the files `bench generate` makes from d's own
+ * header (names, order, records per file); else the reason in why. */
+static bool list_is_generated(const struct fs_dataset *d, char *why, size_t whylen)
 {
+	const struct fs_gen_format *fmt = fs_gen_format_find(d->format);
+	if (!fmt) {
+		snprintf(why, whylen, "format '%s' is not one feedscope writes", d->format);
+		return false;
+	}
+	if (fmt->has_index && d->nfiles % 2) {
+		snprintf(why, whylen, "an indexed dataset lists its files in pairs, not %u", d->nfiles);
+		return false;
+	}
+	uint32_t nlogical = fmt->has_index ? d->nfiles / 2 : d->nfiles;
+	char want[256];
+	for (uint32_t e = 0; e < d->nfiles; e++) {
+		const struct fs_dataset_file *f = &d->files[e];
+		bool index = fmt->has_index && (e & 1);
+		fs_gen_entry_name(fmt, nlogical, e, want, sizeof want);
+		if (strcmp(f->path, want)) {
+			snprintf(why, whylen, "entry %u is '%.120s', where feedscope would have written '%.120s'", e + 1,
+				 f->path, want);
+			return false;
+		}
+		if (f->nrecs != (index ? 0 : d->samples_per_file)) {
+			snprintf(why, whylen, "%s has %u records, not %u", f->path, f->nrecs,
+				 index ? 0 : d->samples_per_file);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The files of list name (manifest: complete, exact sizes; plan: files may
+ * be partly written), when the list is the generator's. */
+static void remove_listed(struct clean *c, const struct fs_dataset *d, const char *name, bool complete)
+{
+	char why[512];
+	if (!list_is_generated(d, why, sizeof why)) {
+		c->refused = true;
+		c->left_alone += d->nfiles;
+		fs_warn("bench clean: %s/%s was not written by feedscope bench generate (%s): removing none of "
+			"the %u files it lists", c->dir, name, why, d->nfiles);
+		return;
+	}
 	for (uint32_t i = 0; i < d->nfiles; i++) {
-		remove_file(c, d->files[i].path);
+		remove_file(c, d->files[i].path, d->files[i].size, complete);
 		remember_dir(c, d->files[i].path);
 	}
 }
@@ -111,7 +201,7 @@ static void remove_checkpoints(struct clean *c)
 	}
 	closedir(d);
 	for (size_t k = 0; k < n; k++) {
-		remove_file(c, names[k]);
+		remove_file(c, names[k], UINT64_MAX, false);
 		free(names[k]);
 	}
 	free(names);
@@ -181,7 +271,9 @@ static int clean_dir(const char *dir, char *why, size_t whylen)
 		snprintf(why + n, whylen - n, ": removing nothing (what it lists is unknown)");
 		return 1;
 	}
-	struct clean c = {.dir = dir, .dfd = fs_bench_dir_open(dir)};
+	struct clean c = {.dir = dir, .dfd = fs_bench_dir_open(dir), .uid = geteuid()};
+	if (c.dfd >= 0 && fstatat(c.dfd, FS_DATASET_MARKER, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		c.marker_mtime = st.st_mtim;
 	if (c.dfd < 0) {
 		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 		fs_dataset_free(&man);
@@ -189,9 +281,9 @@ static int clean_dir(const char *dir, char *why, size_t whylen)
 		return 1;
 	}
 	if (has_man)
-		remove_listed(&c, &man);
+		remove_listed(&c, &man, FS_DATASET_MANIFEST, true);
 	if (has_part)
-		remove_listed(&c, &part);
+		remove_listed(&c, &part, FS_DATASET_PARTIAL, false);
 	fs_dataset_free(&man);
 	fs_dataset_free(&part);
 	remove_checkpoints(&c);
@@ -203,7 +295,7 @@ static int clean_dir(const char *dir, char *why, size_t whylen)
 	free(c.dirs);
 	static const char *const ours[] = {FS_DATASET_TMP, FS_DATASET_PARTIAL, FS_DATASET_MANIFEST,
 					   FS_DATASET_MARKER, NULL};
-	for (int i = 0; ours[i]; i++)
+	for (int i = 0; ours[i] && !c.refused; i++) /* a refused list stays, to be looked at */
 		if (fs_bench_unlink_inside(c.dfd, ours[i], false) < 0 && errno != ENOENT)
 			fs_warn("bench clean: left %s/%s alone: %s", dir, ours[i], strerror(errno));
 	close(c.dfd);
@@ -214,12 +306,14 @@ static int clean_dir(const char *dir, char *why, size_t whylen)
 	printf("removed %" PRIu64 " files (%s) from %s", c.files, fs_fmt_bytes(b, sizeof b, (double)c.bytes), dir);
 	if (removed_dir)
 		printf(", and %s itself\n", dir);
+	else if (c.refused)
+		printf("; kept %s, its lists and their files: a list was not the generator's\n", dir);
 	else if (left > 0)
 		printf("; kept %s: %d entries in it were not made by feedscope\n", dir, left);
 	else
 		printf("; kept %s (feedscope did not create it)\n", dir);
 	if (c.left_alone)
-		snprintf(why, whylen, "%" PRIu64 " entries at feedscope's names were left alone (see above)",
+		snprintf(why, whylen, "%" PRIu64 " listed files were left alone (see above)",
 			 c.left_alone);
 	return c.left_alone ? 1 : 0;
 }

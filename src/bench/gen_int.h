@@ -44,6 +44,12 @@ struct fs_gen_format {
 /* The format called name, or NULL. */
 const struct fs_gen_format *fs_gen_format_find(const char *name);
 
+/* The path (relative to DIR) of manifest entry e of a dataset of nlogical
+ * data files in fmt: train/[NNNN/]img_<i>_of_<N>.<ext> (DLIO's names; the
+ * index file of an indexed data file follows it with .idx). The one place
+ * that names the generator's files: `bench clean` removes only these. */
+void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t e, char *out, size_t cap);
+
 /* The names of all formats, space-separated (for errors and --help). */
 extern const char fs_gen_format_names[];
 

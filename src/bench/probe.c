@@ -19,13 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench/dataset.h"
 #include "bench/safety.h"
-#include "source/disk.h"
+#include "source/devpath.h"
 #include "util/clock.h"
 #include "util/paths.h"
 
@@ -162,49 +161,19 @@ static int check_dir(const char *dir, char *why, size_t whylen)
 	return FS_PROBE_REFUSED;
 }
 
-/* The file system (MAJ:MIN, type) and whole disk under dir. */
+/* The file system (MAJ:MIN, type) and whole device under dir: fs_devpath_of,
+ * the definition the run file's mounts table uses too. */
 static void find_device(const char *dir, struct fs_probe_result *r)
 {
 	struct fs_paths p;
 	fs_paths_from_env(&p);
-	struct stat st;
-	if (stat(dir, &st) < 0)
-		return;
-	unsigned maj = major(st.st_dev), min = minor(st.st_dev);
-	snprintf(r->majmin, sizeof r->majmin, "%u:%u", maj, min);
-	bool have = fs_disk_resolve(&p, maj, min, r->device, sizeof r->device) == 0;
-
-	/* the mount of that MAJ:MIN whose mount point is the longest prefix of dir */
-	char real[PATH_MAX], path[PATH_MAX];
-	if (!realpath(dir, real))
-		snprintf(real, sizeof real, "%s", dir);
-	FILE *f = fopen(fs_proc_path(path, sizeof path, &p, "self/mountinfo"), "r");
-	if (!f)
-		return;
-	static char mnt[FS_DISK_MOUNT_FIELD_MAX], type[FS_DISK_MOUNT_FIELD_MAX], src[FS_DISK_MOUNT_FIELD_MAX];
-	char best_src[256] = "";
-	size_t best = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		struct fs_disk_mount m = {.mount = mnt, .fstype = type, .source = src};
-		if (!fs_disk_parse_mountinfo(line, &m) || m.maj != maj || m.min != min)
-			continue;
-		size_t n = strlen(mnt);
-		bool prefix = !strcmp(mnt, "/") || (!strncmp(real, mnt, n) && (real[n] == '/' || !real[n]));
-		if (prefix && n + 1 > best) {
-			best = n + 1;
-			snprintf(r->fs_type, sizeof r->fs_type, "%.31s", type);
-			snprintf(best_src, sizeof best_src, "%.255s", src);
-		}
+	struct fs_devpath *d = malloc(sizeof *d);
+	if (d && fs_devpath_of(&p, NULL, dir, d) == 0) {
+		snprintf(r->majmin, sizeof r->majmin, "%s", d->majmin);
+		snprintf(r->device, sizeof r->device, "%s", d->device);
+		snprintf(r->fs_type, sizeof r->fs_type, "%.31s", d->fstype);
 	}
-	free(line);
-	fclose(f);
-	/* btrfs and others show an anonymous MAJ:MIN: try the mount's source device */
-	struct stat sst;
-	if (!have && !strncmp(best_src, "/dev/", 5) && stat(best_src, &sst) == 0 && S_ISBLK(sst.st_mode) &&
-	    fs_disk_resolve(&p, major(sst.st_rdev), minor(sst.st_rdev), r->device, sizeof r->device) < 0)
-		r->device[0] = '\0';
+	free(d);
 }
 
 /* The test file's size: asked for (whole MiB), or the default halved until

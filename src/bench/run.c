@@ -31,6 +31,7 @@
 #include "bench/engine.h"
 #include "bench/mpi.h"
 #include "bench/run.h"
+#include "bench/safety.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 
@@ -320,9 +321,16 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 		snprintf(why, whylen, !eng ? "unknown engine %s" : "out of memory", o->engine);
 		return -1;
 	}
-	int *fds = fs_run_open_all(o, why, whylen);
+	int dirfd = fs_bench_dir_open(o->dir);
+	int *fds = NULL;
+	if (dirfd < 0)
+		snprintf(why, whylen, "%s: %s", o->dir, strerror(errno));
+	else
+		fds = fs_run_open_all(o, dirfd, why, whylen);
 	if (any_failed(!fds, why, whylen)) { /* every rank stops together */
 		fs_run_close_all(o->ds, fds);
+		if (dirfd >= 0)
+			close(dirfd);
 		return -1;
 	}
 	uint64_t biggest = 0;
@@ -337,7 +345,7 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 	double tot_samples_local = 0, tot_bytes_local = 0, tot_dur_local = 0;
 	int rc = 0;
 	for (uint32_t ep = 0; ep < w->epochs && rc == 0 && !r->interrupted; ep++) {
-		struct epoch e = {.o = o, .eng = eng, .fds = fds, .epoch = ep, .n = o->accelerators,
+		struct epoch e = {.o = o, .eng = eng, .fds = fds, .dirfd = dirfd, .epoch = ep, .n = o->accelerators,
 				  .batch = w->batch_size, .slot_bytes = slot};
 		pthread_mutex_init(&e.err_mu, NULL);
 		pthread_mutex_init(&e.go_mu, NULL);
@@ -397,6 +405,7 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 		pthread_cond_destroy(&e.go_cv);
 	}
 	fs_run_close_all(o->ds, fds);
+	close(dirfd);
 	if (rc < 0)
 		return -1;
 

@@ -127,11 +127,13 @@ void fs_run_plan_sample(const struct fs_run_plan *p, uint64_t pos, uint32_t *fil
 unsigned fs_run_perm_bits(uint64_t n);
 uint64_t fs_run_perm(uint64_t x, uint64_t n, uint64_t key, unsigned half_bits);
 
-/* The dataset's files opened for reading (O_DIRECT when o->direct), one fd
- * per file (-1 for files without samples); all -1 when there are more files
- * than the open-file limit allows (readers then open at each sample).
+/* The dataset's files opened for reading below dirfd (o->dir opened with
+ * fs_bench_dir_open) with fs_bench_open_read: never through a symlink,
+ * never a FIFO or device (O_DIRECT when o->direct); one fd per file (-1 for
+ * files without samples); all -1 when there are more files than the
+ * open-file limit allows (readers then open at each sample, the same way).
  * Returns the array (free with fs_run_close_all), or NULL with why. */
-int *fs_run_open_all(const struct fs_run_opts *o, char *why, size_t whylen);
+int *fs_run_open_all(const struct fs_run_opts *o, int dirfd, char *why, size_t whylen);
 void fs_run_close_all(const struct fs_dataset *ds, int *fds);
 
 /* splitmix64: the seeded generator every shuffle and compute time uses. */

@@ -9,6 +9,7 @@
 #include "bench/run_report.h"
 #include "util/fmt.h"
 #include "util/json.h"
+#include "util/text.h"
 
 static const char bench_sql[] =
 	"SELECT workload, epoch, accelerators, au, au_threshold, passed, samples_per_s, read_bytes_per_s,"
@@ -25,13 +26,19 @@ static const char *txt(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
+/* Run-file text for a terminal: escaped (util/text.h) into e[4096]. */
+static const char *shown(char e[4096], const char *s)
+{
+	return fs_text_escape(e, 4096, s);
+}
+
 static void text(FILE *out, struct fs_q *q, const char *path)
 {
-	char cmd[1024], dur[32];
+	char cmd[1024], dur[32], e1[4096], e2[4096];
 	fs_q_meta(q, "command", cmd, sizeof cmd);
 	fs_fmt_time(dur, sizeof dur, fs_q_meta_num(q, "duration_s"));
 	fprintf(out, "\nfeedscope: bench run, %s: %s\n  run file   %s (tables bench, bench_checkpoint: docs/schema.md)\n\n",
-		dur, cmd, path);
+		dur, shown(e1, cmd), shown(e2, path));
 	sqlite3_stmt *st = fs_q_prep(q, bench_sql);
 	bool head = false;
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -54,22 +61,23 @@ static void text(FILE *out, struct fs_q *q, const char *path)
 		fs_fmt_time(p50, sizeof p50, fs_q_col(st, 10) / 1e6);
 		fs_fmt_time(p99, sizeof p99, fs_q_col(st, 11) / 1e6);
 		fs_fmt_time(t, sizeof t, fs_q_col(st, 12));
-		fprintf(out, "%-12s %12d %7s %5s %10s %11s %11s %9s %9s %9s  %s%s\n", txt(st, 0), sqlite3_column_int(st, 2),
-			au, sqlite3_column_int(st, 5) ? "pass" : "FAIL", sps, rd, nom, p50, p99, t, txt(st, 13),
+		fprintf(out, "%-12s %12d %7s %5s %10s %11s %11s %9s %9s %9s  %s%s\n", shown(e1, txt(st, 0)),
+			sqlite3_column_int(st, 2), au, sqlite3_column_int(st, 5) ? "pass" : "FAIL", sps, rd, nom, p50, p99, t,
+			shown(e2, txt(st, 13)),
 			sqlite3_column_int(st, 14) ? " O_DIRECT" : "");
 	}
 	sqlite3_finalize(st);
 	char maxn[32];
 	fs_q_meta(q, "bench.max_accelerators", maxn, sizeof maxn);
 	if (maxn[0])
-		fprintf(out, "largest number of accelerators that held the AU threshold: %s\n", maxn);
+		fprintf(out, "largest number of accelerators that held the AU threshold: %s\n", shown(e1, maxn));
 	st = fs_q_prep(q, ckpt_sql);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		char sz[32], wr[32], rr[32];
 		fs_fmt_bytes(sz, sizeof sz, fs_q_col(st, 1));
 		fs_fmt_rate(wr, sizeof wr, fs_q_col(st, 4));
 		fs_fmt_rate(rr, sizeof rr, fs_q_col(st, 6));
-		fprintf(out, "checkpoint %s (%s): write+fsync %s, read back %s\n", txt(st, 0), sz, wr, rr);
+		fprintf(out, "checkpoint %s (%s): write+fsync %s, read back %s\n", shown(e1, txt(st, 0)), sz, wr, rr);
 	}
 	sqlite3_finalize(st);
 }

@@ -42,6 +42,7 @@ struct epoch {
 	const struct fs_io_engine_ops *eng;
 	struct fs_run_plan plan;
 	const int *fds;          /* per dataset file; -1: open per sample */
+	int dirfd;               /* o->dir (fs_bench_dir_open): files are opened below it */
 	uint32_t epoch, steps;
 	unsigned n, batch;
 	size_t slot_bytes;       /* one read request's buffer */

@@ -15,6 +15,7 @@
 
 #include "bench/engine.h"
 #include "bench/run.h"
+#include "bench/safety.h"
 
 uint64_t fs_run_rand(uint64_t *state)
 {
@@ -149,7 +150,7 @@ void fs_run_plan_sample(const struct fs_run_plan *p, uint64_t pos, uint32_t *fil
 
 /* Open every file of the dataset once (shared by the reader threads), when
  * the open-file limit allows; otherwise each sample opens its file. */
-int *fs_run_open_all(const struct fs_run_opts *o, char *why, size_t whylen)
+int *fs_run_open_all(const struct fs_run_opts *o, int dirfd, char *why, size_t whylen)
 {
 	const struct fs_dataset *ds = o->ds;
 	int *fds = malloc((ds->nfiles ? ds->nfiles : 1) * sizeof *fds);
@@ -166,12 +167,11 @@ int *fs_run_open_all(const struct fs_run_opts *o, char *why, size_t whylen)
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && ds->nfiles + 256 > rl.rlim_cur)
 		return fds; /* too many files: open per sample */
-	for (uint32_t i = 0; i < ds->nfiles; i++) {
+	for (uint32_t i = 0; i < ds->nfiles && !fs_bench_interrupt; i++) { /* Ctrl-C: the epoch stops at once */
 		if (!ds->files[i].nrecs)
 			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", o->dir, ds->files[i].path);
-		fds[i] = fs_io_open(path, O_RDONLY, 0, o->direct, why, whylen);
+		fds[i] = fs_bench_open_read(dirfd, o->dir, ds->files[i].path, o->direct, &fs_bench_interrupt, why,
+					    whylen);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				if (fds[i] >= 0)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/run_int.h"
+#include "bench/safety.h"
 #include "util/clock.h"
 
 
@@ -102,9 +103,9 @@ static int read_sample(struct reader *r, struct batch_io *b, uint32_t fi, uint32
 	int fd = e->fds[fi];
 	bool own = fd < 0;
 	if (own) {
-		char path[4096], why[300];
-		snprintf(path, sizeof path, "%s/%s", e->o->dir, f->path);
-		fd = fs_io_open(path, O_RDONLY, 0, e->o->direct, why, sizeof why);
+		char why[300];
+		fd = fs_bench_open_read(e->dirfd, e->o->dir, f->path, e->o->direct, &fs_bench_interrupt, why,
+					sizeof why);
 		if (fd < 0) {
 			fs_run_fail(e, "%s%s", why, "");
 			return -1;

@@ -305,12 +305,11 @@ static void bench_row(struct fs_sink *sink, const struct fs_bench_report *b, con
 	fs_sink_row(sink, &row);
 }
 
-int fs_bench_write_store(const char *path, const struct fs_bench_report *b, int argc, char **argv, char *why,
+int fs_bench_write_store(struct fs_store *st, const struct fs_bench_report *b, int argc, char **argv, char *why,
 			 size_t whylen)
 {
-	struct fs_store *st = fs_store_create(path, false, why, whylen);
-	if (!st)
-		return -1;
+	char path[1024];
+	snprintf(path, sizeof path, "%s", fs_store_path(st));
 	struct fs_sink *sink = fs_store_sink(st);
 	fs_sink_meta(sink, "mode", "bench");
 	size_t len = 1;

@@ -39,13 +39,17 @@ void fs_bench_print_text(FILE *out, const struct fs_bench_report *b);
 /* One fio-shaped JSON document. */
 void fs_bench_print_json(FILE *out, const struct fs_bench_report *b);
 
+struct fs_store;
+
 /* One line per find-max trial as it finishes (text mode). */
 void fs_bench_print_trial(FILE *out, const struct fs_run_result *r);
 
-/* Write the run file at path (must not exist): meta, `bench` rows (per
- * epoch and epoch -1, for every run or trial), `bench_checkpoint`.
+/* Fill the run file st (made by the caller with fs_store_create before the
+ * benchmark ran, so that a bad --output is refused before anything is
+ * read): meta, `bench` rows (per epoch and epoch -1, for every run or
+ * trial), `bench_checkpoint`; then close it (st is freed either way).
  * Returns 0, or -1 with a reason in why. */
-int fs_bench_write_store(const char *path, const struct fs_bench_report *b, int argc, char **argv, char *why,
+int fs_bench_write_store(struct fs_store *st, const struct fs_bench_report *b, int argc, char **argv, char *why,
 			 size_t whylen);
 
 /* `feedscope report` on a run file: when path was written by `bench

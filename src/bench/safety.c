@@ -229,7 +229,9 @@ int fs_bench_space_check(const char *dir, uint64_t bytes, char *why, size_t whyl
 	uint64_t frsize = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
 	uint64_t avail = (uint64_t)vfs.f_bavail * frsize;
 	uint64_t size = (uint64_t)vfs.f_blocks * frsize;
-	uint64_t need = bytes + bytes / 20, keep = size / 20;
+	uint64_t need, keep = size / 20;
+	if (__builtin_add_overflow(bytes, bytes / 20, &need))
+		need = UINT64_MAX; /* never wraps to a small number */
 	if (avail >= need && avail - need >= keep)
 		return 0;
 	char b1[32], b2[32], b3[32], b4[32];
@@ -371,6 +373,50 @@ int fs_bench_open_inside(int dirfd, const char *rel, int flags, mode_t mode)
 	if (fd >= 0 || errno != ENOSYS)
 		return (int)fd;
 	return open_walk(dirfd, rel, flags, mode);
+}
+
+int fs_bench_open_read(int dirfd, const char *dir, const char *rel, bool direct,
+		       const volatile sig_atomic_t *stop, char *why, size_t whylen)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (direct ? O_DIRECT : 0);
+	int fd;
+	do
+		fd = fs_bench_open_inside(dirfd, rel, flags, 0);
+	while (fd < 0 && errno == EINTR && !(stop && *stop));
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP)
+			snprintf(why, whylen, "%s/%s: a symlink in the dataset (never followed): refusing to read it",
+				 dir, rel);
+		else if (e == EXDEV)
+			snprintf(why, whylen, "%s/%s: the path leaves %s (another file system or '..'): refusing "
+				 "to read it", dir, rel, dir);
+		else if (direct && e == EINVAL)
+			snprintf(why, whylen, "%s/%s: the file system does not support O_DIRECT", dir, rel);
+		else
+			snprintf(why, whylen, "%s/%s: %s", dir, rel, strerror(e));
+		errno = e;
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		snprintf(why, whylen, "%s/%s: %s", dir, rel, strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s/%s is %s, not a regular file: refusing to read it", dir, rel,
+			 S_ISDIR(st.st_mode) ? "a directory" : kind_of(st.st_mode));
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }
 
 /* The directory holding rel's last component, opened below dirfd; *last

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -68,6 +69,17 @@ int fs_bench_dir_open(const char *dir);
  * openat2: fs_bench_path_inside, then O_NOFOLLOW). Returns the fd, or -1 with
  * errno (EXDEV, ELOOP: the path would leave DIR). O_CLOEXEC is added. */
 int fs_bench_open_inside(int dirfd, const char *rel, int flags, mode_t mode);
+
+/* Open rel below dirfd for reading, for `bench` (the dataset's files):
+ * resolved as fs_bench_open_inside does (a symlink anywhere is refused,
+ * ELOOP), opened with O_NONBLOCK|O_NOCTTY (a FIFO or a device planted at the
+ * name can never make the open or a read hang), then fstat: anything but a
+ * regular file is closed again and refused (errno EINVAL, kind in why).
+ * O_NONBLOCK is cleared before returning; O_DIRECT is added when direct.
+ * An EINTR is retried unless *stop (may be NULL) is set. Returns the fd, or
+ * -1 with errno and "DIR/rel: reason" in why (dir is only used in why). */
+int fs_bench_open_read(int dirfd, const char *dir, const char *rel, bool direct,
+		       const volatile sig_atomic_t *stop, char *why, size_t whylen);
 
 /* mkdir of rel below dirfd (its parent resolved as above). Returns 1 if it
  * made the directory, 0 if a directory (not a symlink) was already there, -1

@@ -122,22 +122,59 @@ static int preset(const char *name, struct fs_workload *w)
 	return 0;
 }
 
+/* a*b and a+b that stick at UINT64_MAX instead of wrapping */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 uint64_t fs_wl_transformer_params(const struct fs_wl_transformer *t)
 {
 	uint64_t head_dim = t->heads ? t->hidden / t->heads : 0;
-	uint64_t kv = head_dim * t->kv_heads;
-	uint64_t attn = 2 * t->hidden * t->hidden + 2 * t->hidden * kv;
-	uint64_t mlp = 3 * t->hidden * t->ffn_hidden; /* gate, up, down (SwiGLU) */
-	uint64_t layer = attn + mlp + 2 * t->hidden; /* two RMSNorm weights */
+	uint64_t kv = mul_sat(head_dim, t->kv_heads);
+	uint64_t attn = add_sat(mul_sat(2, mul_sat(t->hidden, t->hidden)), mul_sat(2, mul_sat(t->hidden, kv)));
+	uint64_t mlp = mul_sat(3, mul_sat(t->hidden, t->ffn_hidden)); /* gate, up, down (SwiGLU) */
+	uint64_t layer = add_sat(add_sat(attn, mlp), mul_sat(2, t->hidden)); /* two RMSNorm weights */
 	/* input embedding and untied output head, final norm */
-	return t->num_layers * layer + 2 * t->vocab * t->hidden + t->hidden;
+	return add_sat(add_sat(mul_sat(t->num_layers, layer), mul_sat(2, mul_sat(t->vocab, t->hidden))), t->hidden);
 }
 
 uint64_t fs_wl_transformer_checkpoint_bytes(const struct fs_wl_transformer *t)
 {
 	/* weights in the model's type; optimizer state = fp32 master copy and
 	 * Adam's two moments, in the optimizer's type */
-	return fs_wl_transformer_params(t) * (t->model_dtype_bytes + 3 * t->optimizer_dtype_bytes);
+	return mul_sat(fs_wl_transformer_params(t), add_sat(t->model_dtype_bytes, mul_sat(3, t->optimizer_dtype_bytes)));
+}
+
+/* Sizes whose products must fit in int64 (the generator's and the space
+ * check's arithmetic): 0, or -1 with the keys and values in why. */
+static int check_sizes(const struct fs_workload *w, const char *src, char *why, size_t whylen)
+{
+	if (w->checkpoint_bytes > INT64_MAX) {
+		snprintf(why, whylen, "%s: the checkpoint's size, %llu bytes, is more than %lld", src,
+			 (unsigned long long)w->checkpoint_bytes, (long long)INT64_MAX);
+		return -1;
+	}
+	if (!w->train)
+		return 0;
+	/* a sample is drawn from normal(L, stdev): 10 stdev above L bounds it */
+	uint64_t sample = add_sat(w->record_length_bytes, mul_sat(10, w->record_length_bytes_stdev));
+	uint64_t total = mul_sat(mul_sat(sample, w->num_samples_per_file), w->num_files_train);
+	if (total > INT64_MAX) {
+		snprintf(why, whylen, "%s: dataset.record_length_bytes %llu (+ 10 × record_length_bytes_stdev %llu) × "
+			 "num_samples_per_file %u × num_files_train %u is more than %lld bytes", src,
+			 (unsigned long long)w->record_length_bytes, (unsigned long long)w->record_length_bytes_stdev,
+			 w->num_samples_per_file, w->num_files_train, (long long)INT64_MAX);
+		return -1;
+	}
+	return 0;
 }
 
 static bool is_path(const char *s)
@@ -165,9 +202,20 @@ int fs_workload_load(const char *arg, double scale, struct fs_workload *w, char 
 	}
 	if (scale != 1.0) {
 		double files = floor(w->num_files_train * scale + 0.5);
-		w->num_files_train = files < 1 ? 1 : files > UINT32_MAX ? UINT32_MAX : (uint32_t)files;
-		w->checkpoint_bytes = (uint64_t)llround((double)w->checkpoint_bytes * scale);
+		double ckpt = (double)w->checkpoint_bytes * scale;
+		if (files > UINT32_MAX || ckpt > 9e18) {
+			if (files > UINT32_MAX)
+				snprintf(why, whylen, "--scale %g makes %.6g files (num_files_train %u × scale), more than "
+					 "4294967295", scale, files, w->num_files_train);
+			else
+				snprintf(why, whylen, "--scale %g makes a checkpoint of %.6g bytes, more than 9e18", scale, ckpt);
+			return -1;
+		}
+		w->num_files_train = files < 1 ? 1 : (uint32_t)files;
+		w->checkpoint_bytes = (uint64_t)llround(ckpt);
 	}
+	if (check_sizes(w, arg, why, whylen) < 0)
+		return -1;
 	if (w->train && w->ncompute == 0)
 		add_compute(w, "", 0);
 	w->compute_sel = 0;

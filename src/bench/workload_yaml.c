@@ -1,6 +1,7 @@
 /* workload_yaml.c - DLIO workload YAML files (the format of DLIO's and
  * MLPerf Storage's configs/workload/ YAML files), read with libyaml's document
- * API. The sections and keys feedscope emulates are parsed and checked;
+ * API (after a pass of its event API that refuses nesting deeper than
+ * MAX_DEPTH, so a file of 100 000 brackets is refused at once). The sections and keys feedscope emulates are parsed and checked;
  * DLIO keys it does not emulate are accepted silently; anything else gets
  * one warning. A bad value is an error naming the key and the value. */
 #include <errno.h>
@@ -14,6 +15,11 @@
 
 #include "bench/workload_int.h"
 #include "util/log.h"
+
+#define MAX_DEPTH 32                 /* DLIO's files nest 3 levels */
+#define MAX_YAML_BYTES (1u << 20)    /* theirs are a few KiB */
+#define MAX_SECONDS 86400.0          /* a day per training step: beyond is a typo */
+#define MAX_SECONDS_TEXT "86400"
 
 enum kind {
 	K_IGNORE,   /* a DLIO key feedscope does not emulate */
@@ -219,8 +225,9 @@ static int compute_value(struct yctx *c, yaml_node_t *v)
 	c->w->ncompute = 1;
 	t->accel[0] = 0;
 	if (v->type == YAML_SCALAR_NODE) {
-		if (!number(scalar(v), &x) || x < 0)
-			return fail(c, v, "computation_time", "'%s' is not a number of seconds >= 0", scalar(v));
+		if (!number(scalar(v), &x) || x < 0 || x > MAX_SECONDS)
+			return fail(c, v, "computation_time", "'%s' is not a number of seconds from 0 to "
+				    MAX_SECONDS_TEXT, scalar(v));
 		t->mean_s = x;
 		return 0;
 	}
@@ -236,9 +243,10 @@ static int compute_value(struct yctx *c, yaml_node_t *v)
 				return fail(c, vn, "computation_time.type", "'%s' is not supported (only normal)",
 					    scalar(vn) ? scalar(vn) : "?");
 		} else if (!strcmp(k, "mean") || !strcmp(k, "stdev")) {
-			if (!number(scalar(vn), &x) || x < 0)
+			if (!number(scalar(vn), &x) || x < 0 || x > MAX_SECONDS)
 				return fail(c, vn, !strcmp(k, "mean") ? "computation_time.mean" : "computation_time.stdev",
-					    "'%s' is not a number of seconds >= 0", scalar(vn) ? scalar(vn) : "?");
+					    "'%s' is not a number of seconds from 0 to " MAX_SECONDS_TEXT,
+					    scalar(vn) ? scalar(vn) : "?");
 			if (!strcmp(k, "mean"))
 				t->mean_s = x, have_mean = true;
 			else
@@ -304,8 +312,8 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 	case K_BYTES0:
 	case K_MODELSZ:
 		if (!number(s, &x) || x < (k->kind == K_BYTES0 ? 0 : 1) || x > 1e18)
-			return fail(c, v, k->name, k->kind == K_BYTES0 ? "'%s' is not a number of bytes >= 0"
-								       : "'%s' is not a positive number of bytes", s);
+			return fail(c, v, k->name, k->kind == K_BYTES0 ? "'%s' is not a number of bytes from 0 to 1e18"
+								       : "'%s' is not a number of bytes from 1 to 1e18", s);
 		if (k->kind == K_MODELSZ) {
 			c->w->checkpoint_bytes = (uint64_t)llround(x);
 			c->model_size = true;
@@ -359,8 +367,8 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 		c->w->total_training_steps = x <= 0 ? 0 : (uint32_t)x;
 		return 0;
 	case K_STDEV:
-		if (!number(s, &x) || x < 0)
-			return fail(c, v, k->name, "'%s' is not a number of seconds >= 0", s);
+		if (!number(s, &x) || x < 0 || x > MAX_SECONDS)
+			return fail(c, v, k->name, "'%s' is not a number of seconds from 0 to " MAX_SECONDS_TEXT, s);
 		c->stdev_given = true;
 		c->stdev_s = x;
 		return 0;
@@ -446,11 +454,71 @@ static int parse_root(struct yctx *c, yaml_node_t *root)
 	return 0;
 }
 
-int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, size_t whylen)
+/* The whole file (at most MAX_YAML_BYTES), NUL-terminated, in *text (the
+ * caller frees it). 0, or -1 with why. */
+static int read_text(const char *path, unsigned char **text, size_t *len, char *why, size_t whylen)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(why, whylen, "--config %s: %s", path, strerror(errno));
+		return -1;
+	}
+	unsigned char *buf = malloc(MAX_YAML_BYTES + 1);
+	size_t n = buf ? fread(buf, 1, MAX_YAML_BYTES + 1, f) : 0;
+	bool err = !buf || ferror(f);
+	fclose(f);
+	if (err || n > MAX_YAML_BYTES) {
+		free(buf);
+		snprintf(why, whylen, "--config %s: %s", path,
+			 err ? "cannot read it" : "more than 1 MiB: not a DLIO workload file");
+		return -1;
+	}
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* One pass of libyaml's event API: refuse nesting deeper than MAX_DEPTH
+ * before the document API builds a tree of it. 0, or -1 with why. */
+static int check_depth(const char *path, const unsigned char *text, size_t len, char *why, size_t whylen)
+{
+	yaml_parser_t p;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, text, len);
+	int depth = 0, rc = 0;
+	for (bool done = false; !done && rc == 0;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			snprintf(why, whylen, "%s:%lu: not valid YAML: %s", path, (unsigned long)p.problem_mark.line + 1,
+				 p.problem ? p.problem : "parse error");
+			rc = -1;
+			break;
+		}
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > MAX_DEPTH) {
+				snprintf(why, whylen, "%s:%lu: nested deeper than %d levels: not a DLIO workload file",
+					 path, (unsigned long)ev.start_mark.line + 1, MAX_DEPTH);
+				rc = -1;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, size_t whylen)
+{
+	unsigned char *text;
+	size_t len;
+	if (read_text(path, &text, &len, why, whylen) < 0)
+		return -1;
+	if (check_depth(path, text, len, why, whylen) < 0) {
+		free(text);
 		return -1;
 	}
 	fs_workload_defaults(w);
@@ -460,13 +528,13 @@ int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, si
 					  .kv_heads = 8, .model_dtype_bytes = 2, .optimizer_dtype_bytes = 4};
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, text, len);
 	int rc = -1;
 	if (!yaml_parser_load(&parser, &c.doc)) {
 		snprintf(why, whylen, "%s:%lu: not valid YAML: %s", path, (unsigned long)parser.problem_mark.line + 1,
 			 parser.problem ? parser.problem : "parse error");
 		yaml_parser_delete(&parser);
-		fclose(f);
+		free(text);
 		return -1;
 	}
 	yaml_node_t *root = yaml_document_get_root_node(&c.doc);
@@ -492,6 +560,6 @@ int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, si
 	}
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
-	fclose(f);
+	free(text);
 	return rc;
 }

@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"or Ctrl-C. The process is not touched: signals are not forwarded to it.\n"
 	"\n"
 	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
-	"  -f, --force          overwrite FILE if it exists\n"
+	"  -f, --force          replace FILE if it is a regular file of yours\n"
 	"  -i, --interval S     sampling interval (default 0.1 s)\n"
 	"  -d, --duration D     stop after D (seconds, or 90s, 5m, 2h)\n"
 	"      --no-gpu         do not load NVML\n"

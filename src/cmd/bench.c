@@ -25,6 +25,7 @@
 #include "bench/safety.h"
 #include "bench/workload.h"
 #include "cmd/cmd.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -219,9 +220,46 @@ static int resolve(struct opts *o, struct fs_workload *w)
 	if ((long)w->read_threads * o->accel > MAX_THREADS)
 		return fs_usage_error("bench: %ld accelerators × %u reader threads is more than %d threads", o->accel,
 				      w->read_threads, MAX_THREADS);
-	if (o->output && access(o->output, F_OK) == 0)
-		return fs_usage_error("bench: --output %s already exists (remove it or choose another name)", o->output);
 	return -1;
+}
+
+/* What the run will write, checked after the inputs and before the
+ * benchmark reads anything: the --output run file is created now (*store;
+ * NULL when not asked for), and the checkpoint's directory must take the
+ * checkpoint. Collective under MPI (rank 0 creates the run file). Returns
+ * -1 to go on, or an exit status (nothing made). */
+static int prepare_outputs(const struct opts *o, const struct fs_workload *w, struct fs_store **store)
+{
+	char why[600] = "";
+	*store = NULL;
+	double bad = 0;
+	if (o->output && fs_mpi_rank() == 0) {
+		struct stat st;
+		if (lstat(o->output, &st) == 0)
+			snprintf(why, sizeof why, "--output %s already exists (remove it or choose another name)", o->output);
+		else if (!(*store = fs_store_create(o->output, false, why, sizeof why))) {
+			char inner[sizeof why];
+			memcpy(inner, why, sizeof inner);
+			snprintf(why, sizeof why, "--output: %.580s", inner);
+		}
+		bad = !*store;
+	}
+	if (!bad && w->checkpoint) {
+		if (fs_bench_dir_check(o->dir, why, sizeof why) != FS_SAFETY_OK)
+			bad = 1;
+		else if (access(o->dir, F_OK) == 0 && access(o->dir, W_OK) != 0)
+			bad = 1, snprintf(why, sizeof why, "--dir %s: the checkpoint cannot be written there: %s", o->dir,
+					  strerror(errno));
+		else if (fs_bench_space_check(o->dir, w->checkpoint_bytes, why, sizeof why) < 0)
+			bad = 1;
+	}
+	fs_mpi_max_double(&bad, 1);
+	if (!bad)
+		return -1;
+	if (*store)
+		fs_store_discard(*store);
+	*store = NULL;
+	return fs_usage_error("bench: %s", why[0] ? why : "another MPI rank refused the outputs");
 }
 
 /* The dataset of a training run; -1 to go on, or an exit status. */
@@ -242,6 +280,8 @@ static int load_dataset(const struct opts *o, const struct fs_workload *w, struc
 	}
 	if (ds->total_records == 0)
 		return fs_usage_error("bench: the dataset in %s holds no sample", o->dir);
+	if (fs_dataset_check_files(o->dir, ds, why, sizeof why) < 0)
+		return fs_usage_error("bench: %s", why);
 	uint32_t files = 0;
 	for (uint32_t i = 0; i < ds->nfiles; i++)
 		files += ds->files[i].nrecs > 0;
@@ -255,9 +295,13 @@ static int load_dataset(const struct opts *o, const struct fs_workload *w, struc
 		for (uint32_t i = 0; i < ds->nfiles; i++) {
 			if (!ds->files[i].nrecs)
 				continue;
-			char path[4096];
-			snprintf(path, sizeof path, "%s/%s", o->dir, ds->files[i].path);
-			int fd = fs_io_open(path, O_RDONLY, 0, true, why, sizeof why);
+			int dfd = fs_bench_dir_open(o->dir), fd = -1;
+			if (dfd < 0)
+				snprintf(why, sizeof why, "%s: %s", o->dir, strerror(errno));
+			else
+				fd = fs_bench_open_read(dfd, o->dir, ds->files[i].path, true, NULL, why, sizeof why);
+			if (dfd >= 0)
+				close(dfd);
 			if (fd < 0)
 				return fs_usage_error("bench: --direct: %s", why);
 			close(fd);
@@ -363,6 +407,7 @@ static int bench_run(int argc, char **argv)
 	if ((rc = resolve(&o, &w)) >= 0)
 		return rc;
 	fs_log_set_quiet(o.quiet);
+	struct fs_store *store = NULL;
 	struct fs_dataset ds;
 	memset(&ds, 0, sizeof ds);
 	struct fs_run_opts ro = {.w = &w, .ds = &ds, .dir = o.dir, .accelerators = (unsigned)o.accel,
@@ -391,6 +436,9 @@ static int bench_run(int argc, char **argv)
 			fs_warn("bench: %u steps per epoch, with %u batches prefetched per accelerator: the AU is mostly "
 				"prefetch and overstates a steady state (give --steps of %u or more)", steps, queue, 10 * queue);
 	}
+	/* the last check, once every input is known good: nothing is made for a refused run */
+	if ((rc = prepare_outputs(&o, &w, &store)) >= 0)
+		goto out;
 	ro.progress = !o.quiet && fs_mpi_rank() == 0 && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 
 	char why[600] = "";
@@ -413,6 +461,8 @@ static int bench_run(int argc, char **argv)
 	if (rc == 0 && w.checkpoint && !fs_bench_interrupt) { /* an interrupted run skips it */
 		rc = checkpoint(&o, &w, &ck, why, sizeof why);
 		have_ck = rc == 0;
+		if (rc != 0 && fs_bench_interrupt) /* stopped by Ctrl-C: the training's figures, no checkpoint */
+			rc = 0;
 	}
 	if (rc != 0) {
 		if (fs_mpi_rank() == 0 || strncmp(why, "another MPI rank", 16))
@@ -436,7 +486,9 @@ static int bench_run(int argc, char **argv)
 		else
 			fs_bench_print_text(stdout, &b);
 		fflush(stdout);
-		if (o.output && fs_bench_write_store(o.output, &b, argc, argv, why, sizeof why) < 0) {
+		struct fs_store *st = store;
+		store = NULL; /* closed by fs_bench_write_store, whatever it returns */
+		if (st && fs_bench_write_store(st, &b, argc, argv, why, sizeof why) < 0) {
 			fs_error("bench: --output: %s", why);
 			rc = 1;
 		}
@@ -451,6 +503,8 @@ free_runs:
 	for (int i = 0; i < nruns; i++)
 		fs_run_result_free(&runs[i]);
 out:
+	if (store) /* not written: the run failed or was refused */
+		fs_store_discard(store);
 	fs_dataset_free(&ds);
 	return rc;
 }

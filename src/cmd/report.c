@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/metrics.h"
@@ -15,6 +17,7 @@
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/log.h"
+#include "util/text.h"
 
 static const char usage_text[] =
 	"usage: feedscope report [OPTIONS] RUN.db\n"
@@ -57,7 +60,38 @@ static bool parse_window(const char *s, struct fs_window *w)
 	return w->start_s <= w->end_s;
 }
 
-int fs_cmd_report(int argc, char **argv)
+/* The run file must be a regular file, or a symlink to one (reading through
+ * it is harmless): SQLite would block for ever opening a FIFO, and a device
+ * or a directory is no run file. Returns 0, or 2 after saying why. (SQLite
+ * opens the path again; swapping it in between is left to whoever owns the
+ * directory: the report only reads.) */
+static int check_run_file(const char *path)
+{
+	char shown[1024];
+	struct stat st;
+	int e = stat(path, &st) < 0 || access(path, R_OK) < 0 ? errno : 0;
+	fs_text_escape(shown, sizeof shown, path);
+	if (e)
+		return fs_usage_error("report: %s: %s", shown, strerror(e));
+	if (S_ISREG(st.st_mode))
+		return 0;
+	const char *kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+			 : "a special file";
+	return fs_usage_error("report: %s: is %s, not a run file", shown, kind);
+}
+
+/* A report that could not be written is a failure: exit 1, and say so. */
+static int finish_stdout(int rc)
+{
+	int e = fflush(stdout) == 0 ? 0 : errno;
+	if (!ferror(stdout) && e == 0)
+		return rc;
+	fs_error("report: writing to stdout failed: %s", e ? strerror(e) : "write error");
+	return 1;
+}
+
+static int report(int argc, char **argv)
 {
 	bool json = false, windowed = false;
 	struct fs_window w;
@@ -94,15 +128,16 @@ int fs_cmd_report(int argc, char **argv)
 	if (optind + 1 < argc)
 		return fs_usage_error("report: one run file only ('%s' is extra)", argv[optind + 1]);
 	const char *path = argv[optind];
-	if (access(path, R_OK) < 0)
-		return fs_usage_error("report: %s: %s", path, strerror(errno));
+	if (check_run_file(path) != 0)
+		return 2;
 
 	struct fs_metrics m;
 	char err[600];
 	if (!windowed && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
 		return 0; /* a `feedscope bench --output` file: its summary, no verdict */
 	if (fs_metrics_load(path, windowed ? &w : NULL, &m, err, sizeof err) < 0) {
-		fs_error("report: %s", err);
+		char shown[sizeof err * 4];
+		fs_error("report: %s", fs_text_escape(shown, sizeof shown, err));
 		return 1;
 	}
 	struct fs_verdict v;
@@ -116,4 +151,11 @@ int fs_cmd_report(int argc, char **argv)
 		fs_summary_render_text(stdout, &sum, path);
 	fs_verdict_render_text(stdout, &m, &v);
 	return 0;
+}
+
+int fs_cmd_report(int argc, char **argv)
+{
+	/* A closed pipe is a write error (EPIPE) to report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	return finish_stdout(report(argc, argv));
 }

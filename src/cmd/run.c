@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
+#include "record/jobctl.h"
 #include "record/loop.h"
 #include "record/session.h"
 #include "util/log.h"
@@ -23,7 +24,8 @@ static const char usage_text[] =
 	"feedscope exits with CMD's status (128+N if CMD died of signal N).\n"
 	"\n"
 	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
-	"  -f, --force          overwrite FILE if it exists\n"
+	"  -f, --force          replace FILE if it is a regular file of yours (the new\n"
+	"                       run file is renamed over it when complete)\n"
 	"  -i, --interval S     sampling interval in seconds, or with a unit: 100ms, 1s\n"
 	"                       (default 0.1)\n"
 	"      --no-gpu         do not load NVML\n"
@@ -32,7 +34,9 @@ static const char usage_text[] =
 	"      --no-hook        do not install that hook (feedscope.watch() still works)\n"
 	"      --no-trace       do not load the I/O tracer (LD_PRELOAD) into the job\n"
 	"      --trace-ops      also record every I/O operation (bounded; off by default)\n"
-	"      --hash-paths     store a hash of each file's path instead of the path\n"
+	"      --hash-paths     store a keyed hash of every path (files, ops, the command's\n"
+	"                       path arguments, cwd, meta) instead of the path; the key\n"
+	"                       is random per run, or FEEDSCOPE_HASH_KEY (32 hex digits)\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
@@ -51,7 +55,7 @@ static const struct option long_opts[] = {
  * An exec failure is reported through the close-on-exec error pipe. */
 static void child(int go_fd, int err_fd, char **argv, const struct fs_jobenv *env)
 {
-	fs_loop_child_unblock();
+	fs_jobctl_child(); /* a process group of its own */
 	fs_jobenv_apply(env);
 	char c;
 	ssize_t n;
@@ -118,6 +122,7 @@ int fs_cmd_run(int argc, char **argv)
 	char **cmd = argv + optind;
 	int ncmd = argc - optind;
 
+	o.hash_paths = hash_paths;
 	struct fs_session s;
 	if (fs_session_create(&s, &o) != 0)
 		return 2;
@@ -134,7 +139,7 @@ int fs_cmd_run(int argc, char **argv)
 		fs_warn("run: --pytorch: %s", env.why[0] ? env.why : "no marker channel");
 
 	int go[2], err[2];
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_loop_block_signals() < 0) {
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_jobctl_block() < 0) {
 		fs_error("run: %s", strerror(errno));
 		fs_session_abort(&s);
 		return 1;
@@ -156,6 +161,7 @@ int fs_cmd_run(int argc, char **argv)
 	}
 	close(go[0]);
 	close(err[1]);
+	fs_jobctl_start(pid); /* the job's group; the terminal, if we hold it */
 
 	if (fs_session_start(&s, pid, true) != 0) {
 		kill(pid, SIGKILL);

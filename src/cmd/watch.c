@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/text.h"
 
 static const char usage_text[] =
 	"usage: feedscope watch [OPTIONS]\n"
@@ -54,6 +55,8 @@ struct watch_sink {
 	bool with_job;
 	bool tty;
 	long printed;
+	int write_errno; /* stdout failed (closed pipe, full disk): no more lines */
+	bool write_failed;
 };
 
 static void reset(struct line *l)
@@ -66,6 +69,13 @@ static void reset(struct line *l)
 static double real_or_nan(const struct fs_value *v)
 {
 	return v->kind == FS_V_REAL ? v->d : v->kind == FS_V_INT ? (double)v->i : NAN;
+}
+
+/* A count column as a long: 0 when absent (a NaN cast would be undefined). */
+static long count_or_0(const struct fs_value *v)
+{
+	double d = real_or_nan(v);
+	return d >= 0 && d < 1e15 ? (long)d : 0;
 }
 
 static void take_row(struct fs_sink *sink, const struct fs_row *r)
@@ -107,10 +117,10 @@ static void take_row(struct fs_sink *sink, const struct fs_row *r)
 		break;
 	case FS_T_PROC:
 		l->procs++;
-		l->threads += (long)real_or_nan(&v[FS_PROC_threads]);
-		l->run += (long)real_or_nan(&v[FS_PROC_running]);
-		l->blk += (long)real_or_nan(&v[FS_PROC_blocked_io]);
-		l->slp += (long)real_or_nan(&v[FS_PROC_sleeping]);
+		l->threads += count_or_0(&v[FS_PROC_threads]);
+		l->run += count_or_0(&v[FS_PROC_running]);
+		l->blk += count_or_0(&v[FS_PROC_blocked_io]);
+		l->slp += count_or_0(&v[FS_PROC_sleeping]);
 		l->job_cpu += fmax(0, real_or_nan(&v[FS_PROC_cpu_pct]));
 		break;
 	default:
@@ -139,7 +149,7 @@ static void print_line(struct fs_sink *sink, double t)
 {
 	struct watch_sink *w = (struct watch_sink *)sink;
 	struct line *l = &w->cur;
-	if (t > 0) {
+	if (t > 0 && !w->write_failed) {
 		if (w->printed == 0 || (w->tty && w->printed % 20 == 0))
 			header(w);
 		printf("%7.1fs", t);
@@ -147,18 +157,26 @@ static void print_line(struct fs_sink *sink, double t)
 		num(l->sys, 5, 1);
 		num(l->wait, 5, 1);
 		num(l->io_some, 6, 1);
-		printf("  %-10s", l->disk[0] ? l->disk : "-");
+		char disk[4 * sizeof l->disk];
+		printf("  %-10s", l->disk[0] ? fs_text_escape(disk, sizeof disk, l->disk) : "-");
 		num(l->disk_bytes >= 0 ? l->disk_bytes / 1e6 : NAN, 8, 2);
 		num(l->disk_util, 5, 0);
 		printf(" ");
 		num(l->net_rx / 1e6, 8, 2);
 		num(l->net_tx / 1e6, 8, 2);
 		num(l->ngpu ? l->gpu_sum / l->ngpu : NAN, 5, 0);
-		if (w->with_job)
-			printf("  %5ld %5ld %4ld %4ld %4ld %6.0f", l->procs, l->threads, l->run, l->blk,
-			       l->slp, l->job_cpu);
+		if (w->with_job) {
+			printf("  %5ld %5ld %4ld %4ld %4ld", l->procs, l->threads, l->run, l->blk, l->slp);
+			num(l->job_cpu, 6, 0);
+		}
 		printf("\n");
-		fflush(stdout);
+		w->write_errno = fflush(stdout) == 0 ? 0 : errno;
+		if (ferror(stdout) || w->write_errno) {
+			/* Stop the loop as a stop signal would (it is blocked and
+			 * read through the loop's signalfd). */
+			w->write_failed = true;
+			raise(SIGTERM);
+		}
 		w->printed++;
 	}
 	reset(l);
@@ -205,6 +223,8 @@ int fs_cmd_watch(int argc, char **argv)
 	}
 	if (optind < argc)
 		return fs_usage_error("watch: unexpected argument '%s'", argv[optind]);
+	/* A closed pipe is a write error (EPIPE) to stop on and report. */
+	signal(SIGPIPE, SIG_IGN);
 
 	struct fs_paths paths;
 	fs_paths_from_env(&paths);
@@ -227,5 +247,11 @@ int fs_cmd_watch(int argc, char **argv)
 	struct fs_loop_result res;
 	int rc = fs_loop_run(&lo, tick, rec, &res) < 0 ? 1 : 0;
 	fs_recorder_close(rec);
+	int e = fflush(stdout) == 0 ? 0 : errno;
+	if (w.write_failed || e || ferror(stdout)) {
+		e = w.write_errno ? w.write_errno : e;
+		fs_error("watch: writing to stdout failed: %s", e ? strerror(e) : "write error");
+		return 1;
+	}
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/jobctl.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -33,33 +34,31 @@ int fs_loop_block_signals(void)
 	return sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-void fs_loop_child_unblock(void)
-{
-	sigset_t set;
-	handled_set(&set);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
 static double since(uint64_t start_ns)
 {
 	return (double)(fs_now_ns() - start_ns) / 1e9;
 }
 
 /* Reap every exited child (we are a subreaper: orphaned job processes land
- * here too). Returns true if `child` was among them. */
+ * here too). Returns true if `child` exited; a stop of `child` is passed to
+ * fs_jobctl_stopped (which returns once feedscope is continued). */
 static bool reap(pid_t child, int *status)
 {
 	bool got = false;
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		pid_t p = waitpid(-1, &st, WNOHANG | WUNTRACED);
 		if (p <= 0)
 			break;
-		if (p == child) {
+		if (p == child && WIFSTOPPED(st)) {
+			fs_jobctl_stopped(WSTOPSIG(st));
+		} else if (p == child) {
 			*status = st;
 			got = true;
 		}
 	}
+	if (got)
+		fs_jobctl_end();
 	return got;
 }
 
@@ -91,21 +90,14 @@ static int make_timer(double interval_s)
 	return fd;
 }
 
-/* A signal from the terminal (si_code SI_KERNEL) already reached the whole
- * foreground process group, the job included: forwarding it would deliver
- * it twice. One sent to feedscope alone (kill, SI_USER/SI_QUEUE) is passed on. */
-static void forward(pid_t child, const struct signalfd_siginfo *si)
-{
-	if (si->ssi_code == SI_KERNEL)
-		return;
-	kill(child, (int)si->ssi_signo);
-}
-
 int fs_loop_run(const struct fs_loop_opts *o, fs_tick_fn tick, void *arg, struct fs_loop_result *res)
 {
 	memset(res, 0, sizeof *res);
 	sigset_t set;
-	handled_set(&set);
+	if (o->child > 0)
+		fs_jobctl_set(&set); /* run: what fs_jobctl_block blocked */
+	else
+		handled_set(&set);
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	int tfd = make_timer(o->interval_s);
 	if (sfd < 0 || tfd < 0) {
@@ -158,7 +150,7 @@ int fs_loop_run(const struct fs_loop_opts *o, fs_tick_fn tick, void *arg, struct
 				if (si.ssi_signo == SIGCHLD)
 					continue;
 				if (o->child > 0) {
-					forward(o->child, &si);
+					fs_jobctl_signal(&si);
 				} else {
 					res->stop_signal = (int)si.ssi_signo;
 					done = true;

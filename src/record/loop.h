@@ -24,7 +24,7 @@ struct fs_loop_opts {
 	double interval_s;
 	double duration_s;  /* stop after this long (0 = no limit) */
 	uint64_t max_ticks; /* stop after this many ticks (0 = no limit) */
-	pid_t child;        /* run: our child; its exit ends the loop; signals are forwarded */
+	pid_t child;        /* run: our child; its exit ends the loop; signals go to fs_jobctl */
 	pid_t watched;      /* attach/watch --pid: ends the loop when it exits (not our child) */
 	uint64_t start_ns;  /* monotonic time of t = 0 */
 	const struct fs_loop_input *input; /* may be NULL */
@@ -41,11 +41,10 @@ struct fs_loop_result {
  * were skipped because the previous one overran. */
 typedef void (*fs_tick_fn)(void *arg, double t, uint64_t missed);
 
-/* Block SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD in the calling thread
- * (before fork, so no signal is lost); the child must call
- * fs_loop_child_unblock() before exec. Returns 0 or -1. */
+/* attach, watch: block SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD in the
+ * calling thread; the first of the four to come ends the loop. (run blocks
+ * its own set with fs_jobctl_block: record/jobctl.h.) Returns 0 or -1. */
 int fs_loop_block_signals(void);
-void fs_loop_child_unblock(void);
 
 /* Run ticks until a stop condition. The first tick fires one interval after
  * the call (the caller takes the t = 0 sample itself); a last tick is taken

@@ -8,17 +8,28 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "util/parse.h"
+#include "util/text.h"
 
 struct fs_markers {
 	int listen_fd;
 	int conns[FS_MARKERS_MAX_CONNS];
 	int nconns;
+	uid_t job_uid;
 	char address[108];
-	uint64_t records, steps, phases, metas, bad, refused;
+	uint64_t records, steps, phases, metas, bad, refused, strangers, cleaned;
 };
+
+/* The listen backlog (capped by net.core.somaxconn): connections wait there
+ * until the loop accepts them, so a stranger who connects in bursts must not
+ * fill it before the job's own connect() comes. */
+#define LISTEN_BACKLOG 4096
+/* At most this many connections accepted per drain: a stranger connecting
+ * in a loop cannot keep the loop from its ticks. */
+#define ACCEPT_PER_DRAIN 1024
 
 struct fs_markers *fs_markers_open(char *why, size_t whylen)
 {
@@ -30,6 +41,7 @@ struct fs_markers *fs_markers_open(char *why, size_t whylen)
 	uint64_t nonce = 0;
 	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
 		nonce = (uint64_t)getpid() * 2654435761u ^ (uint64_t)(uintptr_t)m;
+	m->job_uid = geteuid();
 	snprintf(m->address, sizeof m->address, "@feedscope-%d-%016llx", (int)getpid(),
 		 (unsigned long long)nonce);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -39,7 +51,7 @@ struct fs_markers *fs_markers_open(char *why, size_t whylen)
 	m->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (m->listen_fd < 0 ||
 	    bind(m->listen_fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0 ||
-	    listen(m->listen_fd, 128) < 0) {
+	    listen(m->listen_fd, LISTEN_BACKLOG) < 0) {
 		snprintf(why, whylen, "cannot listen on %s: %s", m->address, strerror(errno));
 		if (m->listen_fd >= 0)
 			close(m->listen_fd);
@@ -47,6 +59,11 @@ struct fs_markers *fs_markers_open(char *why, size_t whylen)
 		return NULL;
 	}
 	return m;
+}
+
+void fs_markers_set_job_uid(struct fs_markers *m, uid_t uid)
+{
+	m->job_uid = uid;
 }
 
 const char *fs_markers_address(const struct fs_markers *m)
@@ -64,13 +81,58 @@ int fs_markers_fds(const struct fs_markers *m, int *fds, int cap)
 	return n;
 }
 
-/* Copy the next word into out[cap]; false if absent or too long. */
-static bool word(const char **p, char *out, size_t cap)
+size_t fs_markers_clean(char *out, size_t cap, const char *in, size_t len, bool *changed)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0, i = 0;
+	*changed = false;
+	if (cap == 0)
+		return 0;
+	while (i < len) {
+		uint32_t c = 0;
+		size_t n = fs_text_utf8_decode(s + i, len - i, &c);
+		bool bad = n == 0 || fs_text_is_control(c); /* one definition: util/text.h */
+		size_t w = bad ? 1 : n;
+		if (o + w >= cap) { /* cut at a character boundary */
+			*changed = true;
+			break;
+		}
+		if (bad)
+			out[o] = '?';
+		else
+			memcpy(out + o, s + i, n);
+		*changed |= bad;
+		o += w;
+		i += n ? n : 1;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* Copy the next word into out[cap], cleaned (fs_markers_clean); false if
+ * absent or too long. *changed is set when something was replaced. */
+static bool word(const char **p, char *out, size_t cap, bool *changed)
+{
+	const char *tok;
+	size_t len = fs_next_word(p, &tok);
+	bool c = false;
+	if (len == 0 || len >= cap)
+		return false;
+	fs_markers_clean(out, cap, tok, len, &c);
+	*changed |= c;
+	return true;
+}
+
+/* A meta key: printable ASCII without blanks, under cap bytes. */
+static bool key_word(const char **p, char *out, size_t cap)
 {
 	const char *tok;
 	size_t len = fs_next_word(p, &tok);
 	if (len == 0 || len >= cap)
 		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)tok[i] <= 0x20 || (unsigned char)tok[i] >= 0x7f)
+			return false;
 	memcpy(out, tok, len);
 	out[len] = '\0';
 	return true;
@@ -93,7 +155,8 @@ static int parse_step(const char *p, struct fs_sink *sink, uint64_t start_ns)
 {
 	uint64_t pid, epoch, step, t_ns, wait_ns, compute_ns;
 	char loader[128];
-	if (!number(&p, &pid) || !word(&p, loader, sizeof loader) || !number(&p, &epoch) ||
+	bool changed = false;
+	if (!number(&p, &pid) || !word(&p, loader, sizeof loader, &changed) || !number(&p, &epoch) ||
 	    !number(&p, &step) || !number(&p, &t_ns) || !number(&p, &wait_ns) ||
 	    !number(&p, &compute_ns) || *p)
 		return -1;
@@ -106,14 +169,15 @@ static int parse_step(const char *p, struct fs_sink *sink, uint64_t start_ns)
 	fs_row_real(&r, FS_STEPS_wait_s, (double)wait_ns / 1e9);
 	fs_row_real(&r, FS_STEPS_compute_s, (double)compute_ns / 1e9);
 	fs_sink_row(sink, &r);
-	return 0;
+	return changed;
 }
 
 static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
 {
 	uint64_t pid, t0, t1;
 	char name[128];
-	if (!number(&p, &pid) || !word(&p, name, sizeof name) || !number(&p, &t0) ||
+	bool changed = false;
+	if (!number(&p, &pid) || !word(&p, name, sizeof name, &changed) || !number(&p, &t0) ||
 	    !number(&p, &t1) || *p || t1 < t0)
 		return -1;
 	struct fs_row r;
@@ -123,21 +187,23 @@ static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
 	fs_row_int(&r, FS_PHASES_pid, (int64_t)pid);
 	fs_row_text(&r, FS_PHASES_name, name);
 	fs_sink_row(sink, &r);
-	return 0;
+	return changed;
 }
 
 static int parse_meta(const char *p, struct fs_sink *sink)
 {
 	uint64_t pid;
-	char key[128];
-	if (!number(&p, &pid) || !word(&p, key, sizeof key))
+	char key[128], value[FS_MARKERS_MAX_VALUE + 1];
+	bool changed = false;
+	if (!number(&p, &pid) || !key_word(&p, key, sizeof key))
 		return -1;
 	if (strncmp(key, "loader.", 7) && strncmp(key, "hook.", 5) && strncmp(key, "user.", 5))
 		return -1; /* the job may not write feedscope's own keys */
 	if (*p == ' ')
 		p++;
-	fs_sink_meta(sink, key, p);
-	return 0;
+	fs_markers_clean(value, sizeof value, p, strlen(p), &changed);
+	fs_sink_meta(sink, key, value);
+	return changed;
 }
 
 int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns)
@@ -156,18 +222,35 @@ int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t
 	return -1;
 }
 
+/* Whether the peer of connection fd may write records: a process of the
+ * job's uid, or root (which can ptrace the job and write the run file
+ * anyway, so refusing it would protect nothing). */
+static bool peer_allowed(const struct fs_markers *m, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof cred)
+		return false;
+	return cred.uid == m->job_uid || cred.uid == 0;
+}
+
+/* Accept pending connections: a stranger's is closed at once, unread, and
+ * never takes one of the job's slots. */
 static void accept_all(struct fs_markers *m)
 {
-	for (;;) {
+	for (int k = 0; k < ACCEPT_PER_DRAIN; k++) {
 		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (m->nconns == FS_MARKERS_MAX_CONNS) {
+		if (!peer_allowed(m, fd)) {
+			m->strangers++;
+			close(fd);
+		} else if (m->nconns == FS_MARKERS_MAX_CONNS) {
 			m->refused++;
 			close(fd);
-			continue;
+		} else {
+			m->conns[m->nconns++] = fd;
 		}
-		m->conns[m->nconns++] = fd;
 	}
 }
 
@@ -182,10 +265,12 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
 		if (n == 0)
 			return false; /* every holder of the connection is gone */
 		m->records++;
-		if ((size_t)n > FS_MARKERS_MAX_RECORD || fs_markers_parse(buf, (size_t)n, sink, start_ns) < 0) {
+		int rc = (size_t)n > FS_MARKERS_MAX_RECORD ? -1 : fs_markers_parse(buf, (size_t)n, sink, start_ns);
+		if (rc < 0) {
 			m->bad++;
 			continue;
 		}
+		m->cleaned += rc > 0;
 		switch (buf[0]) {
 		case 'S': m->steps++; break;
 		case 'P': m->phases++; break;
@@ -219,6 +304,8 @@ void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 	fs_sink_metaf(sink, "markers.bad_records", "%llu", (unsigned long long)m->bad);
 	if (m->refused)
 		fs_sink_metaf(sink, "markers.refused_connections", "%llu", (unsigned long long)m->refused);
+	fs_sink_metaf(sink, "markers.cleaned_records", "%llu", (unsigned long long)m->cleaned);
+	fs_sink_metaf(sink, "markers.refused_peers", "%llu", (unsigned long long)m->strangers);
 	for (int i = 0; i < m->nconns; i++)
 		close(m->conns[i]);
 	close(m->listen_fd);

@@ -1,16 +1,22 @@
 /* markers.h - the receiving end of the marker channel (docs/markers.md):
  * step and phase records sent by the job (Python hook, C API) become rows
- * of the steps and phases tables. */
+ * of the steps and phases tables. Only processes of the job's uid (and
+ * root) may write: anyone else's connection is closed unread. Text from the
+ * job (names, meta values) is stored cleaned: valid UTF-8, no control
+ * characters, bounded. */
 #ifndef FS_MARKERS_H
 #define FS_MARKERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "store/row.h"
 
 #define FS_MARKERS_MAX_RECORD 1024
 #define FS_MARKERS_MAX_CONNS 256
+#define FS_MARKERS_MAX_VALUE 512 /* bytes of a meta value kept */
 
 struct fs_markers;
 
@@ -19,6 +25,10 @@ struct fs_markers;
  * fs_markers_close. */
 struct fs_markers *fs_markers_open(char *why, size_t whylen);
 
+/* The uid whose processes may write records (besides root's). Default:
+ * feedscope's effective uid, the one the job is launched with. */
+void fs_markers_set_job_uid(struct fs_markers *m, uid_t uid);
+
 /* The value for FEEDSCOPE_MARKERS ("@name"); valid until close. */
 const char *fs_markers_address(const struct fs_markers *m);
 
@@ -26,15 +36,28 @@ const char *fs_markers_address(const struct fs_markers *m);
  * fds[cap]; returns how many. */
 int fs_markers_fds(const struct fs_markers *m, int *fds, int cap);
 
-/* Accept pending connections and read every pending record into sink
+/* Accept pending connections (a stranger's is closed at once and takes no
+ * slot; at most 1024 per call) and read every pending record into sink
  * (times made relative to start_ns). Never blocks. */
 void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns);
 
-/* Turn one record into a row or a meta key. Returns 0, or -1 if it is
- * malformed or not allowed (nothing emitted). Pure apart from the sink. */
+/* Turn one record into a row or a meta key. Returns 0, 1 if a name or
+ * value had to be cleaned (fs_markers_clean; a meta value is also cut to
+ * FS_MARKERS_MAX_VALUE bytes), or -1 if it is malformed or not allowed
+ * (nothing emitted; a meta key must be printable ASCII). Pure apart from
+ * the sink. */
 int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns);
 
-/* Drain once more, write the markers.* counters to meta, close. */
+/* Copy in[0..len) into out[cap] (always NUL-terminated) as text safe to
+ * store and print: each invalid UTF-8 byte and each character that could
+ * act on a terminal (fs_text_is_control: C0, DEL, C1, bidirectional marks,
+ * overrides and isolates, line/paragraph separators) becomes '?'; cut at a
+ * character boundary to fit. Returns the length written; *changed says whether out differs
+ * from in. */
+size_t fs_markers_clean(char *out, size_t cap, const char *in, size_t len, bool *changed);
+
+/* Drain once more, write the markers.* counters to meta, close. NULL is
+ * ignored. */
 void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns);
 
 #endif

@@ -2,12 +2,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,47 +23,81 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/pathhash.h"
+#include "util/safefile.h"
 
-static void default_path(char *out, size_t cap)
+/* The default run file, feedscope-YYYYmmdd-HHMMSS[-N].db in the cwd: each
+ * name is tried with O_EXCL, and one that exists (made by a feedscope
+ * started in the same second, say) moves on to the next N. */
+static struct fs_store *create_default(char *out, size_t cap, char *err, size_t errlen)
 {
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
 	char stamp[32];
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	snprintf(out, cap, "feedscope-%s.db", stamp);
-	for (int i = 1; access(out, F_OK) == 0 && i < 1000; i++)
-		snprintf(out, cap, "feedscope-%s-%d.db", stamp, i);
+	for (int i = 0; i < 1000; i++) {
+		if (i)
+			snprintf(out, cap, "feedscope-%s-%d.db", stamp, i);
+		else
+			snprintf(out, cap, "feedscope-%s.db", stamp);
+		bool exists;
+		struct fs_store *st = fs_store_create_ex(out, false, &exists, err, errlen);
+		if (st || !exists)
+			return st;
+	}
+	snprintf(err, errlen, "feedscope-%s-*.db: no free name (1000 tried)", stamp);
+	return NULL;
 }
 
 int fs_session_create(struct fs_session *s, const struct fs_session_opts *o)
 {
 	memset(s, 0, sizeof *s);
 	s->opts = *o;
-	if (o->out_path)
-		snprintf(s->path, sizeof s->path, "%s", o->out_path);
-	else
-		default_path(s->path, sizeof s->path);
 	char err[600];
-	s->store = fs_store_create(s->path, o->force, err, sizeof err);
+	if (o->hash_paths && fs_pathhash_init(err, sizeof err) < 0)
+		return fs_usage_error("--hash-paths: %s", err);
+	unsetenv(FS_PATHHASH_ENV); /* the key is feedscope's: not handed to the job */
+	if (o->out_path) {
+		snprintf(s->path, sizeof s->path, "%s", o->out_path);
+		s->store = fs_store_create(s->path, o->force, err, sizeof err);
+	} else {
+		s->store = create_default(s->path, sizeof s->path, err, sizeof err);
+	}
 	if (!s->store)
 		return fs_usage_error("cannot create run file %s", err);
+	fs_store_hash_paths(s->store, o->hash_paths);
 	fs_paths_from_env(&s->paths);
 	fs_log_set_quiet(o->quiet);
 	return 0;
 }
 
-static void meta_command(struct fs_sink *sink, int argc, char **argv)
+/* --hash-paths: an argument that holds a '/' or names an existing file is
+ * a path, and is replaced by its hash (an --opt= or key= in front kept). */
+static const char *arg_text(const char *a, bool hash, char *buf, size_t cap)
+{
+	struct stat st;
+	if (!hash || (!strchr(a, '/') && fstatat(AT_FDCWD, a, &st, AT_SYMLINK_NOFOLLOW) < 0))
+		return a;
+	size_t keep = strcspn(a, "=/ \t'\"");
+	keep = a[keep] == '=' && keep < 200 ? keep + 1 : 0;
+	snprintf(buf, cap, "%.*s", (int)keep, a);
+	fs_pathhash_text(fs_pathhash_str(a + keep, strlen(a + keep)), buf + keep, cap - keep);
+	return buf;
+}
+
+static void meta_command(struct fs_sink *sink, int argc, char **argv, bool hash)
 {
 	size_t cap = 64;
 	for (int i = 0; i < argc; i++)
-		cap += strlen(argv[i]) * 4 + 3;
+		cap += strlen(argv[i]) * 4 + 3 + FS_PATHHASH_TEXT;
 	char *cmd = malloc(cap);
 	if (!cmd)
 		return;
 	size_t n = 0;
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		char hashed[FS_PATHHASH_TEXT + 256];
+		const char *a = arg_text(argv[i], hash, hashed, sizeof hashed);
 		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789-_./=:,+@%") == strlen(a);
 		if (i)
@@ -132,7 +168,7 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	struct fs_sink *sink = fs_store_sink(s->store);
 	fs_sink_meta(sink, "mode", mode);
 	if (argc > 0)
-		meta_command(sink, argc, argv);
+		meta_command(sink, argc, argv, s->opts.hash_paths);
 	fs_sink_meta(sink, "feedscope_version", FS_VERSION);
 	fs_sink_metaf(sink, "schema_version", "%d", FS_SCHEMA_VERSION);
 	fs_sink_metaf(sink, "interval_s", "%g", s->opts.interval_s);
@@ -150,8 +186,11 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	if (pages > 0 && page > 0)
 		fs_sink_metaf(sink, "mem_bytes", "%lld", (long long)pages * page);
 	char cwd[4096];
-	if (getcwd(cwd, sizeof cwd))
-		fs_sink_meta(sink, "cwd", cwd);
+	if (getcwd(cwd, sizeof cwd)) {
+		char h[FS_PATHHASH_TEXT];
+		fs_pathhash_text(s->opts.hash_paths ? fs_pathhash_str(cwd, strlen(cwd)) : 0, h, sizeof h);
+		fs_sink_meta(sink, "cwd", s->opts.hash_paths ? h : cwd);
+	}
 	meta_probes(sink, &s->paths);
 }
 
@@ -182,9 +221,6 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	raise_fd_limit();
 	s->job.root = root;
 	s->job.adopt_own_children = adopt;
-	s->start_ns = fs_now_ns();
-	fs_sink_metaf(sink, "start_unix", "%.6f", (double)fs_unix_ns() / 1e9);
-	fs_sink_metaf(sink, "start_monotonic_ns", "%llu", (unsigned long long)s->start_ns);
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only};
 	s->rec = fs_recorder_open(&s->paths, sink, &s->job, &ro, 0.0);
@@ -192,6 +228,12 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 		fs_warn("out of memory");
 		return 1;
 	}
+	/* t = 0 is the first sample, not the start of opening the sources
+	 * (milliseconds: NVML, the tracer): the first interval's rates times its
+	 * dt_s must give what happened in it */
+	s->start_ns = fs_now_ns();
+	fs_sink_metaf(sink, "start_unix", "%.6f", (double)fs_unix_ns() / 1e9);
+	fs_sink_metaf(sink, "start_monotonic_ns", "%llu", (unsigned long long)s->start_ns);
 	fs_recorder_sample(s->rec, 0.0, 0);
 	fs_sink_metaf(sink, "recorder_cpu_start_s", "%.6f", process_cpu_s());
 	fs_store_commit(s->store);
@@ -211,42 +253,42 @@ const char *fs_session_open_markers(struct fs_session *s)
 	return fs_markers_address(s->markers);
 }
 
-/* Empty and remove a region directory. */
+/* Remove a region directory of ours (util/safefile.h: never through a
+ * link, only the caller's own directory and files). */
 static void remove_dir(const char *path)
 {
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			char f[512];
-			snprintf(f, sizeof f, "%s/%s", path, e->d_name);
-			unlink(f);
-		}
-		closedir(d);
-	}
-	rmdir(path);
+	char base[256];
+	int dirfd = fs_safefile_parent(path, base, sizeof base);
+	if (dirfd < 0)
+		return;
+	fs_safefile_remove_dir(dirfd, base);
+	close(dirfd);
 }
 
 /* Region directories left by a feedscope that was killed: their names carry
- * the pid that made them; remove those whose maker is gone. */
+ * the pid that made them; remove those whose maker is gone, if they are
+ * directories of the caller's (another user may plant anything in /dev/shm:
+ * a link named like one is left alone). */
 static void remove_stale_trace_dirs(void)
 {
-	DIR *d = opendir("/dev/shm");
-	if (!d)
+	int shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = shm < 0 ? NULL : fdopendir(shm);
+	if (!d) {
+		if (shm >= 0)
+			close(shm);
 		return;
+	}
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		int pid;
 		char tail[16];
+		struct stat st;
 		if (sscanf(e->d_name, "feedscope-trace-%d-%15s", &pid, tail) != 2 || pid <= 0)
 			continue;
 		if (kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		char path[512];
-		snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-		remove_dir(path);
+		if (fs_safefile_mine(dirfd(d), e->d_name, S_IFDIR, &st) == 0)
+			fs_safefile_remove_dir(dirfd(d), e->d_name);
 	}
 	closedir(d);
 }
@@ -337,7 +379,7 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 	fs_markers_close(s->markers, sink, s->start_ns);
 	s->markers = NULL;
 	remove_trace_dir(s);
-	int rc = fs_store_close(s->store) < 0 ? 1 : 0;
+	int rc = fs_store_close_at(s->store, s->path, sizeof s->path) < 0 ? 1 : 0;
 	s->store = NULL;
 	if (!s->opts.quiet) {
 		struct fs_summary sum;
@@ -368,9 +410,8 @@ void fs_session_abort(struct fs_session *s)
 	s->markers = NULL;
 	remove_trace_dir(s);
 	if (s->store)
-		fs_store_close(s->store);
+		fs_store_discard(s->store);
 	s->store = NULL;
-	fs_store_unlink(s->path);
 }
 
 int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, const char *cmd)

@@ -19,6 +19,7 @@ struct fs_session_opts {
 	bool force;             /* overwrite an existing -o file */
 	bool quiet;             /* no summary */
 	const char *only;       /* --sources list, or NULL */
+	bool hash_paths;        /* --hash-paths: no path in clear in the run file */
 };
 
 struct fs_session {
@@ -36,7 +37,11 @@ struct fs_session {
 };
 
 /* Create the run file (before any job is started, so a bad -o path is a
- * usage error). Returns 0, or 2 after saying why on stderr. */
+ * usage error): -o's file (store/runfile.h for what may be replaced), or
+ * the first free feedscope-YYYYmmdd-HHMMSS[-N].db, each name made with
+ * O_EXCL. With hash_paths, makes the hash key first (util/pathhash.h) and
+ * every meta value is hashed from then on. Returns 0, or 2 after saying why
+ * on stderr. */
 int fs_session_create(struct fs_session *s, const struct fs_session_opts *o);
 
 /* Write the run-level meta (mode, command, machine facts). */
@@ -66,11 +71,13 @@ const struct fs_loop_input *fs_session_input(struct fs_session *s);
 void fs_session_tick(void *arg, double t, uint64_t missed);
 
 /* Record end meta (exit_code may be < 0: unknown), close everything, print
- * the summary on stderr unless quiet. Returns 0, or 1 if the run file could
- * not be completed. */
+ * the summary on stderr unless quiet. s->path then says where the run file
+ * is (a temporary NAME.partial-PID if it could not replace NAME). Returns
+ * 0, or 1 if the run file could not be completed or put in place. */
 int fs_session_finish(struct fs_session *s, int exit_code, int term_signal);
 
-/* Abandon the session and delete the run file (the job never started). */
+/* Abandon the session and delete the run file it made (the job never
+ * started); a file -f was to replace is left as it was. */
 void fs_session_abort(struct fs_session *s);
 
 /* Parse the options run and attach share; returns 1 if opt was one of

@@ -4,12 +4,20 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "util/text.h"
 
-/* "12.3%" or "-" */
+/* Every string from the run file goes through esc() (util/text.h): no raw
+ * control character or invalid UTF-8 reaches the terminal. */
+static const char *esc(char *buf, size_t cap, const char *s)
+{
+	return fs_text_escape(buf, cap, s);
+}
+
+/* "12.3%" or "unknown" */
 static const char *pct(char *buf, size_t cap, double x)
 {
 	if (!isfinite(x))
-		return "-";
+		return "unknown";
 	char num[32];
 	snprintf(buf, cap, "%s%%", fs_fmt_sig3(num, sizeof num, x));
 	return buf;
@@ -38,8 +46,8 @@ static void line_psi(FILE *out, const struct fs_summary *s)
 static void line_disk(FILE *out, const struct fs_summary_disk *d)
 {
 	char r[32], w[32], req[32], aw[32], u[32], um[32], iops[32];
-	char label[80];
-	snprintf(label, sizeof label, "disk %s", d->name);
+	char label[300], name[256];
+	snprintf(label, sizeof label, "disk %s", esc(name, sizeof name, d->name));
 	fprintf(out, "  %-10s read %s (%s IO/s", label, fs_fmt_rate(r, 32, d->read_bytes_per_s),
 		fs_fmt_sig3(iops, 32, d->reads_per_s));
 	if (isfinite(d->read_req_bytes))
@@ -66,7 +74,7 @@ static void line_job(FILE *out, const struct fs_summary *s)
 	if (isfinite(s->job_rchar))
 		fprintf(out, "  %-10s read %s through syscalls; %s came from storage\n", "job I/O",
 			fs_fmt_bytes(a, 32, s->job_rchar),
-			fs_fmt_bytes(b, 32, isfinite(s->job_read_bytes) ? s->job_read_bytes : 0));
+			isfinite(s->job_read_bytes) ? fs_fmt_bytes(b, 32, s->job_read_bytes) : "unknown");
 }
 
 static void line_steps(FILE *out, const struct fs_summary *s)
@@ -75,8 +83,8 @@ static void line_steps(FILE *out, const struct fs_summary *s)
 	for (int i = 0; i < s->nloaders; i++) {
 		const struct fs_summary_loader *l = &s->loaders[i];
 		double total = l->wait_s + l->compute_s;
-		char label[80];
-		snprintf(label, sizeof label, "steps %s", l->name);
+		char label[300], name[256];
+		snprintf(label, sizeof label, "steps %s", esc(name, sizeof name, l->name));
 		fprintf(out, "  %-10s %ld in %ld epoch%s · waiting for data %s of step time"
 			     " (mean wait %s, compute %s)\n",
 			label, l->steps, l->epochs, l->epochs == 1 ? "" : "s",
@@ -86,24 +94,42 @@ static void line_steps(FILE *out, const struct fs_summary *s)
 	}
 	for (int i = 0; i < s->nphases; i++) {
 		const struct fs_summary_phase *p = &s->phases[i];
-		char label[80];
-		snprintf(label, sizeof label, "phase %s", p->name);
+		char label[300], name[256];
+		snprintf(label, sizeof label, "phase %s", esc(name, sizeof name, p->name));
 		fprintf(out, "  %-10s %ld×, %s in all\n", label, p->count, fs_fmt_time(a, 32, p->total_s));
 	}
+	char hook[512];
 	if (s->nloaders == 0 && !strncmp(s->hook, "off", 3) && !strcmp(s->mode, "run"))
-		fprintf(out, "  %-10s none from inside the job (hook %s)\n", "steps", s->hook);
+		fprintf(out, "  %-10s none from inside the job (hook %s)\n", "steps", esc(hook, sizeof hook, s->hook));
+}
+
+/* The first line, and a second one when the run file has no end record. */
+static void line_head(FILE *out, const struct fs_summary *s)
+{
+	char a[32], b[32], cmd[2048];
+	double dur = isfinite(s->duration_s) ? s->duration_s : s->recorded_until_s;
+	fprintf(out, "\nfeedscope: recorded %s (%ld samples ", isfinite(dur) ? fs_fmt_time(a, 32, dur) : "unknown",
+		s->ticks);
+	if (isfinite(s->interval_s))
+		fprintf(out, "every %s)", fs_fmt_time(b, 32, s->interval_s));
+	else
+		fprintf(out, "at an unknown interval)");
+	esc(cmd, sizeof cmd, s->command);
+	if (!strcmp(s->mode, "attach"))
+		fprintf(out, " of pid %d (%s)", s->pid, cmd);
+	else if (s->command[0])
+		fprintf(out, " of %s", cmd);
+	fprintf(out, "\n");
+	if (s->incomplete)
+		fprintf(out, "  %-10s the recording stopped at %s without an end record (the recorder was killed,"
+			     " or is still recording)\n", "incomplete",
+			isfinite(s->recorded_until_s) ? fs_fmt_time(a, 32, s->recorded_until_s) : "t unknown");
 }
 
 void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *path)
 {
-	char a[32], b[32], c[32];
-	fprintf(out, "\nfeedscope: recorded %s (%ld samples every %s)", fs_fmt_time(a, 32, s->duration_s),
-		s->ticks, fs_fmt_time(b, 32, s->interval_s));
-	if (!strcmp(s->mode, "attach"))
-		fprintf(out, " of pid %d (%s)", s->pid, s->command);
-	else if (s->command[0])
-		fprintf(out, " of %s", s->command);
-	fprintf(out, "\n");
+	char a[32], b[32], c[32], text[4096];
+	line_head(out, s);
 	if (s->has_exit)
 		fprintf(out, "  %-10s %d\n", "exit", s->exit_code);
 	line_steps(out, s);
@@ -114,22 +140,23 @@ void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *p
 		line_disk(out, &s->disks[i]);
 	if (s->net_iface[0])
 		fprintf(out, "  %-10s rx %s · tx %s (%s)\n", "net", fs_fmt_rate(a, 32, s->net_rx_bytes_per_s),
-			fs_fmt_rate(b, 32, s->net_tx_bytes_per_s), s->net_iface);
+			fs_fmt_rate(b, 32, s->net_tx_bytes_per_s), esc(text, sizeof text, s->net_iface));
 	if (isfinite(s->mem_available_min))
 		fprintf(out, "  %-10s available min %s · page cache max %s · major faults %s/s\n", "memory",
 			fs_fmt_bytes(a, 32, s->mem_available_min), fs_fmt_bytes(b, 32, s->mem_cached_max),
 			fs_fmt_sig3(c, 32, s->majflt_per_s));
 	if (s->ngpus > 0)
 		fprintf(out, "  %-10s %d × %s: util %s on average, memory used max %s\n", "gpu", s->ngpus,
-			s->gpu_name[0] ? s->gpu_name : "GPU", pct(a, 32, s->gpu_util),
+			s->gpu_name[0] ? esc(text, sizeof text, s->gpu_name) : "GPU", pct(a, 32, s->gpu_util),
 			fs_fmt_bytes(b, 32, s->gpu_mem_used_max));
 	if (s->skipped[0])
-		fprintf(out, "  %-10s %s\n", "skipped", s->skipped);
+		fprintf(out, "  %-10s %s\n", "skipped", esc(text, sizeof text, s->skipped));
 	/* The recorder's steady cost: after start-up (run file, sources). */
 	double steady = s->recorder_cpu_s - (isfinite(s->recorder_cpu_start_s) ? s->recorder_cpu_start_s : 0);
 	if (isfinite(steady) && s->duration_s > 0 && s->ticks > 1)
 		fprintf(out, "  %-10s %s of one core (%s CPU per sample)\n", "recorder",
 			pct(a, 32, 100.0 * steady / s->duration_s),
 			fs_fmt_time(b, 32, steady / (double)(s->ticks - 1)));
-	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file", path);
+	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file",
+		esc(text, sizeof text, path));
 }

@@ -93,6 +93,8 @@ void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct 
 	fs_json_number(&j, "predicted_speedup", v->predicted_speedup);
 	fs_json_string(&j, "speedup_cap", v->speedup_cap[0] ? v->speedup_cap : NULL);
 	fs_json_string(&j, "basis", v->basis);
+	fs_json_bool(&j, "incomplete", m->incomplete);
+	fs_json_number(&j, "recorded_until_s", m->recorded_until_s);
 	evidence(&j, v->ev, v->nev);
 	fs_json_array(&j, "recommendations");
 	for (int i = 0; i < v->nrec; i++) {

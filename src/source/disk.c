@@ -1,6 +1,6 @@
 /* disk - /proc/diskstats: iostat -x figures for every whole block device,
- * and, once at open, which whole disk each mount lives on. Tables: disk,
- * mounts.
+ * and, once at open, which file system and disks each mount holds
+ * (devpath.h). Tables: disk, mounts.
  *
  * A device is whole when <sys>/block/<name> exists; partitions are never
  * recorded nor added to their disk. Devices never used since boot (idle
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "source/devpath.h"
 #include "source/source.h"
 #include "util/pfile.h"
 
@@ -199,43 +199,45 @@ int fs_disk_resolve(const struct fs_paths *p, unsigned maj, unsigned min, char *
 	return 0;
 }
 
-int fs_disk_for_path(const struct fs_paths *p, const char *path, char *dev, size_t cap)
+static void emit_mount(const struct fs_source_ctx *ctx, const char *mount, const struct fs_devpath *d,
+		       bool hidden)
 {
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return -1;
-	return fs_disk_resolve(p, major(st.st_dev), minor(st.st_dev), dev, cap);
+	char disks[FS_DEVPATH_DISKS_MAX * FS_DISK_NAME_MAX];
+	struct fs_row r;
+	fs_row_init(&r, FS_T_MOUNTS, ctx->t);
+	fs_row_text(&r, FS_MOUNTS_mount, mount);
+	fs_row_text(&r, FS_MOUNTS_device, d->device[0] ? d->device : NULL);
+	fs_row_text(&r, FS_MOUNTS_fstype, d->fstype[0] ? d->fstype : NULL);
+	fs_row_text(&r, FS_MOUNTS_source, d->source[0] ? d->source : NULL);
+	fs_row_text(&r, FS_MOUNTS_majmin, d->majmin);
+	fs_row_text(&r, FS_MOUNTS_root, d->have_mount ? d->root : NULL);
+	fs_row_text(&r, FS_MOUNTS_disks, d->ndisks ? fs_devpath_disks_text(d, disks, sizeof disks) : NULL);
+	fs_row_int(&r, FS_MOUNTS_hidden, hidden);
+	fs_sink_row(ctx->sink, &r);
 }
 
-/* One row of table mounts per line of <proc>/self/mountinfo. Unreadable
- * mountinfo gives no rows (the disk table does not need them). */
-static void emit_mounts(struct disk_state *s, const struct fs_source_ctx *ctx)
+/* One row of table mounts per line of <proc>/self/mountinfo, its device
+ * found as fs_devpath finds a path's. When / is not a mount this process
+ * sees (a chroot), one more row for "/" from stat("/") -- only with the real
+ * /proc: stat() of / says nothing about a fixture tree. Unreadable mountinfo
+ * gives no rows from it (the disk table does not need them). */
+static void emit_mounts(const struct fs_source_ctx *ctx)
 {
-	char path[PATH_MAX];
-	fs_proc_path(path, sizeof path, ctx->paths, "self/mountinfo");
-	if (fs_read_file(path, &s->buf) < 0)
+	struct fs_mountinfo mi;
+	struct fs_devpath *d = malloc(sizeof *d);
+	if (!d)
 		return;
-	char mount[FS_DISK_MOUNT_FIELD_MAX], fstype[FS_DISK_MOUNT_FIELD_MAX],
-		source[FS_DISK_MOUNT_FIELD_MAX];
-	struct fs_disk_mount m = {.mount = mount, .fstype = fstype, .source = source};
-	for (const char *line = s->buf.data; line && *line;) {
-		if (fs_disk_parse_mountinfo(line, &m)) {
-			char dev[FS_DISK_NAME_MAX], majmin[32];
-			bool have_dev = fs_disk_resolve(ctx->paths, m.maj, m.min, dev, sizeof dev) == 0;
-			snprintf(majmin, sizeof majmin, "%u:%u", m.maj, m.min);
-			struct fs_row r;
-			fs_row_init(&r, FS_T_MOUNTS, ctx->t);
-			fs_row_text(&r, FS_MOUNTS_mount, mount);
-			fs_row_text(&r, FS_MOUNTS_device, have_dev ? dev : NULL);
-			fs_row_text(&r, FS_MOUNTS_fstype, fstype);
-			fs_row_text(&r, FS_MOUNTS_source, source);
-			fs_row_text(&r, FS_MOUNTS_majmin, majmin);
-			fs_sink_row(ctx->sink, &r);
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
+	bool readable = fs_mountinfo_load(ctx->paths, &mi) == 0;
+	for (int i = 0; i < mi.n; i++) {
+		const struct fs_mountinfo_entry *e = &mi.v[i];
+		fs_devpath_from_dev(ctx->paths, &mi, e->maj, e->min, e->id, NULL, d);
+		emit_mount(ctx, e->mount, d, e->hidden);
 	}
+	if (readable && !fs_mountinfo_has_root(&mi) && !strcmp(ctx->paths->proc, "/proc") &&
+	    fs_devpath_of(ctx->paths, &mi, "/", d) == 0)
+		emit_mount(ctx, "/", d, false);
+	fs_mountinfo_free(&mi);
+	free(d);
 }
 
 static void disk_close(void *state)
@@ -265,7 +267,7 @@ static int disk_open(void **state, const struct fs_source_ctx *ctx, char *why, s
 		snprintf(why, whylen, "no %s (cannot tell disks from partitions): %s",
 			 s->sys_block, strerror(errno));
 	} else {
-		emit_mounts(s, ctx);
+		emit_mounts(ctx);
 		fs_sink_metaf(ctx->sink, "disk.sector_bytes", "%d", FS_DISK_SECTOR_BYTES);
 		*state = s;
 		return FS_SOURCE_OK;

@@ -1,5 +1,6 @@
-/* disk.h - /proc/diskstats counters, iostat's per-device figures, and which
- * whole disk holds a mount or a file. */
+/* disk.h - /proc/diskstats counters, iostat's per-device figures, and the
+ * whole disk of a device number. Which file system and disks hold a path:
+ * devpath.h; the mountinfo parser: mountinfo.h. */
 #ifndef FS_SOURCE_DISK_H
 #define FS_SOURCE_DISK_H
 
@@ -56,26 +57,6 @@ bool fs_disk_unused(const struct fs_disk_counters *c);
 void fs_disk_compute(const struct fs_disk_counters *prev, const struct fs_disk_counters *curr,
 		     uint64_t dt_ns, struct fs_disk_rates *out);
 
-/* Decode mountinfo's octal escapes ("\040" space, "\011" tab, "\012" newline,
- * "\134" backslash) from src[0..len) into out[cap], NUL-terminated. Returns
- * false if it did not fit (out then holds a truncated prefix). */
-bool fs_disk_unescape(const char *src, size_t len, char *out, size_t cap);
-
-/* One line of /proc/PID/mountinfo, its fields decoded into the caller's
- * buffers (each FS_DISK_MOUNT_FIELD_MAX bytes). */
-#define FS_DISK_MOUNT_FIELD_MAX 1024
-struct fs_disk_mount {
-	unsigned maj, min;
-	char *mount;  /* the mount point, unescaped */
-	char *fstype; /* "ext4", "tmpfs", "fuse.sshfs" ... */
-	char *source; /* the mount source, unescaped: "/dev/vda1", "tmpfs", "srv:/export" */
-};
-
-/* Parse one mountinfo line into m, whose three string pointers must point to
- * buffers of FS_DISK_MOUNT_FIELD_MAX bytes. Returns false for a malformed line
- * or a field too long for its buffer. */
-bool fs_disk_parse_mountinfo(const char *line, struct fs_disk_mount *m);
-
 /* The whole disk that block device MAJ:MIN is or lives on, as diskstats
  * names it, into dev[cap]: a partition maps to its parent disk ("vda1" ->
  * "vda"); device-mapper and md devices are whole devices themselves ("dm-0").
@@ -83,11 +64,5 @@ bool fs_disk_parse_mountinfo(const char *line, struct fs_disk_mount *m);
  * not a block device this sysfs knows (major 0: tmpfs, overlay, nfs, ...),
  * or the name did not fit. */
 int fs_disk_resolve(const struct fs_paths *p, unsigned maj, unsigned min, char *dev, size_t cap);
-
-/* Which whole disk holds the file or directory at path (stat()ed as given,
- * not under the /proc or /sys roots), into dev[cap]. Returns 0, or -1 when
- * path cannot be stat()ed or does not live on a block device (tmpfs, overlay,
- * a network filesystem; errno is not meaningful then). */
-int fs_disk_for_path(const struct fs_paths *p, const char *path, char *dev, size_t cap);
 
 #endif

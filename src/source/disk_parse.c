@@ -1,5 +1,5 @@
-/* disk_parse - the pure half of the disk source: /proc/diskstats and
- * mountinfo lines into structs, and counters into iostat's figures. */
+/* disk_parse - the pure half of the disk source: /proc/diskstats lines into
+ * structs, and counters into iostat's figures. */
 #include "source/disk.h"
 
 #include <math.h>
@@ -93,67 +93,4 @@ void fs_disk_compute(const struct fs_disk_counters *a, const struct fs_disk_coun
 	out->flushes_per_s = NAN;
 	if (a->nfields >= 17 && b->nfields >= 17)
 		out->flushes_per_s = (double)fs_counter_delta(a->flushes, b->flushes) / dt_s;
-}
-
-static int octal(char ch)
-{
-	return ch >= '0' && ch <= '7' ? ch - '0' : -1;
-}
-
-bool fs_disk_unescape(const char *src, size_t len, char *out, size_t cap)
-{
-	size_t o = 0;
-	if (cap == 0)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char ch = src[i];
-		if (ch == '\\' && i + 3 < len && octal(src[i + 1]) >= 0 &&
-		    octal(src[i + 2]) >= 0 && octal(src[i + 3]) >= 0) {
-			int v = octal(src[i + 1]) * 64 + octal(src[i + 2]) * 8 + octal(src[i + 3]);
-			if (v > 0 && v < 256) {
-				ch = (char)v;
-				i += 3;
-			}
-		}
-		if (o + 1 >= cap) {
-			out[o] = '\0';
-			return false;
-		}
-		out[o++] = ch;
-	}
-	out[o] = '\0';
-	return true;
-}
-
-/* "MAJ:MIN" at tok[0..len) into m->maj, m->min. */
-static bool parse_majmin(const char *tok, size_t len, struct fs_disk_mount *m)
-{
-	const char *p = tok;
-	if (!scan_uint(&p, &m->maj) || *p != ':')
-		return false;
-	p++;
-	return scan_uint(&p, &m->min) && p == tok + len;
-}
-
-bool fs_disk_parse_mountinfo(const char *line, struct fs_disk_mount *m)
-{
-	const char *p = line, *tok;
-	size_t len;
-	/* mount id, parent id, MAJ:MIN, root, mount point */
-	if (!next_token(&p, &tok, &len) || !next_token(&p, &tok, &len) ||
-	    !next_token(&p, &tok, &len) || !parse_majmin(tok, len, m) ||
-	    !next_token(&p, &tok, &len) || !next_token(&p, &tok, &len) ||
-	    !fs_disk_unescape(tok, len, m->mount, FS_DISK_MOUNT_FIELD_MAX))
-		return false;
-	/* mount options, then optional fields up to the lone "-" */
-	do
-		if (!next_token(&p, &tok, &len))
-			return false;
-	while (!(len == 1 && *tok == '-'));
-	if (!next_token(&p, &tok, &len) ||
-	    !fs_disk_unescape(tok, len, m->fstype, FS_DISK_MOUNT_FIELD_MAX) ||
-	    !next_token(&p, &tok, &len) ||
-	    !fs_disk_unescape(tok, len, m->source, FS_DISK_MOUNT_FIELD_MAX))
-		return false;
-	return true;
 }

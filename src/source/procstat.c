@@ -6,6 +6,20 @@
 
 #include "util/parse.h"
 
+/* One number of /proc/PID/stat: most are unsigned and some reach 2^64 - 1
+ * (rsslim unlimited, addresses), which no int64_t holds: those read as
+ * INT64_MAX (none of them is kept); priority and nice may be negative. */
+static bool scan_field(const char **p, int64_t *v)
+{
+	uint64_t u;
+	if (fs_scan_i64(p, v))
+		return true;
+	if (!fs_scan_u64(p, &u))
+		return false;
+	*v = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+	return true;
+}
+
 /* Fill the fields we keep from the numbers after the state letter. Field
  * numbers are those of proc(5). Returns the last field number read. */
 static int scan_fields(const char *p, struct fs_pstat *out)
@@ -13,7 +27,7 @@ static int scan_fields(const char *p, struct fs_pstat *out)
 	int field = 3;
 	for (int f = 4; f <= 42; f++) {
 		int64_t v;
-		if (!fs_scan_i64(&p, &v))
+		if (!scan_field(&p, &v))
 			break;
 		field = f;
 		switch (f) {

@@ -50,7 +50,8 @@
 
 #define FS_COLS_MOUNTS(X)                                                       \
 	X(MOUNTS, mount, TEXT) X(MOUNTS, device, TEXT) X(MOUNTS, fstype, TEXT)   \
-	X(MOUNTS, source, TEXT) X(MOUNTS, majmin, TEXT)
+	X(MOUNTS, source, TEXT) X(MOUNTS, majmin, TEXT) X(MOUNTS, root, TEXT)     \
+	X(MOUNTS, disks, TEXT) X(MOUNTS, hidden, INTEGER)
 
 #define FS_COLS_NET(X)                                                          \
 	X(NET, t, REAL) X(NET, iface, TEXT) X(NET, rx_bytes_per_s, REAL)         \

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/runfile.h"
 #include "store/schema.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/pathhash.h"
 
 struct fs_store {
 	struct fs_sink sink; /* first: the sink callbacks get it back */
@@ -21,6 +23,8 @@ struct fs_store {
 	uint64_t last_commit_ns;
 	uint64_t rows, errors;
 	bool said_error;
+	bool hash_paths;        /* meta values: words holding a '/' hashed */
+	struct fs_runfile file; /* where it is on disk */
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -132,12 +136,27 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 static void sink_meta(struct fs_sink *sink, const char *key, const char *value)
 {
 	struct fs_store *st = (struct fs_store *)sink;
+	char *hashed = NULL;
+	if (st->hash_paths) {
+		hashed = fs_pathhash_words(value);
+		if (!hashed) {
+			say_error(st, "meta (out of memory)");
+			return; /* never the clear value */
+		}
+		value = hashed;
+	}
 	begin(st);
 	sqlite3_bind_text(st->meta, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st->meta, 2, value, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st->meta) != SQLITE_DONE)
 		say_error(st, "meta");
 	sqlite3_reset(st->meta);
+	free(hashed);
+}
+
+void fs_store_hash_paths(struct fs_store *st, bool on)
+{
+	st->hash_paths = on;
 }
 
 int fs_store_commit(struct fs_store *st)
@@ -162,35 +181,17 @@ static void sink_tick_end(struct fs_sink *sink, double t)
 		fs_store_commit(st);
 }
 
-struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, size_t errlen)
+/* Open the created file with SQLite and lay out the schema. Returns 0, or
+ * -1 with err. */
+static int open_db(struct fs_store *st, char *err, size_t errlen)
 {
-	/* O_EXCL gives a clear "exists" and proves the directory is writable
-	 * before any job is started. */
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
-		else
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	close(fd);
-	if (overwrite) {
-		char side[4200];
-		snprintf(side, sizeof side, "%s-wal", path);
-		unlink(side);
-		snprintf(side, sizeof side, "%s-shm", path);
-		unlink(side);
-	}
-	struct fs_store *st = calloc(1, sizeof *st);
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	const char *path = st->file.path;
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
-		goto fail;
+		return -1;
 	}
+	if (fs_runfile_verify(&st->file, err, errlen) < 0)
+		return -1;
 	/* Someone may open the file while it is being set up (a script polling
 	 * for it): wait for their lock instead of failing. */
 	sqlite3_busy_timeout(st->db, 5000);
@@ -198,21 +199,57 @@ struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, si
 	if (exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", why, sizeof why) < 0 ||
 	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
-		goto fail;
+		return -1;
+	}
+	return 0;
+}
+
+static void close_db(struct fs_store *st)
+{
+	for (int t = 0; t < FS_T__COUNT; t++)
+		sqlite3_finalize(st->insert[t]);
+	sqlite3_finalize(st->meta);
+	sqlite3_close(st->db);
+	st->db = NULL;
+}
+
+struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exists, char *err, size_t errlen)
+{
+	bool ex = false;
+	if (!exists)
+		exists = &ex;
+	struct fs_store *st = calloc(1, sizeof *st);
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* O_EXCL (or a temporary renamed at the end) gives a clear "exists"
+	 * and proves the directory is writable before any job is started. */
+	if (fs_runfile_create(&st->file, path, overwrite, exists, err, errlen) < 0) {
+		free(st);
+		return NULL;
+	}
+	if (open_db(st, err, errlen) < 0) {
+		close_db(st);
+		fs_runfile_discard(&st->file);
+		free(st);
+		return NULL;
 	}
 	st->sink.row = sink_row;
 	st->sink.meta = sink_meta;
 	st->sink.tick_end = sink_tick_end;
 	st->last_commit_ns = fs_now_ns();
 	return st;
-fail:
-	for (int t = 0; t < FS_T__COUNT; t++)
-		sqlite3_finalize(st->insert[t]);
-	sqlite3_finalize(st->meta);
-	sqlite3_close(st->db);
-	free(st);
-	unlink(path);
-	return NULL;
+}
+
+struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, size_t errlen)
+{
+	return fs_store_create_ex(path, overwrite, NULL, err, errlen);
+}
+
+const char *fs_store_path(const struct fs_store *st)
+{
+	return st->file.path;
 }
 
 struct fs_sink *fs_store_sink(struct fs_store *st)
@@ -225,27 +262,39 @@ uint64_t fs_store_rows(const struct fs_store *st)
 	return st->rows;
 }
 
-int fs_store_close(struct fs_store *st)
+int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
 	int rc = fs_store_commit(st);
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);
 	char why[256];
-	if (exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
-		 sizeof why) < 0)
+	bool folded = exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
+			   sizeof why) == 0;
+	if (!folded)
 		fs_error("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
 	sqlite3_close(st->db);
+	if (fs_runfile_finish(&st->file, folded && rc == 0) < 0)
+		rc = -1;
+	if (path_out)
+		snprintf(path_out, cap, "%s", st->file.path);
 	free(st);
 	return rc;
 }
 
+int fs_store_close(struct fs_store *st)
+{
+	return fs_store_close_at(st, NULL, 0);
+}
+
+void fs_store_discard(struct fs_store *st)
+{
+	close_db(st);
+	fs_runfile_discard(&st->file);
+	free(st);
+}
+
 void fs_store_unlink(const char *path)
 {
-	char side[4200];
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
+	fs_runfile_unlink(path);
 }

@@ -55,3 +55,21 @@ char *fs_fmt_time(char *out, size_t cap, double s)
 		snprintf(out, cap, "%s µs", fs_fmt_sig3(num, sizeof num, s * 1e6));
 	return out;
 }
+
+char *fs_fmt_fixed(char *out, size_t cap, double x, int decimals, const char *suffix)
+{
+	if (!isfinite(x))
+		snprintf(out, cap, "unknown");
+	else
+		snprintf(out, cap, "%.*f%s", decimals, x, suffix ? suffix : "");
+	return out;
+}
+
+char *fs_fmt_sig(char *out, size_t cap, double x, int digits, const char *suffix)
+{
+	if (!isfinite(x))
+		snprintf(out, cap, "unknown");
+	else
+		snprintf(out, cap, "%.*g%s", digits, x, suffix ? suffix : "");
+	return out;
+}

@@ -1,6 +1,10 @@
 #include "util/json.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "util/text.h"
 
 void fs_json_init(struct fs_json *j, FILE *out)
 {
@@ -9,22 +13,37 @@ void fs_json_init(struct fs_json *j, FILE *out)
 	j->need_comma[0] = false;
 }
 
+/* A JSON string: always valid UTF-8. Controls (and the characters text.h
+ * calls controls: C1, bidirectional overrides, U+2028/U+2029) as \uXXXX,
+ * a byte that is not valid UTF-8 as \ufffd. */
 static void put_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	while (n > 0) {
+		uint32_t cp;
+		size_t len = fs_text_utf8_decode(p, n, &cp);
+		if (len == 0) {
+			fputs("\\ufffd", out);
+			len = 1;
+		} else if (cp == '"') {
+			fputs("\\\"", out);
+		} else if (cp == '\\') {
+			fputs("\\\\", out);
+		} else if (cp == '\n') {
+			fputs("\\n", out);
+		} else if (cp == '\r') {
+			fputs("\\r", out);
+		} else if (cp == '\t') {
+			fputs("\\t", out);
+		} else if (fs_text_is_control(cp)) {
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		} else {
+			fwrite(p, 1, len, out);
 		}
+		p += len;
+		n -= len;
 	}
 	fputc('"', out);
 }

@@ -1,5 +1,10 @@
 /* json.h - a small streaming JSON writer (objects, arrays, strings with
- * escapes, numbers; NaN and infinities are written as null). */
+ * escapes, numbers; NaN and infinities are written as null). The output is
+ * always valid JSON and valid UTF-8, whatever bytes a string holds: controls
+ * (C0, DEL, C1, bidirectional overrides, U+2028/U+2029) are written as
+ * \uXXXX (\n \r \t as such), a byte that is not valid UTF-8 as \ufffd.
+ * Nothing is owned: strings are read during the call only. Write errors are
+ * left in the FILE (check ferror/fflush after the document). */
 #ifndef FS_JSON_H
 #define FS_JSON_H
 

@@ -20,8 +20,12 @@ bool fs_scan_u64(const char **pp, uint64_t *out)
 	if (*p < '0' || *p > '9')
 		return false;
 	uint64_t v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
+	while (*p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p++ - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false; /* does not fit: rejected, *pp left where it was */
+		v = v * 10 + d;
+	}
 	*out = v;
 	*pp = p;
 	return true;
@@ -30,15 +34,22 @@ bool fs_scan_u64(const char **pp, uint64_t *out)
 bool fs_scan_i64(const char **pp, int64_t *out)
 {
 	const char *p = skip_blank(*pp);
-	bool neg = false;
-	if (*p == '-') {
-		neg = true;
+	bool neg = *p == '-';
+	if (neg)
 		p++;
-	}
+	if (*p < '0' || *p > '9') /* a digit right after the sign */
+		return false;
 	uint64_t v;
 	if (!fs_scan_u64(&p, &v))
 		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	/* |INT64_MIN| = INT64_MAX + 1 fits only on the negative side; it is
+	 * built without negating INT64_MIN's magnitude as an int64_t. */
+	if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+		return false;
+	if (neg)
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	else
+		*out = (int64_t)v;
 	*pp = p;
 	return true;
 }

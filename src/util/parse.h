@@ -7,10 +7,13 @@
 #include <stdint.h>
 
 /* Skip blanks at *p, then read an unsigned decimal. Advances *p past it.
- * Returns false (and leaves *p) when no digit follows the blanks. */
+ * Returns false (and leaves *p) when no digit follows the blanks, or when
+ * the number does not fit in 64 bits (overflow is rejected, never wrapped). */
 bool fs_scan_u64(const char **p, uint64_t *out);
 
-/* Same for a signed decimal ("-1" is a valid sysfs speed). */
+/* Same for a signed decimal ("-1" is a valid sysfs speed): an optional '-'
+ * directly followed by digits, INT64_MIN..INT64_MAX; anything outside that
+ * range is rejected (false, *p left). */
 bool fs_scan_i64(const char **p, int64_t *out);
 
 /* Skip blanks, then the next whitespace-delimited word. */

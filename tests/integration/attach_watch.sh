@@ -1,6 +1,7 @@
 # attach records a running process tree until it exits or the duration
 # passes; watch prints one line per interval and stops with its --pid.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
+need_cmd /usr/bin/python3
 
 # A tree: sh -> (sleep, sleep), living ~2.5 s.
 sh -c 'sleep 2.5 & sleep 2.5 & wait' &
@@ -45,4 +46,20 @@ head -n -1 p.txt | awk 'NR > 1 && ($(NF-5) != 1 || $(NF-1) != 1) { bad = 1 } END
 	fail "expected 1 sleeping process in the job columns: $(cat p.txt)"
 tail -1 p.txt | awk '{ exit ($(NF-3) + $(NF-2) + $(NF-1)) != 0 }' ||
 	fail "last line should show no live thread: $(tail -1 p.txt)"
+
+# stdout that cannot be written: watch stops at the first failed line and
+# exits 1 with a message, whether the device is full or the pipe's reader
+# has gone (without -n it would otherwise print for ever, or die silently).
+timeout 60 "$FEEDSCOPE" watch -i 0.1 --no-gpu >/dev/full 2>full.err
+rc=$?
+[ $rc -eq 1 ] || fail "watch >/dev/full: exit $rc, expected 1 ($(cat full.err))"
+grep -q 'watch: writing to stdout failed: No space left on device' full.err || fail "watch >/dev/full: $(cat full.err)"
+/usr/bin/python3 - "$FEEDSCOPE" <<'PY' || fail "watch into a closed pipe"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "watch", "-i", "0.1", "--no-gpu"], stdout=w, stderr=subprocess.PIPE, timeout=60)
+assert p.returncode == 1, (p.returncode, p.stderr)
+assert b"watch: writing to stdout failed: Broken pipe" in p.stderr, p.stderr
+PY
 exit 0

@@ -178,6 +178,72 @@ bad --config w.yaml --dir empty
 grep -q 'feedscope bench generate' bad.err || fail "no-dataset message: $(cat bad.err)"
 bad --config w.yaml --dir "$D" --accelerators 100
 bad --workload resnet50 --dir "$D" --checkpoint
+bad --config "$FEEDSCOPE_TOP/tests/bench/yaml/bad_compute_huge.yaml" --dir "$D"
+grep -q "computation_time: '1e300'" bad.err || fail "1e300 seconds: $(cat bad.err)"
+bad --config "$FEEDSCOPE_TOP/tests/bench/yaml/bad_deep.yaml" --dir "$D"
+bad --config "$FEEDSCOPE_TOP/tests/bench/yaml/bad_size_product.yaml" --dir "$D"
+bad --workload resnet50 --scale 1e300 --dir "$D"
+
+# refused_here WHAT ARGS...: exit 2 at once (a hang is killed: exit 124/137),
+# one line on stderr, nothing on stdout, and nothing in $TEST_TMP changed
+snap() { find "$TEST_TMP" -printf '%p %y %s %m %T@\n' | grep -v -e '/r\.out ' -e '/r\.err ' | sort; }
+: >r.out
+: >r.err
+refused_here() {
+	local what=$1 rc before after
+	shift
+	before=$(snap)
+	timeout -k 5 60 "$FEEDSCOPE" bench "$@" >r.out 2>r.err
+	rc=$?
+	after=$(snap)
+	[ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 (124/137: it hung): $(cat r.err)"
+	[ "$(wc -l <r.err)" -eq 1 ] || fail "$what: stderr is not one line: $(cat r.err)"
+	[ ! -s r.out ] || fail "$what: wrote to stdout: $(cat r.out)"
+	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); fail "$what: something changed"; }
+	echo "refused ($what): $(cat r.err)"
+}
+# --output that cannot be created: refused before the benchmark reads anything
+refused_here "--output in a missing directory" --config w.yaml --dir "$D" --output "$TEST_TMP/nodir/run.db"
+grep -q 'nodir/run.db' r.err || fail "--output message: $(cat r.err)"
+refused_here "--output in /proc" --config w.yaml --dir "$D" --output /proc/feedscope-run.db
+refused_here "--output is a directory" --config w.yaml --dir "$D" --output "$D"
+# a FIFO, a symlink, a device, another size planted in the dataset: refused
+# up front, never opened for reading, never followed
+P=$TEST_TMP/planted
+expect_status 0 "$FEEDSCOPE" bench generate --config w.yaml --dir "$P" --seed 1 >/dev/null 2>&1
+victim=$P/train/img_3_of_8.tfrecord
+cp "$victim" "$TEST_TMP/outside.tfrecord"
+rm "$victim" && mkfifo "$victim"
+refused_here "a FIFO in the dataset" --config w.yaml --dir "$P" --output fifo.db
+grep -q 'a FIFO' r.err || fail "FIFO message: $(cat r.err)"
+refused_here "a FIFO in the dataset, --direct" --config w.yaml --dir "$P" --direct
+rm "$victim" && ln -s "$TEST_TMP/outside.tfrecord" "$victim"
+refused_here "a symlink in the dataset" --config w.yaml --dir "$P"
+grep -q 'symlink' r.err || fail "symlink message: $(cat r.err)"
+rm "$victim" && ln -s /dev/zero "$victim"
+refused_here "a symlink to a device in the dataset" --config w.yaml --dir "$P"
+if [ "$(id -u)" -eq 0 ]; then
+	rm "$victim" && mknod "$victim" c 1 5 # /dev/zero's numbers
+	refused_here "a device node in the dataset" --config w.yaml --dir "$P"
+	grep -q 'a device' r.err || fail "device message: $(cat r.err)"
+fi
+rm "$victim" && head -c 1000 "$TEST_TMP/outside.tfrecord" >"$victim"
+refused_here "a file of another size" --config w.yaml --dir "$P"
+grep -q 'the manifest says' r.err || fail "size message: $(cat r.err)"
+mv "$TEST_TMP/outside.tfrecord" "$victim"
+expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$P" --epochs 1 --quiet >/dev/null
+# a checkpoint that cannot be written: refused before training (as root: a
+# read-only file system)
+if [ "$(id -u)" -eq 0 ]; then
+	RO=$TEST_TMP/ro
+	mkdir "$RO" && mount -t tmpfs -o size=8m feedscope-ro "$RO" || fail "mount tmpfs"
+	trap 'umount "$RO" 2>/dev/null; umount "${MNT:-/nonexistent}" 2>/dev/null; [ -n "${LOOP:-}" ] && losetup -d "$LOOP" 2>/dev/null' EXIT
+	expect_status 0 "$FEEDSCOPE" bench generate --config w.yaml --dir "$RO/d" --seed 1 >/dev/null 2>&1
+	mount -o remount,ro "$RO" || fail "remount ro"
+	refused_here "a checkpoint on a read-only file system" --config w.yaml --dir "$RO/d" --checkpoint
+	umount "$RO"
+fi
+
 touch exists.db
 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --output exists.db >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an existing --output file is not refused"
@@ -203,6 +269,23 @@ assert 0 < j["epochs"][0]["steps"] < 1000000, j["epochs"][0]["steps"]
 assert j["samples"] > 0
 PY
 [ "$(q int.db "SELECT count(*) FROM bench")" = 2 ] || fail "interrupted run file: $(q int.db "SELECT * FROM bench")"
+
+# one SIGINT (Ctrl-C) is enough: never swallowed. (A background job of a
+# script starts with SIGINT ignored, which bench keeps: start it with the
+# default disposition, as a terminal's job has.) A run still going a minute
+# after the signal swallowed it: killed, and a failure.
+$PY -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+	"$FEEDSCOPE" bench --config w.yaml --dir "$D" --steps 1000000 --epochs 3 --quiet >sigint.out 2>&1 &
+pid=$!
+# once its threads run (its handler is in place long before)
+for _ in $(seq 300); do [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -gt 2 ] && break; sleep 0.1; done
+kill -INT $pid
+for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "bench still running a minute after one SIGINT"; }
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "bench after one SIGINT exited $rc, expected 130: $(cat sigint.out)"
+grep -q 'interrupted by signal 2' sigint.out || fail "SIGINT: $(cat sigint.out)"
 
 expect_status 0 "$FEEDSCOPE" bench clean --dir "$D" >/dev/null
 exit 0

@@ -120,6 +120,57 @@ rm half/train/img_2_of_3.npy
 expect_status 0 "$FEEDSCOPE" bench clean --dir half >/dev/null
 [ -e half ] && fail "clean left half/: $(ls -A half)"
 
+# ---- bench clean and a forged or edited list: only the generator's files go ----
+# clean_keeps DIR WHAT FILES...: clean exits 1, and every FILE is still there
+clean_keeps() {
+	local d=$1 what=$2 rc f
+	shift 2
+	"$FEEDSCOPE" bench clean --dir "$d" >clean.out 2>clean.err
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "clean ($what): exit $rc, expected 1: $(cat clean.out clean.err)"
+	for f in "$@"; do
+		[ -e "$f" ] || [ -L "$f" ] || fail "clean ($what) removed $f: $(cat clean.out clean.err)"
+	done
+	echo "kept ($what): $(head -1 clean.err)"
+}
+# a manifest edited to list a user's files (names feedscope never writes)
+expect_status 0 gen --dir forged >/dev/null
+echo notes >forged/notes.txt && echo keep >forged/train/keep.dat
+sed -i 's/^files 3$/files 5/' forged/.feedscope-dataset
+printf 'file notes.txt 6 0\nfile train/keep.dat 5 0\n' >>forged/.feedscope-dataset
+clean_keeps forged "a forged manifest" forged/notes.txt forged/train/keep.dat forged/train/img_0_of_3.npy \
+	forged/.feedscope-dataset forged/.feedscope-bench
+grep -q 'was not written by feedscope bench generate' clean.err || fail "forged manifest: $(cat clean.err)"
+# the same names renumbered (the list no longer matches its own header)
+expect_status 0 gen --dir renum >/dev/null
+sed -i 's/img_2_of_3/img_9_of_3/' renum/.feedscope-dataset && echo mine >renum/train/img_9_of_3.npy
+clean_keeps renum "a renumbered manifest" renum/train/img_9_of_3.npy renum/train/img_0_of_3.npy
+# '..', absolute paths: the manifest itself is refused, nothing is removed
+for p in ../outside/target /etc/hostname train/../notes.txt; do
+	rm -rf dots && expect_status 0 gen --dir dots >/dev/null && echo notes >dots/notes.txt
+	sed -i "s|^file train/img_1_of_3.npy |file $p |" dots/.feedscope-dataset
+	clean_keeps dots "a manifest listing $p" dots/notes.txt dots/train/img_0_of_3.npy outside/target
+done
+[ "$(cat outside/target)" = keep ] || fail "outside/target changed"
+# a user's file at a generator's name: older than the marker, of another
+# size, another link to it: each left alone, the rest removed
+expect_status 0 gen --dir planted >/dev/null
+size0=$(stat -c %s planted/train/img_0_of_3.npy) && rm planted/train/img_0_of_3.npy
+head -c "$size0" /dev/zero >planted/train/img_0_of_3.npy && touch -d 2001-01-01 planted/train/img_0_of_3.npy
+truncate -s 100 planted/train/img_1_of_3.npy
+ln planted/train/img_2_of_3.npy planted/mylink
+clean_keeps planted "planted files" planted/train/img_0_of_3.npy planted/train/img_1_of_3.npy \
+	planted/train/img_2_of_3.npy planted/mylink
+grep -q 'older than the dataset' clean.err && grep -q 'size is not' clean.err && grep -q 'hard links' clean.err ||
+	fail "planted files: $(cat clean.err)"
+if [ "$(id -u)" -eq 0 ]; then # a file of another user at a generator's name
+	expect_status 0 gen --dir owner >/dev/null
+	chown 65534 owner/train/img_1_of_3.npy
+	clean_keeps owner "another user's file" owner/train/img_1_of_3.npy
+	grep -q 'another user' clean.err || fail "another user's file: $(cat clean.err)"
+	[ -e owner/train/img_0_of_3.npy ] && fail "clean left owner/train/img_0_of_3.npy, which it made"
+fi
+
 # a real interruption (SIGINT once the plan is written): exit 1, the plan
 # stays, no manifest; clean removes it all
 sed 's/num_files_train: 3$/num_files_train: 3000/' wl.yaml >many.yaml

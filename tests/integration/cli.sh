@@ -33,6 +33,11 @@ bad run
 bad run --
 bad run -o /nonexistent-dir/x.db -- touch "$marker"
 bad run -o /proc/x.db -- touch "$marker"
+bad run -o "$TEST_TMP/" -- touch "$marker"
+bad run -f -o . -- touch "$marker"
+bad run -f -o /proc -- touch "$marker"
+bad run -f -o /proc/self/cmdline -- touch "$marker"
+FEEDSCOPE_HASH_KEY=abc bad run --hash-paths -- touch "$marker"
 bad run --sources cpu,bogus -- touch "$marker"
 bad attach
 bad attach 999999999
@@ -61,6 +66,22 @@ expect_status 0 "$FEEDSCOPE" run -q -f -o existing.db -- touch "$marker"
 [ -e "$marker" ] || fail "with --force the job did not run"
 [ "$(q existing.db "SELECT value FROM meta WHERE key='exit_code'")" = 0 ] || fail "no exit_code in forced run file"
 rm -f existing.db
+# A FIFO (opening it would block), a link or a directory is no "existing
+# file": refused with or without --force, and no --force hint.
+mkfifo fifo.db && ln -s elsewhere link.db && mkdir dir.db
+for f in fifo.db link.db dir.db; do
+	for force in "" -f; do
+		rm -f "$marker"
+		timeout 20 "$FEEDSCOPE" run -q $force -o $f -- touch "$marker" 2>err.txt
+		rc=$?
+		[ $rc -eq 2 ] || fail "run $force -o $f exited $rc, expected 2"
+		grep -q 'not a regular file' err.txt || fail "run $force -o $f: $(cat err.txt)"
+		grep -q 'use --force' err.txt && fail "run $force -o $f suggests --force"
+		[ -e "$marker" ] && fail "run $force -o $f started the job"
+	done
+done
+[ -p fifo.db ] && [ -L link.db ] && [ ! -e elsewhere ] && [ -d dir.db ] || fail "a refused -o was changed"
+rm -rf fifo.db link.db dir.db
 
 # A command that cannot be executed: 127 (not found) / 126 (not executable), like a shell.
 "$FEEDSCOPE" run -q -- /nonexistent/cmd 2>err.txt; rc=$?

@@ -1,6 +1,8 @@
 # The disk source against the truth and against iostat, on a real loop device:
 #  1. an O_DIRECT read of exactly 256 MiB is recorded as 256 MiB (+-3%);
-#  2. during 4 KiB random reads (fio), r/s, rkB/s and %util agree with
+#  2. the mounts table has / and the file system of the test's directory,
+#     on the disk sysfs names for it;
+#  3. during 4 KiB random reads (fio), r/s, rkB/s and %util agree with
 #     `iostat -dx` over the same window within 5%.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 need_root
@@ -30,9 +32,21 @@ rq=$(q bytes.db "SELECT sum(d.read_bytes_per_s * k.dt_s) / sum(d.reads_per_s * k
 echo "mean read request: $rq bytes"
 # Requests are at most 1 MiB (dd's size), at least 4 KiB.
 awk -v r="$rq" 'BEGIN { exit !(r >= 4096 && r <= 1048576 * 1.001) }' || fail "mean request size $rq out of range"
-[ "$(q bytes.db "SELECT device FROM mounts WHERE mount = '/'")" != "" ] || fail "no device for / in mounts"
+# 2. The mounts table: a row for / (from stat("/") where / is not a mount
+# point, as in a chroot), and one for this directory's file system, naming
+# the whole disk sysfs names for it when it is on a block device.
+[ "$(q bytes.db "SELECT count(*) FROM mounts WHERE mount = '/' AND hidden = 0")" = 1 ] || fail "no row for / in mounts"
+mm=$(stat -c '%Hd:%Ld' .)
+[ "$(q bytes.db "SELECT count(*) FROM mounts WHERE majmin = '$mm' AND hidden = 0")" -ge 1 ] ||
+	fail "no mounts row for $mm, the file system of $PWD: $(q bytes.db 'SELECT mount, majmin FROM mounts')"
+if [ -e "/sys/dev/block/$mm" ]; then
+	sys=$(readlink -f "/sys/dev/block/$mm")
+	[ -f "$sys/partition" ] && sys=$(dirname "$sys")
+	got=$(q bytes.db "SELECT device FROM mounts WHERE majmin = '$mm' AND hidden = 0 LIMIT 1")
+	[ "$got" = "$(basename "$sys")" ] || fail "mounts puts $PWD ($mm) on '$got', sysfs on '$(basename "$sys")'"
+fi
 
-# 2. Side by side with iostat.
+# 3. Side by side with iostat.
 /usr/bin/python3 "$FEEDSCOPE_TOP/tests/integration/iostat_compare.py" "$FEEDSCOPE" "$dev" ||
 	fail "feedscope and iostat disagree"
 exit 0

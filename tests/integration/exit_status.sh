@@ -19,8 +19,9 @@ grep -q 'feedscope: recorded' err.txt || fail "no summary on stderr"
 [ "$(cat err.txt)" = to-stderr ] || fail "stderr was '$(cat err.txt)'"
 
 # A signal sent to feedscope alone is forwarded; feedscope then reports the
-# job's death by that signal.
-for sig in TERM HUP INT; do
+# job's death by that signal (SIGUSR1: Slurm's --signal, Lightning's requeue;
+# it used to kill feedscope instead, leaving the job unrecorded).
+for sig in TERM HUP INT USR1 USR2 ALRM; do
 	rm -f s.db
 	"$FEEDSCOPE" run -q -o s.db -- sleep 30 &
 	fs=$!

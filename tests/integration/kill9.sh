@@ -26,9 +26,27 @@ ls -d /dev/shm/feedscope-trace-$fs-* >/dev/null 2>&1 || fail "expected the kille
 expect_status 0 "$FEEDSCOPE" run -q -o again.db -- true
 ls -d /dev/shm/feedscope-trace-$fs-* >/dev/null 2>&1 && fail "a stale region directory was not removed"
 
+# Killed while replacing a file (-f): the old file is untouched and the run
+# so far is in FILE.partial-PID beside it, readable.
+echo old >f.db
+"$FEEDSCOPE" run -q -f -o f.db -i 0.05 -- sleep 30 &
+fs=$!
+sleep 2.2
+kill -KILL $fs
+wait $fs 2>/dev/null
+part=f.db.partial-$fs
+[ -f "$part" ] || fail "-f: no $part after SIGKILL: $(ls)"
+job=$(q "$part" "SELECT value FROM meta WHERE key='pid'")
+[ -n "$job" ] && kill "$job" 2>/dev/null
+[ "$(cat f.db)" = old ] || fail "-f: the old file changed although the run never completed"
+[ "$(q "$part" 'PRAGMA integrity_check')" = ok ] || fail "-f: integrity_check of $part failed"
+[ "$(awk -v t="$(q "$part" "SELECT max(t) FROM ticks")" 'BEGIN { print (t >= 1.0) }')" = 1 ] ||
+	fail "-f: $part holds too few ticks"
+
 # The job killed: the recorder finishes the file normally.
 expect_status 137 "$FEEDSCOPE" run -q -o j.db -- sh -c 'sleep 0.5; kill -KILL $$'
 [ "$(q j.db "SELECT value FROM meta WHERE key='exit_code'")" = 137 ] || fail "exit_code after job SIGKILL"
 [ -e j.db-wal ] && fail "a clean finish should leave no -wal file"
+[ -e j.db-shm ] && fail "a clean finish should leave no -shm file"
 [ "$(q j.db 'PRAGMA journal_mode')" = delete ] || fail "run file not in rollback-journal mode after close"
 exit 0

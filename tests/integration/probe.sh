@@ -114,8 +114,8 @@ expect_status 0 "$FEEDSCOPE" probe --dir "$d" --only fsync --runtime 0.05 --no-s
 [ -z "$(ls -A "$d")" ] || fail "the next probe did not remove what a killed one left: $(ls -A "$d")"
 
 # 4. (root) an ext4 loop device
-[ "$(id -u)" -eq 0 ] || { echo "not root: loop device part skipped"; exit 0; }
-command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || { echo "no losetup/mkfs.ext4"; exit 0; }
+[ "$(id -u)" -eq 0 ] || skip "not root: the loop device part did not run (the rest passed)"
+command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || skip "needs losetup and mkfs.ext4 for the loop device part"
 img=$TEST_TMP/disk.img
 mnt=$TEST_TMP/mnt
 loop=

@@ -1,5 +1,7 @@
 /* check.h - the unit tests' assertions. A failed CHECK prints where and what,
- * counts, and the test goes on; main returns check_exit(). */
+ * counts, and the test goes on; main returns check_exit(). A part that cannot
+ * run here calls check_skip(): the binary then exits 77 (skipped), which
+ * tests/run.sh reports as SKIP, and as FAIL under CI=true. */
 #ifndef FS_CHECK_H
 #define FS_CHECK_H
 
@@ -9,6 +11,7 @@
 
 extern int check_failures;
 extern int check_count;
+extern int check_skips;
 
 #define CHECK(cond)                                                                  \
 	do {                                                                         \
@@ -53,7 +56,12 @@ extern int check_count;
 		}                                                                    \
 	} while (0)
 
-/* Print a summary line; returns the process exit status. */
+/* Say on stdout that a part of the test did not run, and why (printf-style);
+ * counts it. The rest of the test goes on. */
+void check_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a summary line; returns the process exit status: 1 if a check
+ * failed, else 77 if a part was skipped (check_skip), else 0. */
 int check_exit(const char *name);
 
 #endif

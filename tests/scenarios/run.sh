@@ -13,7 +13,8 @@
 # (truth: the steps table's wait share, or the job's own for hook-off runs),
 # then a confusion table (expected x got) and predicted vs obtained speedups.
 # Exits 1 if any verdict differs or a scenario could not be set up; 77 (skip)
-# when not root or a prerequisite is missing. See tests/scenarios/README.md.
+# when not root or a prerequisite is missing (1 under CI=true: a skip is a
+# failure there). See tests/scenarios/README.md.
 #
 #   FEEDSCOPE_BUILD   build directory (default build)
 #   FS_KEEP=1         keep the run directory (run files, job output)
@@ -27,7 +28,15 @@ ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
 loader_parallelism memory_pressure checkpoint_stall epoch_start
 nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata"
 
-skip() { echo "scenarios: skipped: $*"; exit 77; }
+# A suite that cannot run is skipped (77), loudly; under CI=true it fails (1).
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "scenarios: FAIL: cannot run ($*), and CI=true runs everything" >&2
+		exit 1
+	fi
+	echo "scenarios: SKIPPED (not passed): $*" >&2
+	exit 77
+}
 [ "$(id -u)" -eq 0 ] || skip "needs root (loop devices, cgroups, drop_caches)"
 for c in losetup mkfs.ext4 findmnt lsblk tac; do
 	command -v $c >/dev/null 2>&1 || skip "needs $c"

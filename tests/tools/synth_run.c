@@ -39,6 +39,16 @@ int main(int argc, char **argv)
 	fs_sink_meta(s, "pid", "100");
 	fs_sink_meta(s, "loader.train.num_workers", "4");
 	fs_sink_meta(s, "loader.train.batch_size", "32");
+	/* the data set's file system: an image on loop0, its file on vda */
+	struct fs_row mnt;
+	fs_row_init(&mnt, FS_T_MOUNTS, 0);
+	fs_row_text(&mnt, FS_MOUNTS_mount, "/mnt/data");
+	fs_row_text(&mnt, FS_MOUNTS_device, "loop0");
+	fs_row_text(&mnt, FS_MOUNTS_fstype, "ext4");
+	fs_row_text(&mnt, FS_MOUNTS_majmin, "7:0");
+	fs_row_text(&mnt, FS_MOUNTS_disks, "vda");
+	fs_row_int(&mnt, FS_MOUNTS_hidden, 0);
+	fs_sink_row(s, &mnt);
 	srand(1);
 	long ticks = (long)(seconds * 10), step = 0;
 	const char *disks[] = {"vda", "loop0", "loop1", "nvme0n1"};

@@ -161,7 +161,7 @@ static void tiny_run(const char *engine, bool direct)
 	char why[256] = "";
 	int rc = fs_bench_run(&o, &r, why, sizeof why);
 	if (rc != 0 && direct && strstr(why, "O_DIRECT")) { /* tmpfs: no O_DIRECT here */
-		fprintf(stderr, "test_bench_run: %s (skipped)\n", why);
+		check_skip("test_bench_run: %s", why);
 	} else {
 		CHECK_INT(rc, 0);
 		CHECK_INT(r.epochs, 2);

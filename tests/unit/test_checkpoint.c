@@ -76,7 +76,7 @@ static void roundtrip(const char *e, bool direct, size_t block, unsigned qd)
 	struct fs_ckpt_result r;
 	int rc = fs_bench_checkpoint(&o, &r, why, sizeof why);
 	if (rc < 0 && direct && direct_unsupported(why)) {
-		fprintf(stderr, "note: %s: %s (skipped)\n", e, why);
+		check_skip("%s: %s", e, why);
 		check_clean();
 		return;
 	}

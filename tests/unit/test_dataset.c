@@ -294,6 +294,71 @@ static void test_safety(void)
 	CHECK_INT(fs_bench_space_check(path("s/nope/deeper"), 4096, why, sizeof why), 0);
 	CHECK_INT(fs_bench_space_check(path("s"), 1ull << 60, why, sizeof why), -1);
 	CHECK(strstr(why, "not enough space") != NULL);
+	/* bytes + 5% is 2^64 + 1: it wrapped to 1 byte and passed; never again */
+	CHECK_INT(fs_bench_space_check(path("s"), 17568327689247192017ull, why, sizeof why), -1);
+	CHECK_INT(fs_bench_space_check(path("s"), UINT64_MAX, why, sizeof why), -1);
+}
+
+/* What `bench` reads: a FIFO, a device, a directory or a symlink planted in
+ * the dataset is refused at once (never opened for a blocking read, never
+ * followed); so is a file whose size is not the manifest's. */
+static void test_read_refusals(void)
+{
+	char why[512];
+	mkdir(path("r"), 0755);
+	mkdir(path("r/train"), 0755);
+	mkdir(path("r/train/dir"), 0755);
+	put("r/train/a", "12345678");
+	CHECK_INT(mkfifo(path("r/train/fifo"), 0644), 0);
+	symlink(path("r/train/a"), path("r/train/link"));
+	symlink("/dev/null", path("r/train/null"));
+	symlink(path("r/train"), path("r/sub"));
+	int dfd = fs_bench_dir_open(path("r"));
+	CHECK(dfd >= 0);
+
+	int fd = fs_bench_open_read(dfd, "r", "train/a", false, NULL, why, sizeof why);
+	CHECK(fd >= 0);
+	char buf[16];
+	CHECK_INT(fd >= 0 ? read(fd, buf, sizeof buf) : -1, 8);
+	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK)); /* blocking again for the engines */
+	if (fd >= 0)
+		close(fd);
+	static const struct { const char *rel; int err; const char *says; } refused[] = {
+		{"train/fifo", EINVAL, "r/train/fifo is a FIFO, not a regular file"},
+		{"train/dir", EINVAL, "a directory, not a regular file"},
+		{"train/link", ELOOP, "a symlink in the dataset (never followed)"},
+		{"train/null", ELOOP, "a symlink"},
+		{"sub/a", ELOOP, "a symlink"},
+		{"../r/train/a", EXDEV, "leaves"},
+		{"train/none", ENOENT, "No such file"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		why[0] = 0;
+		errno = 0;
+		CHECK_INT(fs_bench_open_read(dfd, "r", refused[i].rel, false, NULL, why, sizeof why), -1);
+		CHECK_INT(errno, refused[i].err);
+		if (!strstr(why, refused[i].says))
+			fprintf(stderr, "%s: \"%s\" lacks \"%s\"\n", refused[i].rel, why, refused[i].says);
+		CHECK(strstr(why, refused[i].says) != NULL);
+	}
+	close(dfd);
+
+	/* the same checks up front, from the manifest, without opening for reading */
+	struct fs_dataset_rec rec = {0, 8};
+	struct fs_dataset_file f = {.path = (char *)"train/a", .size = 8, .recs = &rec, .nrecs = 1};
+	struct fs_dataset d = {.format = "raw", .files = &f, .nfiles = 1};
+	CHECK_INT(fs_dataset_check_files(path("r"), &d, why, sizeof why), 0);
+	f.size = 9;
+	CHECK_INT(fs_dataset_check_files(path("r"), &d, why, sizeof why), -1);
+	CHECK(strstr(why, "is 8 bytes, the manifest says 9") != NULL);
+	f.size = 0;
+	static const char *const bad_paths[] = {"train/fifo", "train/link", "sub/a", "train/null", "train/dir"};
+	for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
+		f.path = (char *)bad_paths[i];
+		CHECK_INT(fs_dataset_check_files(path("r"), &d, why, sizeof why), -1);
+	}
+	f.nrecs = 0; /* an index file is never read: not checked */
+	CHECK_INT(fs_dataset_check_files(path("r"), &d, why, sizeof why), 0);
 }
 
 /* Every format writes exactly the size its layout announces, and its
@@ -397,6 +462,7 @@ int main(void)
 	test_rng();
 	test_manifest();
 	test_safety();
+	test_read_refusals();
 	test_formats();
 	test_jpeg();
 	char cmd[600];

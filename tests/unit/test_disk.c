@@ -1,7 +1,8 @@
-/* test_disk - the disk source: diskstats and mountinfo parsing, iostat's
- * formulas on hand-made counters, MAJ:MIN -> whole disk on a fixture sysfs,
- * devices appearing and vanishing mid-list, and a live run on this machine
- * (which also prints the cost of one sample). */
+/* test_disk - the disk source: diskstats parsing, iostat's formulas on
+ * hand-made counters, MAJ:MIN -> whole disk on a fixture sysfs, devices
+ * appearing and vanishing mid-list, and a live run on this machine (which
+ * also prints the cost of one sample). mountinfo and a path's devices:
+ * test_devpath.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "source/devpath.h"
 #include "source/disk.h"
 #include "source/source.h"
 #include "util/clock.h"
@@ -136,43 +138,6 @@ static void test_parse_line(void)
 	CHECK(!fs_disk_unused(&c));
 }
 
-static void test_mountinfo(void)
-{
-	char mount[FS_DISK_MOUNT_FIELD_MAX], fstype[FS_DISK_MOUNT_FIELD_MAX],
-		source[FS_DISK_MOUNT_FIELD_MAX];
-	struct fs_disk_mount m = {.mount = mount, .fstype = fstype, .source = source};
-
-	CHECK(fs_disk_parse_mountinfo("36 35 98:0 /mnt1 /mnt/my\\040data rw,noatime master:1 "
-				      "shared:2 - ext3 /dev/root rw,errors=continue\n", &m));
-	CHECK_INT(m.maj, 98);
-	CHECK_INT(m.min, 0);
-	CHECK_STR(mount, "/mnt/my data");
-	CHECK_STR(fstype, "ext3");
-	CHECK_STR(source, "/dev/root");
-
-	CHECK(fs_disk_parse_mountinfo("27 1 254:0 / / rw,relatime - ext4 /dev/vda rw", &m));
-	CHECK_STR(mount, "/");
-	CHECK_STR(source, "/dev/vda");
-
-	CHECK(fs_disk_parse_mountinfo("1 2 0:70 / /a\\134b\\011c rw - tmpfs my\\040tmp rw", &m));
-	CHECK_STR(mount, "/a\\b\tc");
-	CHECK_STR(source, "my tmp");
-
-	CHECK(!fs_disk_parse_mountinfo("1 2 0:70 / /a rw tmpfs tmpfs rw\n", &m)); /* no "-" */
-	CHECK(!fs_disk_parse_mountinfo("1 2 070 / /a rw - tmpfs tmpfs rw\n", &m));
-	CHECK(!fs_disk_parse_mountinfo("1 2 0:70 / /a rw -\n", &m));
-
-	char out[8];
-	CHECK(fs_disk_unescape("a\\040b", 6, out, sizeof out));
-	CHECK_STR(out, "a b");
-	CHECK(fs_disk_unescape("a\\04", 4, out, sizeof out)); /* cut short: kept as is */
-	CHECK_STR(out, "a\\04");
-	CHECK(fs_disk_unescape("\\999", 4, out, sizeof out)); /* not octal */
-	CHECK_STR(out, "\\999");
-	CHECK(!fs_disk_unescape("abcdefghij", 10, out, sizeof out));
-	CHECK_STR(out, "abcdefg");
-}
-
 /* ---- compute ---- */
 
 static struct fs_disk_counters ctr(uint64_t reads, uint64_t rsect, uint64_t rms, uint64_t writes,
@@ -266,7 +231,7 @@ static void test_resolve(void)
 	snprintf(p.proc, sizeof p.proc, "tests/fixtures/disk/mounts/s0/proc");
 	snprintf(p.sys, sizeof p.sys, "tests/fixtures/disk/mounts/s0/sys");
 	if (access(p.sys, F_OK) < 0) {
-		printf("test_resolve skipped: run from the repository root\n");
+		check_skip("test_resolve: run from the repository root");
 		return;
 	}
 	char dev[FS_DISK_NAME_MAX];
@@ -492,33 +457,45 @@ static void test_live(void)
 	void *st = NULL;
 	char why[256] = "";
 	if (fs_source_disk.open(&st, &ctx, why, sizeof why) != FS_SOURCE_OK) {
-		printf("live disk source unavailable here: %s\n", why);
+		check_skip("live disk source unavailable here: %s", why);
 		free(c.rows);
 		return;
 	}
 	CHECK_INT(c.meta, 1);
 
-	/* mounts: "/" is there, on the disk fs_disk_for_path names */
-	char root_dev[FS_DISK_NAME_MAX] = "", want[128];
-	int rc = fs_disk_for_path(&p, "/", root_dev, sizeof root_dev);
+	/* mounts: a row for "/" -- from mountinfo, or from stat("/") where / is
+	 * not a mount point (a chroot) -- on the device fs_devpath_of names */
+	struct fs_devpath root;
+	int rc = fs_devpath_of(&p, NULL, "/", &root);
+	char want[128];
 	lsblk_disk_of("/", want, sizeof want);
-	printf("fs_disk_for_path(\"/\") = %d \"%s\", lsblk says \"%s\"\n", rc, root_dev, want);
-	if (want[0]) {
-		CHECK_INT(rc, 0);
-		CHECK_STR(root_dev, want);
-	}
+	printf("fs_devpath_of(\"/\") = %d \"%s\" (%s, %s), lsblk says \"%s\"\n", rc, root.device,
+	       root.majmin, root.fstype, want);
+	CHECK_INT(rc, 0);
+	if (want[0])
+		CHECK_STR(root.device, want);
 	bool root_seen = false;
 	for (int i = 0; i < c.n; i++) {
 		const struct got_row *g = &c.rows[i];
-		if (g->table != FS_T_MOUNTS || strcmp(g->v[FS_MOUNTS_mount].s, "/") != 0)
+		if (g->table != FS_T_MOUNTS || strcmp(g->v[FS_MOUNTS_mount].s, "/") != 0 ||
+		    g->v[FS_MOUNTS_hidden].i)
 			continue;
 		root_seen = true;
-		if (rc == 0 && g->v[FS_MOUNTS_device].kind == FS_V_TEXT)
-			CHECK_STR(g->v[FS_MOUNTS_device].s, root_dev);
+		CHECK_STR(g->v[FS_MOUNTS_majmin].s, root.majmin);
+		const char *dev = g->v[FS_MOUNTS_device].kind == FS_V_TEXT ? g->v[FS_MOUNTS_device].s : "";
+		if (want[0])
+			CHECK_STR(dev, want);
+		/* an overlay's row names its first layer on a disk, "/" the layer
+		 * where files made in it go: the same only elsewhere */
+		if (strcmp(root.fstype, "overlay") != 0)
+			CHECK_STR(dev, root.device);
 	}
 	CHECK(root_seen);
-	CHECK_INT(fs_disk_for_path(&p, "/proc", root_dev, sizeof root_dev), -1);
-	CHECK_INT(fs_disk_for_path(&p, "/no/such/path", root_dev, sizeof root_dev), -1);
+	struct fs_devpath other;
+	CHECK_INT(fs_devpath_of(&p, NULL, "/proc", &other), 0);
+	CHECK_STR(other.device, "");
+	CHECK_STR(other.fstype, "proc");
+	CHECK_INT(fs_devpath_of(&p, NULL, "/no/such/path", &other), -1);
 
 	/* two samples 0.2 s apart */
 	char busy[128];
@@ -545,7 +522,6 @@ static void test_live(void)
 int main(void)
 {
 	test_parse_line();
-	test_mountinfo();
 	test_compute();
 	test_resolve();
 	test_hotplug();

@@ -62,12 +62,12 @@ static void reads(const struct fs_io_engine_ops *e, bool direct)
 	char why[256];
 	int fd = fs_io_open(known, O_RDONLY, 0, direct, why, sizeof why);
 	if (fd < 0) {
-		printf("  %s direct=%d: skipped (%s)\n", e->name, direct, why);
+		check_skip("%s direct=%d: %s", e->name, direct, why);
 		return;
 	}
 	struct fs_io_ctx *c = e->create(4, why, sizeof why);
 	if (!c) {
-		printf("  %s: skipped (%s)\n", e->name, why);
+		check_skip("%s: %s", e->name, why);
 		close(fd);
 		return;
 	}
@@ -146,7 +146,7 @@ static void queue_depth(void)
 	char why[256];
 	struct fs_io_ctx *c = e->create(32, why, sizeof why);
 	if (!c) {
-		printf("  io_uring: queue tests skipped (%s)\n", why);
+		check_skip("io_uring: queue tests did not run (%s)", why);
 		return;
 	}
 	int fd = fs_io_open(known, O_RDONLY, 0, false, why, sizeof why);
@@ -208,7 +208,7 @@ static void in_flight(void)
 	char why[256];
 	struct fs_io_ctx *c = e->create(8, why, sizeof why);
 	if (!c) {
-		printf("  io_uring: in-flight test skipped (%s)\n", why);
+		check_skip("io_uring: in-flight test did not run (%s)", why);
 		return;
 	}
 	int p[4][2];

@@ -1,10 +1,13 @@
 /* The receiving end of the marker channel: record parsing (good and bad
- * records) and a burst of records far beyond a datagram queue's 10, all
- * received. */
+ * records), text cleaning (control characters, invalid UTF-8, long values),
+ * a burst of records far beyond a datagram queue's 10, all received, and a
+ * stranger (another uid) holding 300 connections: refused, unread, and the
+ * job's own connection still served. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -30,11 +33,19 @@ static void on_row(struct fs_sink *s, const struct fs_row *r)
 	rows++;
 }
 
+static size_t meta_len;
+static char refused_peers[32], bad_records[32];
+
 static void on_meta(struct fs_sink *s, const char *k, const char *v)
 {
 	(void)s;
 	snprintf(meta_key, sizeof meta_key, "%s", k);
 	snprintf(meta_val, sizeof meta_val, "%s", v);
+	meta_len = strlen(v);
+	if (!strcmp(k, "markers.refused_peers"))
+		snprintf(refused_peers, sizeof refused_peers, "%s", v);
+	if (!strcmp(k, "markers.bad_records"))
+		snprintf(bad_records, sizeof bad_records, "%s", v);
 	metas++;
 }
 
@@ -100,6 +111,69 @@ static void test_parse(void)
 	CHECK_INT(metas, before_meta);
 }
 
+/* clean(in) as a string, and whether it changed */
+static const char *clean(const char *in, size_t cap, bool *changed)
+{
+	static char out[64];
+	fs_markers_clean(out, cap, in, strlen(in), changed);
+	return out;
+}
+
+static void test_clean(void)
+{
+	bool ch;
+	CHECK_STR(clean("plain ascii (x=1)", 64, &ch), "plain ascii (x=1)");
+	CHECK(!ch);
+	CHECK_STR(clean("caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x9a\x80", 64, &ch), "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x9a\x80");
+	CHECK(!ch);
+	CHECK_STR(clean("\x1b[31mred\x1b[0m", 64, &ch), "?[31mred?[0m");
+	CHECK(ch);
+	CHECK_STR(clean("a\tb\rc\x7f", 64, &ch), "a?b?c?");
+	CHECK_STR(clean("\xc2\x9b" "2J", 64, &ch), "?2J"); /* C1 CSI, encoded */
+	CHECK_STR(clean("\xe2\x80\xae" "txt.exe", 64, &ch), "?txt.exe"); /* RIGHT-TO-LEFT OVERRIDE */
+	CHECK_STR(clean("a\xe2\x80\xa8" "b", 64, &ch), "a?b");          /* LINE SEPARATOR */
+	CHECK_STR(clean("\xff\xfe", 64, &ch), "??");
+	CHECK_STR(clean("\xc0\xaf", 64, &ch), "??");         /* overlong '/' */
+	CHECK_STR(clean("\xed\xa0\x80", 64, &ch), "???");   /* a surrogate */
+	CHECK_STR(clean("\xf4\x90\x80\x80", 64, &ch), "????"); /* above U+10FFFF */
+	CHECK_STR(clean("ab\xe6\x97", 64, &ch), "ab??");     /* cut short */
+	CHECK(ch);
+	/* cut to fit, never inside a character */
+	CHECK_STR(clean("abcdef", 4, &ch), "abc");
+	CHECK(ch);
+	CHECK_STR(clean("ab\xc3\xa9", 4, &ch), "ab");
+	CHECK_STR(clean("ab\xc3\xa9", 5, &ch), "ab\xc3\xa9");
+	CHECK(!ch);
+}
+
+static void test_parse_clean(void)
+{
+	rows = metas = 0;
+	CHECK_INT(parse("M1 42 user.owner \x1b]0;owned\x07\x1b[2Jhi"), 1);
+	CHECK_STR(meta_key, "user.owner");
+	CHECK_STR(meta_val, "?]0;owned?" "?[2Jhi");
+	CHECK_INT(parse("M1 42 user.bytes \xff\xc3\x28 ok \xc3\xa9"), 1);
+	CHECK_STR(meta_val, "?" "?( ok \xc3\xa9");
+	CHECK_INT(parse("M1 42 user.fine caf\xc3\xa9 (root=/data)"), 0);
+	CHECK_STR(meta_val, "caf\xc3\xa9 (root=/data)");
+	/* a key must be printable ASCII: the record is refused, not cleaned */
+	CHECK_INT(parse("M1 42 user.\x1b[31m x"), -1);
+	CHECK_INT(parse("M1 42 user.caf\xc3\xa9 x"), -1);
+	CHECK_INT(metas, 3);
+	/* a huge value is cut to FS_MARKERS_MAX_VALUE bytes */
+	char big[FS_MARKERS_MAX_RECORD];
+	memset(big, 'v', sizeof big);
+	memcpy(big, "M1 1 user.big ", 14);
+	CHECK_INT(fs_markers_parse(big, sizeof big, &sink, 0), 1);
+	CHECK_STR(meta_key, "user.big");
+	CHECK_INT((int)meta_len, FS_MARKERS_MAX_VALUE);
+	/* names in steps and phases are cleaned too */
+	CHECK_INT(parse("S1 42 ev\x1bil 0 0 2000000000 1 1"), 1);
+	CHECK_STR(loaders[0], "ev?il");
+	CHECK_INT(parse("P1 42 \x9b\x1b 2000000000 2000000001"), 1);
+	CHECK_INT(rows, 2);
+}
+
 static int connect_to(const char *addr)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -149,14 +223,86 @@ static void test_burst(void)
 	metas = 0;
 	fs_markers_close(m, &sink, 0);
 	CHECK(metas >= 5);
-	/* the counters: the last meta written is bad_records = 1 */
-	CHECK_STR(meta_key, "markers.bad_records");
-	CHECK_STR(meta_val, "1");
+	/* the counters: one bad record; the last meta written is refused_peers */
+	CHECK_STR(bad_records, "1");
+	CHECK_STR(meta_key, "markers.refused_peers");
+	CHECK_STR(meta_val, "0");
+}
+
+/* A stranger: as root, a child that became uid 65534; otherwise ourselves,
+ * with the channel told that the job runs as another uid. It connects
+ * 1 + 300 times, sends a fake step on each, and holds them until told. */
+static void test_strangers(void)
+{
+	char why[256];
+	struct fs_markers *m = fs_markers_open(why, sizeof why);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	const char *addr = fs_markers_address(m);
+	bool root = geteuid() == 0;
+	int up[2], hold[2];
+	CHECK(pipe(up) == 0 && pipe(hold) == 0);
+	pid_t pid = -1;
+	if (root)
+		pid = fork();
+	else
+		fs_markers_set_job_uid(m, geteuid() + 1);
+	if (pid == 0) {
+		close(hold[1]);
+		if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(3);
+		int n = 0;
+		for (int i = 0; i < 301; i++) {
+			int fd = connect_to(addr);
+			n += fd >= 0 && send(fd, "S1 6 fake 0 0 2000000000 1 1", 28, MSG_DONTWAIT) == 28;
+		}
+		if (write(up[1], &n, sizeof n) < 0 || read(hold[0], &n, 1) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	int n = 0;
+	if (pid < 0) { /* not root: the stranger is this process */
+		for (int i = 0; i < 301; i++) {
+			int fd = connect_to(addr);
+			n += fd >= 0 && send(fd, "S1 6 fake 0 0 2000000000 1 1", 28, MSG_DONTWAIT) == 28;
+		}
+		fs_markers_set_job_uid(m, geteuid());
+	} else {
+		CHECK(read(up[0], &n, sizeof n) == (ssize_t)sizeof n);
+	}
+	CHECK_INT(n, 301);
+	rows = 0;
+	fs_markers_drain(m, &sink, 0);
+	CHECK_INT(rows, 0); /* nothing read from a stranger */
+	int fds[8];
+	CHECK_INT(fs_markers_fds(m, fds, 8), 1); /* and no slot taken */
+	/* the job's own connection, while the stranger still holds its sockets */
+	int own = connect_to(addr);
+	CHECK(own >= 0);
+	CHECK(send(own, "S1 7 job 0 0 2000000000 1 1", 27, MSG_DONTWAIT) == 27);
+	fs_markers_drain(m, &sink, 0);
+	CHECK_INT(rows, 1);
+	CHECK_STR(loaders[0], "job");
+	CHECK_INT(fs_markers_fds(m, fds, 8), 2);
+	if (pid > 0) {
+		close(hold[1]);
+		int st = 0;
+		waitpid(pid, &st, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	close(own);
+	refused_peers[0] = '\0';
+	fs_markers_close(m, &sink, 0);
+	CHECK_STR(refused_peers, "301");
 }
 
 int main(void)
 {
 	test_parse();
+	test_clean();
+	test_parse_clean();
 	test_burst();
+	test_strangers();
 	return check_exit("test_markers");
 }

@@ -156,7 +156,7 @@ static void database(void)
 		CHECK_STR(out.engine, "io_uring");
 		CHECK_INT(out.file_bytes, 1 << 30);
 	} else {
-		printf("  no sqlite3 command: old-table test skipped\n");
+		check_skip("no sqlite3 command: old-table test did not run");
 	}
 
 	/* a database that cannot be written */

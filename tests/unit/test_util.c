@@ -1,4 +1,5 @@
 /* Unit tests of src/util: number scanning, counter deltas, CLI values, units. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -51,6 +52,48 @@ static void test_scan(void)
 	CHECK(!found[3]);
 }
 
+/* Edge values: INT64_MIN is read without negating it as an int64_t, and a
+ * number outside the type is rejected (never wrapped), leaving *p. */
+static void test_scan_limits(void)
+{
+	const char *p;
+	uint64_t v;
+	int64_t s;
+	p = "18446744073709551615 x";
+	CHECK(fs_scan_u64(&p, &v) && v == UINT64_MAX && *p == ' ');
+	p = "18446744073709551616";
+	CHECK(!fs_scan_u64(&p, &v));
+	CHECK_STR(p, "18446744073709551616");
+	p = "99999999999999999999999";
+	CHECK(!fs_scan_u64(&p, &v));
+	p = "9223372036854775807";
+	CHECK(fs_scan_i64(&p, &s) && s == INT64_MAX);
+	p = "-9223372036854775808";
+	CHECK(fs_scan_i64(&p, &s) && s == INT64_MIN && *p == '\0');
+	p = "9223372036854775808";
+	CHECK(!fs_scan_i64(&p, &s));
+	CHECK_STR(p, "9223372036854775808");
+	p = "-9223372036854775809";
+	CHECK(!fs_scan_i64(&p, &s));
+	p = "-18446744073709551615";
+	CHECK(!fs_scan_i64(&p, &s));
+	p = "-0";
+	CHECK(fs_scan_i64(&p, &s) && s == 0);
+	p = "- 5"; /* the sign belongs to the digits */
+	CHECK(!fs_scan_i64(&p, &s));
+	p = "-";
+	CHECK(!fs_scan_i64(&p, &s));
+	p = "  -1\n";
+	CHECK(fs_scan_i64(&p, &s) && s == -1 && *p == '\n');
+	/* the keyed scanners skip a value that does not fit */
+	const char *text = "big 99999999999999999999\nok 5\n";
+	CHECK(!fs_find_u64(text, "big", &v));
+	CHECK(fs_find_u64(text, "ok", &v) && v == 5);
+	int n;
+	CHECK(!fs_parse_pos_int("2147483648", &n));
+	CHECK(fs_parse_pos_int("2147483647", &n) && n == 2147483647);
+}
+
 static void test_seconds(void)
 {
 	double d;
@@ -90,6 +133,14 @@ static void test_fmt(void)
 	CHECK_STR(fs_fmt_time(b, sizeof b, 0), "0 s");
 	CHECK_STR(fs_fmt_sig3(b, sizeof b, 12345.6), "12346");
 	CHECK_STR(fs_fmt_sig3(b, sizeof b, NAN), "-");
+	/* numbers in sentences: never "nan" or "inf" */
+	CHECK_STR(fs_fmt_fixed(b, sizeof b, 12.4, 0, "%"), "12%");
+	CHECK_STR(fs_fmt_fixed(b, sizeof b, 2.25, 1, " ms"), "2.2 ms");
+	CHECK_STR(fs_fmt_fixed(b, sizeof b, NAN, 0, "%"), "unknown");
+	CHECK_STR(fs_fmt_fixed(b, sizeof b, INFINITY, 0, " steps"), "unknown");
+	CHECK_STR(fs_fmt_sig(b, sizeof b, 1.234, 2, " cores"), "1.2 cores");
+	CHECK_STR(fs_fmt_sig(b, sizeof b, -INFINITY, 2, " cores"), "unknown");
+	CHECK_STR(fs_fmt_sig(b, sizeof b, 4100, 2, ""), "4.1e+03");
 }
 
 static void test_paths(void)
@@ -146,6 +197,7 @@ int main(void)
 {
 	test_counter_delta();
 	test_scan();
+	test_scan_limits();
 	test_seconds();
 	test_fmt();
 	test_paths();

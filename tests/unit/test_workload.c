@@ -164,9 +164,52 @@ int main(void)
 	bad(Y "bad_transformer.yaml", "model.transformer.hidden_size: '0'");
 	bad(Y "bad_batch_list.yaml", "reader.batch_size: expected a single value");
 
+	/* numbers out of range: the key and the value, never a silent overflow */
+	bad(Y "bad_compute_huge.yaml", "train.computation_time: '1e300' is not a number of seconds from 0 to 86400");
+	bad(Y "bad_compute_inf.yaml", "train.computation_time: '.inf'");
+	bad(Y "bad_compute_nan.yaml", "train.computation_time: 'nan'");
+	bad(Y "bad_compute_stdev_huge.yaml", "train.computation_time.stdev: '1e20'");
+	bad(Y "bad_stdev_inf.yaml", "train.computation_time_stdev: 'inf'");
+	bad(Y "bad_record_huge.yaml", "dataset.record_length_bytes: '1e19' is not a number of bytes from 1 to 1e18");
+	bad(Y "bad_record_negative.yaml", "dataset.record_length_bytes: '-4096'");
+	bad(Y "bad_size_product.yaml", "record_length_bytes 1000000000000000000");
+	bad(Y "bad_size_product.yaml", "num_samples_per_file 4000000000 × num_files_train 4000000000 is more than");
+	bad(Y "bad_size_wrap.yaml", "record_length_bytes 576460752303423488");
+	bad(Y "bad_transformer_overflow.yaml", "the checkpoint's size");
+	CHECK_INT(load("resnet50", 1e300, &w, why, &warnings, err, sizeof err), -1);
+	CHECK(strstr(why, "--scale 1e+300") != NULL);
+	CHECK_INT(load("bert", 3e9, &w, why, &warnings, err, sizeof err), -1);
+	CHECK(strstr(why, "--scale") != NULL);
+	/* the largest compute time that is accepted, and nesting within the limit */
+	CHECK_INT(load(Y "nested_ok.yaml", 1, &w, why, &warnings, err, sizeof err), 0);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 86400, 1e-9);
+	CHECK_INT(warnings, 0);
+
+	/* nesting: a fixture just past the limit, and 100 000 brackets (which
+	 * took libyaml's document API 24 s) refused by the depth limit */
+	bad(Y "bad_deep.yaml", "bad_deep.yaml:2: nested deeper than 32 levels");
+	char deep[] = "/tmp/test_workload_deep.XXXXXX.yaml";
+	int dfd = mkstemps(deep, 5);
+	CHECK(dfd >= 0);
+	FILE *df = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	if (df) {
+		fputs("model: ", df);
+		for (int i = 0; i < 100000; i++)
+			fputc('[', df);
+		for (int i = 0; i < 100000; i++)
+			fputc(']', df);
+		fputc('\n', df);
+		fclose(df);
+		bad(deep, "nested deeper than 32 levels");
+		unlink(deep);
+	}
+
 	/* the transformer count itself */
 	struct fs_wl_transformer t = {.num_layers = 32, .hidden = 4096, .ffn_hidden = 14336, .vocab = 128256,
 				      .heads = 32, .kv_heads = 8, .model_dtype_bytes = 2, .optimizer_dtype_bytes = 4};
 	CHECK_INT(fs_wl_transformer_params(&t), 8030261248ull);
+	t.hidden = t.ffn_hidden = 4000000000ull; /* hidden² overflows: saturates, never wraps */
+	CHECK(fs_wl_transformer_params(&t) == UINT64_MAX);
+	CHECK(fs_wl_transformer_checkpoint_bytes(&t) == UINT64_MAX);
 	return check_exit("test_workload");
 }
