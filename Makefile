@@ -167,6 +167,7 @@ FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_OBJ     := $(BUILD)/obj/tests/fuzz/runfile_common.o $(BUILD)/obj/tests/lib/dump.o
 
 fuzz:
+	@scripts/deps.sh fuzz
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: needs $(FUZZ_CC) (Debian: apt-get install clang)" >&2; exit 2; }
 	$(MAKE) BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) SANITIZE=fuzz fuzz-targets
 	tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)

@@ -4,6 +4,7 @@
 #   build: compiler and libraries
 #   test:  build + what the tests, benchmarks and demo use (PyTorch, fio,
 #          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup)
+#   fuzz:  build + clang (libFuzzer) for `make fuzz`
 set -eu
 build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev"
 test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-numpy fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin"
@@ -11,7 +12,8 @@ test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-numpy fio sysstat d
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;
 test) pkgs=$test_pkgs ;;
-*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+fuzz) pkgs="$build_pkgs clang" ;;
+*) echo "usage: $0 [build|test|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "util/pathhash.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
@@ -48,14 +50,14 @@ void fs_trace_clock_update(struct fs_trace_timebase *c, uint64_t now_ns)
 		c->ticks_per_ns = (double)(tsc - c->tsc_start) / (double)(ns - c->ns_start);
 }
 
-double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t units)
+double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_head *r, uint64_t units)
 {
 	if (r->clock_kind == FS_TRACE_CLOCK_NS)
 		return (double)units / 1e9;
 	return c->ticks_per_ns > 0 ? (double)units / c->ticks_per_ns / 1e9 : NAN;
 }
 
-uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t stamp)
+uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_head *r, uint64_t stamp)
 {
 	if (r->clock_kind == FS_TRACE_CLOCK_NS)
 		return stamp;
@@ -65,13 +67,14 @@ uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_
 	return (uint64_t)((double)r->mono0_ns + off_ns);
 }
 
+/* the records are private copies (traceread.c): plain reads */
 static uint64_t ld(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return *p;
 }
 
 /* t of the run for a region clock reading (NaN if none). */
-static double run_t(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
+static double run_t(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
 		    const struct fs_source_ctx *ctx, uint64_t stamp)
 {
 	if (!stamp)
@@ -83,23 +86,27 @@ static double run_t(const struct fs_trace_timebase *c, const struct fs_trace_reg
 	return ((double)mono - start_ns) / 1e9;
 }
 
+/* The path as the files and ops tables show it. --hash-paths: the keyed
+ * hash (util/pathhash.h) of (full length, FNV-1a of the full path, the tail
+ * kept), so a long path's hash still depends on all of it. */
 static void path_text(const struct fs_trace_file *f, bool hash_paths, char *out, size_t cap)
 {
 	if (hash_paths)
-		snprintf(out, cap, "%016llx", (unsigned long long)f->path_hash);
+		fs_pathhash_text(fs_pathhash_parts(f->path_len, f->path_hash, f->path, strnlen(f->path, sizeof f->path)),
+				 out, cap);
 	else if (f->path_len >= FS_TRACE_PATH)
 		snprintf(out, cap, "...%s", f->path);
 	else
 		snprintf(out, cap, "%s", f->path);
 }
 
-uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
-			     const struct fs_source_ctx *ctx, bool hash_paths)
+uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			     const struct fs_trace_file *files, const struct fs_source_ctx *ctx, bool hash_paths)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < FS_TRACE_FILES; i++) {
-		const struct fs_trace_file *f = &r->files[i];
-		if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) != FS_TRACE_READY)
+		const struct fs_trace_file *f = &files[i];
+		if (!fs_trace_used(r, i) || f->state != FS_TRACE_READY)
 			continue;
 		uint64_t ops = ld(&f->opens) + ld(&f->reads) + ld(&f->writes) + ld(&f->seeks) + ld(&f->stats) +
 			       ld(&f->mmaps) + ld(&f->fsyncs);
@@ -138,7 +145,7 @@ uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_
 		fs_row_int(&row, FS_FILES_fsyncs, (int64_t)ld(&f->fsyncs));
 		fs_row_int(&row, FS_FILES_max_offset, (int64_t)ld(&f->max_offset));
 		fs_row_int(&row, FS_FILES_stdio_ops, (int64_t)ld(&f->stdio_ops));
-		fs_row_text(&row, FS_FILES_path_hash, i == 0 ? NULL : hash);
+		fs_row_text(&row, FS_FILES_path_hash, i == 0 ? NULL : hash_paths ? path : hash);
 		fs_sink_row(ctx->sink, &row);
 		n++;
 	}
@@ -151,34 +158,25 @@ static const char *op_name(int op)
 	return op >= 0 && op <= FS_TRACE_OP_OTHER ? names[op] : "?";
 }
 
-void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t *pos,
-		       const struct fs_source_ctx *ctx, bool hash_paths, uint64_t *rows, uint64_t max_rows,
-		       uint64_t *lost)
+int fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_head *r, struct fs_trace_reader *rd,
+		      int fd, uint64_t *pos, bool final, const struct fs_source_ctx *ctx, bool hash_paths,
+		      uint64_t *rows, uint64_t max_rows, uint64_t *lost)
 {
-	uint64_t head = __atomic_load_n(&r->ops_head, __ATOMIC_ACQUIRE);
-	if (head - *pos > FS_TRACE_OPS) {
-		*lost += head - *pos - FS_TRACE_OPS;
-		*pos = head - FS_TRACE_OPS;
-	}
-	for (; *pos < head; (*pos)++) {
-		const struct fs_trace_op *slot = &r->ops[*pos % FS_TRACE_OPS];
-		if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != *pos + 1)
-			break; /* still being written: next tick */
-		/* Copy, then check the entry was not lapped while we copied. */
-		struct fs_trace_op copy = *slot;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != *pos + 1) {
-			(*lost)++;
-			continue;
-		}
-		const struct fs_trace_op *o = &copy;
+	const struct fs_trace_op *ops;
+	int n = fs_trace_read_ops(rd, fd, r, pos, final, lost, &ops);
+	if (n < 0)
+		return -1;
+	fs_trace_names_forget(rd);
+	for (int k = 0; k < n; k++) {
+		const struct fs_trace_op *o = &ops[k];
 		if (*rows >= max_rows) {
 			(*lost)++;
 			continue;
 		}
 		char path[FS_TRACE_PATH + 8] = "";
-		if (o->file < FS_TRACE_FILES && r->files[o->file].state == FS_TRACE_READY)
-			path_text(&r->files[o->file], hash_paths, path, sizeof path);
+		const struct fs_trace_file *f = fs_trace_read_name(rd, fd, o->file);
+		if (f)
+			path_text(f, hash_paths, path, sizeof path);
 		struct fs_row row;
 		fs_row_init(&row, FS_T_OPS, run_t(c, r, ctx, o->start));
 		fs_row_int(&row, FS_OPS_pid, r->pid);
@@ -194,4 +192,5 @@ void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_
 		fs_sink_row(ctx->sink, &row);
 		(*rows)++;
 	}
+	return n;
 }

@@ -1,5 +1,6 @@
-/* tracefmt.h - reading the tracer's region format (src/trace/region.h) into
- * rows: clock conversion, the files table, the ops ring. */
+/* tracefmt.h - the tracer's regions (src/trace/region.h), as read by
+ * traceread.h into private copies, into rows: clock conversion, the files
+ * table, the ops ring. */
 #ifndef FS_TRACEFMT_H
 #define FS_TRACEFMT_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 
 #include "source/source.h"
+#include "source/traceread.h"
 #include "trace/region.h"
 
 /* The recorder's own measurement of the tracer's clock (the TSC on
@@ -21,19 +23,23 @@ void fs_trace_clock_init(struct fs_trace_timebase *c, uint64_t now_ns);
 void fs_trace_clock_update(struct fs_trace_timebase *c, uint64_t now_ns);
 
 /* A duration in the region's clock units, in seconds (NaN if unknown yet). */
-double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t units);
+double fs_trace_clock_seconds(const struct fs_trace_timebase *c, const struct fs_trace_head *r, uint64_t units);
 
 /* A region clock reading as CLOCK_MONOTONIC nanoseconds (0 if unknown). */
-uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t stamp);
+uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_trace_head *r, uint64_t stamp);
 
-/* Emit one files row per record in use; returns how many. */
-uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_region *r,
-			     const struct fs_source_ctx *ctx, bool hash_paths);
+/* Emit one files row per record that r->used marks and files[] holds READY
+ * (files: the copies fs_trace_read_files made); returns how many. */
+uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			     const struct fs_trace_file *files, const struct fs_source_ctx *ctx, bool hash_paths);
 
-/* Emit ops rows from *pos up to the ring's head (at most max_rows in all,
- * counted in *rows); ops overwritten before being read are added to *lost. */
-void fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_region *r, uint64_t *pos,
-		       const struct fs_source_ctx *ctx, bool hash_paths, uint64_t *rows, uint64_t max_rows,
-		       uint64_t *lost);
+/* Emit ops rows for the ring entries of the region open at fd from *pos up
+ * to r->ops_head (fs_trace_read_ops; `final`: the process is gone), at most
+ * max_rows in all (counted in *rows); entries overwritten before being read,
+ * or past max_rows, are added to *lost. Returns the entries read, or -1 if
+ * the region could not be read (no memory, or the file shrank). */
+int fs_trace_emit_ops(const struct fs_trace_timebase *c, const struct fs_trace_head *r, struct fs_trace_reader *rd,
+		      int fd, uint64_t *pos, bool final, const struct fs_source_ctx *ctx, bool hash_paths,
+		      uint64_t *rows, uint64_t max_rows, uint64_t *lost);
 
 #endif

@@ -19,8 +19,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 #include "trace/trace.h"
 
@@ -73,8 +80,13 @@ static int in_filter(int kind, char ch)
 	return (exclude[kind].filter[c >> 6] >> (c & 63)) & 1;
 }
 
+static size_t page_bytes = 4096;
+
 void fs_files_init(void)
 {
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg >= 4096)
+		page_bytes = (size_t)pg;
 	const char *spec = getenv("FEEDSCOPE_TRACE_EXCLUDE");
 	if (!spec)
 		spec = default_exclude;
@@ -245,10 +257,48 @@ static uint64_t place_hash(const char *tail, size_t tail_len, uint32_t len)
  * record only when the tags match or the slot seems free. */
 static uint32_t tags[FS_TRACE_FILES];
 
+/* Private to this process: the pages of its region's records that are
+ * backed (bit set), so that touching them cannot fault. A region file is
+ * sparse but for its header and record 0 (trace.c); a record's pages are
+ * backed with MADV_POPULATE_WRITE before anything reads or writes it,
+ * which on a full filesystem fails (EFAULT) where a store would raise
+ * SIGBUS. */
+static uint64_t backed[(sizeof(struct fs_trace_region) / 4096 + 64) / 64];
+
+static void mark_backed(size_t first, size_t last)
+{
+	for (size_t p = first; p <= last; p++)
+		__atomic_fetch_or(&backed[p / 64], 1ull << (p % 64), __ATOMIC_RELAXED);
+}
+
 void fs_files_reset(void)
 {
 	for (int i = 0; i < FS_TRACE_FILES; i++)
 		__atomic_store_n(&tags[i], 0, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < sizeof backed / sizeof backed[0]; i++)
+		__atomic_store_n(&backed[i], 0, __ATOMIC_RELAXED);
+	mark_backed(0, (FS_REGION_PREFIX - 1) / page_bytes);
+}
+
+/* Whether record idx of r may be touched: 1 once its pages are backed, 0
+ * if they cannot be (no room left where the region lives). errno kept. */
+static int backed_record(struct fs_trace_region *r, uint32_t idx)
+{
+	if (!fs.populate)
+		return 1; /* the whole region was allocated at creation */
+	size_t at = offsetof(struct fs_trace_region, files) + (size_t)idx * sizeof(struct fs_trace_file);
+	size_t first = at / page_bytes, last = (at + sizeof(struct fs_trace_file) - 1) / page_bytes;
+	int all = 1;
+	for (size_t p = first; p <= last; p++)
+		all &= (int)((__atomic_load_n(&backed[p / 64], __ATOMIC_RELAXED) >> (p % 64)) & 1);
+	if (all)
+		return 1;
+	int saved = errno;
+	int ok = madvise((char *)r + first * page_bytes, (last - first + 1) * page_bytes, MADV_POPULATE_WRITE) == 0;
+	errno = saved;
+	if (ok)
+		mark_backed(first, last);
+	return ok;
 }
 
 /* A path as the table sees it. FNV-1a (path_hash) is computed only when a
@@ -289,6 +339,10 @@ static int find(struct fs_trace_region *r, struct key *k, int create)
 		uint32_t t = __atomic_load_n(&tags[idx], __ATOMIC_RELAXED);
 		if (t != 0 && t != tag)
 			continue; /* another path's */
+		if (t == 0 && !backed_record(r, idx)) { /* a slot not seen yet: back it first */
+			__atomic_fetch_or(&r->blind, (uint64_t)FS_TRACE_BLIND_NO_SPACE, __ATOMIC_RELAXED);
+			return 0;
+		}
 		struct fs_trace_file *f = &r->files[idx];
 		uint32_t st = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 		if (st == FS_TRACE_FREE) {
@@ -303,6 +357,8 @@ static int find(struct fs_trace_region *r, struct key *k, int create)
 				f->path[k->tail_len] = '\0';
 				__atomic_fetch_add(&r->nfiles, 1, __ATOMIC_RELAXED);
 				__atomic_store_n(&f->state, FS_TRACE_READY, __ATOMIC_RELEASE);
+				/* the reader preads only the records marked here */
+				__atomic_fetch_or(&r->used[idx / 64], 1ull << (idx % 64), __ATOMIC_RELAXED);
 				__atomic_store_n(&tags[idx], tag, __ATOMIC_RELAXED);
 				return (int)idx;
 			}

@@ -5,12 +5,28 @@
  *
  * One region per process image: the tracer creates
  *   $FEEDSCOPE_TRACE_DIR/<pid>          (or <pid>.1, <pid>.2 after exec)
- * with O_CREAT|O_EXCL, sizes it, maps it MAP_SHARED and closes the file: the
- * job's descriptors are never touched after start-up, and the counters are
- * in shared memory as soon as they are counted, so nothing is lost when a
- * process leaves through _exit() (Python DataLoader workers), is killed, or
- * when feedscope is gone. The recorder maps every region read-only, reads
- * the cumulative counters each tick, and deletes the directory at the end.
+ * with O_CREAT|O_EXCL, mode 0400, sizes it, allocates the blocks of the
+ * header and record 0 (posix_fallocate; the op ring's too with
+ * --trace-ops), maps it MAP_SHARED and closes the file: the job's
+ * descriptors are never touched
+ * after start-up, and the counters are in shared memory as soon as they are
+ * counted, so nothing is lost when a process leaves through _exit() (Python
+ * DataLoader workers), is killed, or when feedscope is gone. The op ring is
+ * part of the file only with --trace-ops (fs_trace_region_size). The pages
+ * of the other records are backed as records are claimed
+ * (MADV_POPULATE_WRITE, which fails instead of raising SIGBUS): a process
+ * costs the pages it uses (4 KiB for one that opens nothing), and a full
+ * /dev/shm is an error the tracer sees, never a fault in the job.
+ *
+ * When the region cannot be made, the tracer leaves an empty marker file
+ *   $FEEDSCOPE_TRACE_DIR/untraced.<pid>.<stage>.<errno>
+ * (no blocks needed) and stays off in that process.
+ *
+ * The recorder never maps a region: it opens it, unlinks its name (so that
+ * nothing in the job can find it any more), and reads what it needs with
+ * pread into private copies, so a region truncated or replaced under it
+ * cannot fault it. Once the process is gone it reads the region a last
+ * time and closes it, which frees it.
  *
  * Counters only grow and are updated with relaxed atomic adds (the reader
  * tolerates a counter read a moment before another). Times are in the
@@ -21,10 +37,11 @@
 #ifndef FS_TRACE_REGION_H
 #define FS_TRACE_REGION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define FS_TRACE_MAGIC 0x52545346u /* "FSTR" */
-#define FS_TRACE_VERSION 1
+#define FS_TRACE_VERSION 2
 #define FS_TRACE_FILES 1024        /* file records per process image */
 #define FS_TRACE_PATH 232          /* path bytes kept (longer: the tail, and the full hash) */
 #define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512, 15 is >= 8 MiB */
@@ -37,6 +54,7 @@ enum {
 	FS_TRACE_BLIND_IO_URING = 1u << 0,  /* io_uring_setup was called: its I/O is not seen */
 	FS_TRACE_BLIND_FILES_FULL = 1u << 1, /* more than FS_TRACE_FILES files: the rest in record 0 */
 	FS_TRACE_BLIND_OPS_LOST = 1u << 2,  /* the op ring wrapped before the recorder read it */
+	FS_TRACE_BLIND_NO_SPACE = 1u << 3,  /* no room to back more records: the rest in record 0 */
 };
 
 enum fs_trace_file_state { FS_TRACE_FREE = 0, FS_TRACE_CLAIMING = 1, FS_TRACE_READY = 2 };
@@ -81,30 +99,60 @@ enum fs_trace_op_kind {
 	FS_TRACE_OP_SEEK, FS_TRACE_OP_FSYNC, FS_TRACE_OP_MMAP, FS_TRACE_OP_OTHER,
 };
 
-struct fs_trace_region {
-	uint32_t magic;            /* FS_TRACE_MAGIC, written last at creation */
-	uint32_t version;          /* FS_TRACE_VERSION */
-	int32_t pid, ppid;
-	uint32_t clock_kind;       /* enum fs_trace_clock */
-	uint32_t ops_enabled;      /* --trace-ops */
-	uint64_t tsc0, mono0_ns;   /* the clock and CLOCK_MONOTONIC read together at creation */
-	char exe[128];             /* /proc/self/exe's tail at creation */
-	/* per process: cumulative */
-	uint64_t io_time;          /* clock units inside intercepted I/O calls (all threads) */
-	uint64_t read_bytes, write_bytes;
-	uint64_t data_ops, meta_ops; /* read/write-like calls and fsyncs; open/stat/close/seek-like calls */
-	uint64_t blind;            /* FS_TRACE_BLIND_* */
-	uint32_t nfiles;           /* records in use, record 0 included */
-	uint32_t pad;
-	uint64_t ops_head;         /* next op position (mod FS_TRACE_OPS) */
-	struct fs_trace_file files[FS_TRACE_FILES];
-	struct fs_trace_op ops[FS_TRACE_OPS];
+/* The region's header: everything before the file records. Spelled once
+ * (FS_TRACE_HEAD_FIELDS) for both the region and the reader's private copy
+ * of the header (struct fs_trace_head: one pread of its size at offset 0). */
+#define FS_TRACE_HEAD_FIELDS \
+	uint32_t magic;            /* FS_TRACE_MAGIC, written last at creation */ \
+	uint32_t version;          /* FS_TRACE_VERSION */ \
+	int32_t pid, ppid; \
+	uint32_t clock_kind;       /* enum fs_trace_clock */ \
+	uint32_t ops_enabled;      /* --trace-ops: the file holds the op ring */ \
+	uint64_t tsc0, mono0_ns;   /* the clock and CLOCK_MONOTONIC read together at creation */ \
+	char exe[128];             /* /proc/self/exe's tail at creation */ \
+	/* per process: cumulative */ \
+	uint64_t io_time;          /* clock units inside intercepted I/O calls (all threads) */ \
+	uint64_t read_bytes, write_bytes; \
+	uint64_t data_ops, meta_ops; /* read/write-like calls and fsyncs; open/stat/close/seek-like calls */ \
+	uint64_t blind;            /* FS_TRACE_BLIND_* */ \
+	uint32_t nfiles;           /* records in use, record 0 included */ \
+	uint32_t pad; \
+	uint64_t ops_head;         /* next op position (mod FS_TRACE_OPS) */ \
+	uint64_t used[FS_TRACE_FILES / 64]; /* bit i: record i was claimed (set once READY) */
+
+struct fs_trace_head {
+	FS_TRACE_HEAD_FIELDS
 };
+
+struct fs_trace_region {
+	FS_TRACE_HEAD_FIELDS
+	struct fs_trace_file files[FS_TRACE_FILES];
+	struct fs_trace_op ops[FS_TRACE_OPS]; /* in the file only when ops_enabled */
+};
+
+_Static_assert(sizeof(struct fs_trace_head) == offsetof(struct fs_trace_region, files),
+	       "the header copy is the region's first bytes");
+_Static_assert(offsetof(struct fs_trace_head, used) == offsetof(struct fs_trace_region, used),
+	       "one header layout");
+
+/* Bytes of a region file: the op ring only with --trace-ops (about 540 KiB
+ * without, 1 MiB with). */
+static inline size_t fs_trace_region_size(int ops_enabled)
+{
+	return ops_enabled ? sizeof(struct fs_trace_region) : offsetof(struct fs_trace_region, ops);
+}
+
+/* A process image whose region could not be made leaves an empty file
+ * "untraced.<pid>.<stage>.<errno>", stage one of these. */
+#define FS_TRACE_UNTRACED_PREFIX "untraced."
+#define FS_TRACE_STAGE_CREATE "create" /* the file could not be created */
+#define FS_TRACE_STAGE_SPACE "space"   /* its blocks could not be allocated */
+#define FS_TRACE_STAGE_MAP "map"       /* it could not be mapped */
 
 /* FNV-1a, 64 bits: the path hash (also what --hash-paths stores). */
 static inline uint64_t fs_trace_hash(const char *s, uint64_t len)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 14695981039346656037ull; /* the FNV-1a 64 offset basis */
 	for (uint64_t i = 0; i < len; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 1099511628211ull;

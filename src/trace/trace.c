@@ -16,9 +16,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -31,6 +35,7 @@ __thread uint32_t fs_tls_off __attribute__((tls_model("initial-exec")));
 static char trace_dir[FS_PATH_MAX];
 static size_t trace_dir_len;
 static int debug_on, ops_on, debug_said;
+static size_t region_bytes; /* fs_trace_region_size(ops_on) */
 int64_t fs_last_end[FS_TRACE_FILES];
 
 void fs_debug(const char *what, int err)
@@ -78,26 +83,131 @@ static int tsc_invariant(void)
 #endif
 }
 
+/* The decimal digits of v at out; returns the end. */
+static char *put_uint(char *out, unsigned v)
+{
+	char digits[12];
+	int d = 0;
+	do
+		digits[d++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (d > 0)
+		*out++ = digits[--d];
+	return out;
+}
+
 /* dir + "/" + pid [+ "." + k] into out (FS_PATH_MAX + 32 bytes) */
 static void region_path(char *out, int pid, int k)
 {
-	char digits[24];
 	memcpy(out, trace_dir, trace_dir_len);
-	size_t n = trace_dir_len;
-	out[n++] = '/';
-	int vals[2] = {pid, k};
-	for (int part = 0; part < (k ? 2 : 1); part++) {
-		if (part)
-			out[n++] = '.';
-		int d = 0;
-		unsigned v = (unsigned)vals[part];
-		do
-			digits[d++] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		while (d > 0)
-			out[n++] = digits[--d];
+	out[trace_dir_len] = '/';
+	char *p = put_uint(out + trace_dir_len + 1, (unsigned)pid);
+	if (k) {
+		*p++ = '.';
+		p = put_uint(p, (unsigned)k);
 	}
-	out[n] = '\0';
+	*p = '\0';
+}
+
+/* Leave dir/untraced.<pid>.<stage>.<errno>.<exe's last component>, an
+ * empty file (no blocks needed, so it can be made on a full tmpfs), for the
+ * recorder to list this process as untraced and why (region.h). Best effort. */
+static void leave_marker(int pid, const char *exe, const char *stage, int err)
+{
+	static const char pre[] = "/" FS_TRACE_UNTRACED_PREFIX;
+	char path[FS_PATH_MAX + 128]; /* trace_dir is shorter than FS_PATH_MAX; the rest < 100 */
+	memcpy(path, trace_dir, trace_dir_len);
+	char *p = path + trace_dir_len;
+	memcpy(p, pre, sizeof pre - 1);
+	p = put_uint(p + sizeof pre - 1, (unsigned)pid);
+	*p++ = '.';
+	size_t n = strlen(stage);
+	memcpy(p, stage, n);
+	p += n;
+	*p++ = '.';
+	p = put_uint(p, (unsigned)err);
+	const char *base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	size_t blen = strnlen(base, 64);
+	if (blen) {
+		*p++ = '.';
+		memcpy(p, base, blen);
+		p += blen;
+	}
+	*p = '\0';
+	int fd = fs_real.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0400);
+	if (fd >= 0)
+		fs_real.close(fd);
+}
+
+/* Size a new region file and allocate what is written from the start: the
+ * header and record 0, and the op ring with --trace-ops. Other records'
+ * pages are backed when claimed (files.c). Returns 0 or an errno. */
+static int back_region(int fd)
+{
+	if (ftruncate(fd, (off_t)region_bytes) != 0)
+		return errno;
+	int err = posix_fallocate(fd, 0, (off_t)FS_REGION_PREFIX);
+	if (err == 0 && ops_on)
+		err = posix_fallocate(fd, (off_t)offsetof(struct fs_trace_region, ops),
+				      (off_t)(region_bytes - offsetof(struct fs_trace_region, ops)));
+	return err;
+}
+
+/* Create and map this image's region file, what is touched from the start
+ * allocated first, so that a full /dev/shm fails here and never faults a
+ * counter later. NULL on failure, with the file removed and a marker left. */
+static struct fs_trace_region *region_map(int pid, const char *exe)
+{
+	char path[FS_PATH_MAX + 32];
+	int fd = -1;
+	for (int k = 0; k < 1000 && fd < 0; k++) {
+		region_path(path, pid, k);
+		/* 0400: the creator may write; a job that is not root cannot
+		 * truncate or rewrite it by accident */
+		fd = fs_real.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0400);
+		if (fd < 0 && errno != EEXIST) {
+			int err = errno;
+			fs_debug("cannot create the region file in FEEDSCOPE_TRACE_DIR", err);
+			leave_marker(pid, exe, FS_TRACE_STAGE_CREATE, err);
+			return NULL;
+		}
+	}
+	if (fd < 0) {
+		fs_debug("no free region name for this pid", EEXIST);
+		leave_marker(pid, exe, FS_TRACE_STAGE_CREATE, EEXIST);
+		return NULL;
+	}
+	const char *stage = FS_TRACE_STAGE_SPACE;
+	void *m = MAP_FAILED;
+	int err = back_region(fd);
+	if (err == 0) {
+		stage = FS_TRACE_STAGE_MAP;
+		m = fs_real.mmap(NULL, region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		err = errno;
+	}
+	if (m != MAP_FAILED && madvise(m, FS_REGION_PREFIX, MADV_POPULATE_WRITE) != 0) {
+		/* a kernel before 5.14 (EINVAL): no backing on first use, so
+		 * every block now */
+		fs.populate = 0;
+		stage = FS_TRACE_STAGE_SPACE;
+		err = posix_fallocate(fd, 0, (off_t)region_bytes);
+		if (err != 0) {
+			munmap(m, region_bytes);
+			m = MAP_FAILED;
+		}
+	} else if (m != MAP_FAILED) {
+		fs.populate = 1;
+	}
+	if (m == MAP_FAILED) {
+		unlink(path);
+		fs_real.close(fd);
+		fs_debug("cannot allocate or map the region", err);
+		leave_marker(pid, exe, stage, err);
+		return NULL;
+	}
+	fs_real.close(fd);
+	return m;
 }
 
 /* A new region for process `pid`, or NULL. Uses only async-signal-safe
@@ -105,30 +215,22 @@ static void region_path(char *out, int pid, int k)
  * read /proc/self/exe. */
 static struct fs_trace_region *region_create(int pid, const char *exe)
 {
-	char path[FS_PATH_MAX + 32];
-	int fd = -1;
-	for (int k = 0; k < 1000 && fd < 0; k++) {
-		region_path(path, pid, k);
-		fd = fs_real.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0 && errno != EEXIST) {
-			fs_debug("cannot create the region file in FEEDSCOPE_TRACE_DIR", errno);
-			return NULL;
+	char tail[sizeof((struct fs_trace_region *)0)->exe] = "";
+	if (exe) {
+		memcpy(tail, exe, sizeof tail);
+		tail[sizeof tail - 1] = '\0';
+	} else {
+		char buf[FS_PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", buf, sizeof buf);
+		if (n > 0) {
+			size_t keep = (size_t)n < sizeof tail - 1 ? (size_t)n : sizeof tail - 1;
+			memcpy(tail, buf + n - keep, keep);
+			tail[keep] = '\0';
 		}
 	}
-	if (fd < 0) {
-		fs_debug("no free region name for this pid", EEXIST);
+	struct fs_trace_region *r = region_map(pid, tail);
+	if (!r)
 		return NULL;
-	}
-	struct fs_trace_region *r = MAP_FAILED;
-	if (ftruncate(fd, sizeof *r) == 0)
-		r = fs_real.mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	int err = errno;
-	fs_real.close(fd);
-	if (r == MAP_FAILED) {
-		unlink(path);
-		fs_debug("cannot size or map the region", err);
-		return NULL;
-	}
 	r->version = FS_TRACE_VERSION;
 	r->pid = pid;
 	r->ppid = getppid();
@@ -140,22 +242,14 @@ static struct fs_trace_region *region_create(int pid, const char *exe)
 	uint64_t b = fs_now();
 	r->mono0_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	r->tsc0 = fs.tsc ? a + (b - a) / 2 : r->mono0_ns;
-	if (exe) {
-		memcpy(r->exe, exe, sizeof r->exe);
-	} else {
-		char buf[FS_PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", buf, sizeof buf);
-		if (n > 0) {
-			size_t keep = (size_t)n < sizeof r->exe - 1 ? (size_t)n : sizeof r->exe - 1;
-			memcpy(r->exe, buf + n - keep, keep);
-		}
-	}
+	memcpy(r->exe, tail, sizeof r->exe);
 	static const char other[] = "(other files)";
 	struct fs_trace_file *f0 = &r->files[0];
 	memcpy(f0->path, other, sizeof other);
 	f0->path_len = sizeof other - 1;
 	f0->path_hash = fs_trace_hash(other, sizeof other - 1);
 	f0->state = FS_TRACE_READY;
+	r->used[0] = 1;
 	r->nfiles = 1;
 	__atomic_store_n(&r->magic, FS_TRACE_MAGIC, __ATOMIC_RELEASE);
 	return r;
@@ -185,7 +279,7 @@ void fs_after_fork_child(void)
 	} else {
 		fs.region = NULL;
 	}
-	munmap(old, sizeof *old);
+	munmap(old, region_bytes);
 	if (now)
 		__atomic_store_n(&fs.active, 1, __ATOMIC_RELEASE);
 }
@@ -208,6 +302,7 @@ __attribute__((constructor)) static void fs_init(void)
 	debug_on = getenv("FEEDSCOPE_TRACE_DEBUG") != NULL;
 	const char *ops = getenv("FEEDSCOPE_TRACE_OPS");
 	ops_on = ops && strcmp(ops, "1") == 0;
+	region_bytes = fs_trace_region_size(ops_on);
 	/* absolute, so a chdir before a fork does not move the children's regions */
 	char cwd[FS_PATH_MAX];
 	long n = -1;
@@ -231,6 +326,7 @@ __attribute__((constructor)) static void fs_init(void)
 	fs.region = region_create(getpid(), NULL);
 	if (!fs.region)
 		goto out;
+	fs_files_reset();
 	if (pthread_atfork(NULL, NULL, atfork_child) != 0) {
 		fs_debug("pthread_atfork failed", errno);
 		goto out;

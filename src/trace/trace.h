@@ -139,6 +139,8 @@ struct fs_state {
 	struct fs_fd *fds;              /* fd table, nfds entries (mmap'd, never freed) */
 	uint32_t nfds;
 	uint32_t fd_hi;                 /* 1 + the highest fd ever entered in the table */
+	int populate;                   /* 1: record pages are backed on first use (files.c);
+	                                 * 0: the whole region was allocated at creation */
 };
 extern struct fs_state fs;
 /* per record of this process's region: where the previous read ended
@@ -235,7 +237,11 @@ int fs_file_abs(const char *path, size_t len);
 int fs_file_claim(struct fs_trace_region *r, uint64_t hash, uint32_t len, const char *tail,
 		  size_t tail_len);
 void fs_files_init(void);                   /* parse FEEDSCOPE_TRACE_EXCLUDE */
-void fs_files_reset(void);                  /* a new region: forget the slots' tags */
+/* A new region: forget the slots' tags and which record pages are backed
+ * (but the header's and record 0's, FS_REGION_PREFIX bytes, allocated at
+ * creation). */
+void fs_files_reset(void);
+#define FS_REGION_PREFIX (offsetof(struct fs_trace_region, files) + sizeof(struct fs_trace_file))
 /* Normalise `path` (relative to `dir` if not absolute) into out[FS_PATH_MAX]:
  * absolute, no "//", no "/./", no trailing "/". Returns the length, or -1
  * if it does not fit. Pure (unit-tested). */

@@ -1,6 +1,7 @@
 /* trace_dump - print every tracer region in a directory (src/trace/region.h),
- * read the way the recorder reads them: mapped read-only, magic checked
- * (acquire) before anything else, counters loaded with relaxed atomics.
+ * mapped read-only, magic checked (acquire) before anything else, only the
+ * records the header marks used, counters loaded with relaxed atomics (the
+ * recorder itself reads them with pread: src/source/traceread.c).
  *
  *   trace_dump [--no-times] [--ops] [--strip PREFIX] DIR
  *
@@ -133,17 +134,18 @@ static int dump_region(const char *dir, const char *name)
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct fs_trace_region)) {
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < fs_trace_region_size(0)) {
 		close(fd);
 		return -1;
 	}
-	const struct fs_trace_region *r =
-		mmap(NULL, sizeof *r, PROT_READ, MAP_SHARED, fd, 0);
+	size_t size = (size_t)st.st_size; /* the op ring is there only with --trace-ops */
+	const struct fs_trace_region *r = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (r == MAP_FAILED)
 		return -1;
-	if (__atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) != FS_TRACE_MAGIC || r->version != FS_TRACE_VERSION) {
-		munmap((void *)r, sizeof *r);
+	if (__atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) != FS_TRACE_MAGIC || r->version != FS_TRACE_VERSION ||
+	    size < fs_trace_region_size(r->ops_enabled != 0)) {
+		munmap((void *)r, size);
 		return -1;
 	}
 	printf("region %s pid=%d ppid=%d exe=%.*s clock=%s ops_enabled=%u", name, r->pid, r->ppid,
@@ -155,12 +157,13 @@ static int dump_region(const char *dir, const char *name)
 	       (unsigned long long)ld(&r->data_ops), (unsigned long long)ld(&r->meta_ops),
 	       (unsigned long long)ld(&r->blind), __atomic_load_n(&r->nfiles, __ATOMIC_RELAXED),
 	       (unsigned long long)ld(&r->ops_head));
-	for (int i = 0; i < FS_TRACE_FILES; i++)
-		if (__atomic_load_n(&r->files[i].state, __ATOMIC_ACQUIRE) == FS_TRACE_READY)
+	for (int i = 0; i < FS_TRACE_FILES; i++) /* the records marked used: the others may be holes */
+		if (((__atomic_load_n(&r->used[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1) &&
+		    __atomic_load_n(&r->files[i].state, __ATOMIC_ACQUIRE) == FS_TRACE_READY)
 			dump_file(name, r, i);
-	if (show_ops)
+	if (show_ops && r->ops_enabled)
 		dump_ops(name, r);
-	munmap((void *)r, sizeof *r);
+	munmap((void *)r, size);
 	return 0;
 }
 

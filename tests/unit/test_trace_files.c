@@ -1,12 +1,15 @@
 /* Unit tests of the tracer's pure parts (src/trace/files.c, compiled in
  * here; count.h): path normalisation, the exclusion patterns, the size histogram,
- * and the record table on a private region: one record per path, long
- * paths kept by their tail and told apart by their full hash, a full
- * table, and threads claiming the same paths at once. */
+ * the path hash (FNV-1a 64 test vectors), and the record table on a
+ * private region: one record per path, long paths kept by their tail and
+ * told apart by their full hash, a full table, threads claiming the same
+ * paths at once, and records whose pages cannot be backed (a full
+ * /dev/shm) going to record 0 instead of faulting. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "trace/count.h"
@@ -117,6 +120,18 @@ static void test_hist(void)
 	CHECK_INT(fs_hist_bucket(1ull << 40), 15);
 }
 
+/* FNV-1a 64 (region.h's path hash) against the published test vectors
+ * (the FNV reference test suite; recomputed here with Python from the
+ * published offset basis 14695981039346656037 and prime 1099511628211). */
+static void test_hash(void)
+{
+	CHECK(fs_trace_hash("", 0) == 0xcbf29ce484222325ull); /* the offset basis itself */
+	CHECK(fs_trace_hash("a", 1) == 0xaf63dc4c8601ec8cull);
+	CHECK(fs_trace_hash("foobar", 6) == 0x85944171f73967e8ull);
+	CHECK(fs_trace_hash("/data/a", 7) == 0xd6895d7926ce7246ull);
+	CHECK(fs_trace_hash("foobar", 3) == fs_trace_hash("foo", 3)); /* only len bytes */
+}
+
 static int rec(const char *p)
 {
 	return fs_file_abs(p, strlen(p));
@@ -130,6 +145,8 @@ static void test_table(void)
 	CHECK_INT(rec("/data/a"), a);
 	CHECK_INT(fs.region->nfiles, 3);
 	CHECK_STR(fs.region->files[a].path, "/data/a");
+	CHECK(fs.region->used[a / 64] & (1ull << (a % 64))); /* the reader preads only these */
+	CHECK(fs.region->used[b / 64] & (1ull << (b % 64)));
 	CHECK_INT(fs.region->files[a].path_hash, fs_trace_hash("/data/a", 7));
 	CHECK_INT(rec("/usr/lib/x"), 0); /* excluded */
 
@@ -203,12 +220,51 @@ static void test_concurrent_claims(void)
 	CHECK_INT(fs.region->nfiles, 501);
 }
 
+/* A region in a memfd that holds only the header and record 0, as a
+ * region file on a full tmpfs does: backing a record's page fails (EFAULT
+ * from MADV_POPULATE_WRITE past the end, where a store would be SIGBUS),
+ * so the path goes to record 0 with FS_TRACE_BLIND_NO_SPACE; once there is
+ * room, records are claimed again. */
+static void test_unbacked(void)
+{
+	int fd = memfd_create("region", MFD_CLOEXEC);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	size_t size = fs_trace_region_size(0);
+	CHECK(ftruncate(fd, (off_t)FS_REGION_PREFIX) == 0);
+	struct fs_trace_region *r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(r != MAP_FAILED);
+	if (r == MAP_FAILED)
+		return;
+	r->files[0].state = FS_TRACE_READY;
+	r->nfiles = 1;
+	fs.region = r;
+	fs.populate = 1;
+	fs_files_reset();
+	errno = 1234;
+	CHECK_INT(rec("/data/unbacked"), 0);
+	CHECK_INT(errno, 1234);
+	CHECK(r->blind & FS_TRACE_BLIND_NO_SPACE);
+	CHECK_INT(r->nfiles, 1);
+	CHECK(ftruncate(fd, (off_t)size) == 0); /* room again */
+	int k = rec("/data/unbacked");
+	CHECK(k > 0);
+	CHECK_INT(rec("/data/unbacked"), k);
+	CHECK_INT(r->nfiles, 2);
+	fs.populate = 0;
+	munmap(r, size);
+	close(fd);
+}
+
 int main(void)
 {
 	test_paths();
 	test_exclude();
 	test_hist();
+	test_hash();
 	test_table();
 	test_concurrent_claims();
+	test_unbacked();
 	return check_exit("test_trace_files");
 }

@@ -1,0 +1,165 @@
+/* Unit tests of src/source/traceread.c: a tracer region read by pread
+ * into private copies. A region file written here the way the tracer lays
+ * it out: the header, the records marked used (and only those), the op
+ * ring's complete entries (one being written stops the read until the
+ * process is gone, a lapped one is lost); then the same file truncated or
+ * rewritten under the reader: errors, never a fault. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "source/traceread.h"
+
+static int new_file(size_t size)
+{
+	int fd = memfd_create("region", MFD_CLOEXEC);
+	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static struct fs_trace_region *map(int fd, size_t size)
+{
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void claim(struct fs_trace_region *r, int i, const char *path)
+{
+	struct fs_trace_file *f = &r->files[i];
+	snprintf(f->path, sizeof f->path, "%s", path);
+	f->path_len = (uint32_t)strlen(path);
+	f->reads = 10u + (uint64_t)i;
+	f->state = FS_TRACE_READY;
+	r->used[i / 64] |= 1ull << (i % 64);
+}
+
+static void test_head_and_files(void)
+{
+	size_t size = fs_trace_region_size(0);
+	int fd = new_file(size);
+	struct fs_trace_region *r = fd >= 0 ? map(fd, size) : NULL;
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct fs_trace_head h;
+	CHECK_INT(fs_trace_read_head(fd, &h, true), -1); /* no magic yet: being created */
+	r->magic = FS_TRACE_MAGIC;
+	r->version = FS_TRACE_VERSION;
+	r->pid = 4242;
+	r->io_time = 77;
+	claim(r, 0, "(other files)");
+	claim(r, 5, "/data/a");
+	claim(r, 6, "/data/b");
+	claim(r, 900, "/data/c");
+	memset(r->files[6].path, 'x', sizeof r->files[6].path); /* no NUL in the file */
+	r->files[7].state = FS_TRACE_READY; /* not marked used: not read */
+	CHECK_INT(fs_trace_read_head(fd, &h, true), 0);
+	CHECK_INT(h.pid, 4242);
+	CHECK_INT(h.io_time, 77);
+	struct fs_trace_reader rd = {0};
+	CHECK_INT(fs_trace_read_files(&rd, fd, &h), 4);
+	CHECK_STR(rd.files[5].path, "/data/a");
+	CHECK_INT(rd.files[5].reads, 15);
+	CHECK_INT(rd.files[900].reads, 910);
+	CHECK_INT(strlen(rd.files[6].path), FS_TRACE_PATH - 1);
+	CHECK(fs_trace_used(&h, 900) && !fs_trace_used(&h, 7));
+
+	/* the header says a version this build does not read */
+	r->version = FS_TRACE_VERSION + 1;
+	CHECK_INT(fs_trace_read_head(fd, &h, false), -1);
+	r->version = FS_TRACE_VERSION;
+	/* truncated to less than its records: the header reads, the rest not */
+	munmap(r, size);
+	CHECK(ftruncate(fd, (off_t)(sizeof h + 100)) == 0);
+	CHECK_INT(fs_trace_read_head(fd, &h, false), 0);
+	CHECK_INT(fs_trace_read_head(fd, &h, true), -1);
+	CHECK_INT(fs_trace_read_files(&rd, fd, &h), -1);
+	/* truncated to nothing */
+	CHECK(ftruncate(fd, 0) == 0);
+	CHECK_INT(fs_trace_read_head(fd, &h, false), -1);
+	CHECK_INT(fs_trace_read_files(&rd, fd, &h), -1);
+	fs_trace_reader_free(&rd);
+	close(fd);
+}
+
+static void put_op(struct fs_trace_region *r, uint64_t pos, int file, bool complete)
+{
+	struct fs_trace_op *o = &r->ops[pos % FS_TRACE_OPS];
+	memset(o, 0, sizeof *o);
+	o->seq = complete ? pos + 1 : 0;
+	o->offset = (int64_t)pos * 4096;
+	o->file = (uint16_t)file;
+	o->op = FS_TRACE_OP_READ;
+}
+
+static void test_ops(void)
+{
+	size_t size = fs_trace_region_size(1);
+	int fd = new_file(size);
+	struct fs_trace_region *r = fd >= 0 ? map(fd, size) : NULL;
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	r->magic = FS_TRACE_MAGIC;
+	r->version = FS_TRACE_VERSION;
+	r->pid = 7;
+	r->ops_enabled = 1;
+	claim(r, 0, "(other files)");
+	claim(r, 3, "/data/ops");
+	for (uint64_t p = 0; p < 12; p++)
+		put_op(r, p, 3, p != 10); /* 10 is being written */
+	r->ops_head = 12;
+	struct fs_trace_head h;
+	CHECK_INT(fs_trace_read_head(fd, &h, true), 0);
+	struct fs_trace_reader rd = {0};
+	uint64_t pos = 0, lost = 0;
+	const struct fs_trace_op *ops;
+	CHECK_INT(fs_trace_read_ops(&rd, fd, &h, &pos, false, &lost, &ops), 10);
+	CHECK_INT(pos, 10);
+	CHECK_INT(lost, 0);
+	CHECK_INT(ops[9].offset, 9 * 4096);
+	CHECK_INT(fs_trace_read_ops(&rd, fd, &h, &pos, false, &lost, &ops), 0); /* still being written */
+	CHECK_INT(pos, 10);
+	CHECK_INT(fs_trace_read_ops(&rd, fd, &h, &pos, true, &lost, &ops), 1); /* gone: 10 lost, 11 read */
+	CHECK_INT(pos, 12);
+	CHECK_INT(lost, 1);
+	CHECK_INT(ops[0].offset, 11 * 4096);
+	const struct fs_trace_file *f = fs_trace_read_name(&rd, fd, 3);
+	CHECK(f && !strcmp(f->path, "/data/ops"));
+	CHECK(fs_trace_read_name(&rd, fd, 4) == NULL);
+	CHECK(fs_trace_read_name(&rd, fd, FS_TRACE_FILES) == NULL);
+
+	/* the writers lapped the reader: what was overwritten is lost */
+	uint64_t head = 12 + FS_TRACE_OPS + 5;
+	for (uint64_t p = head - FS_TRACE_OPS; p < head; p++)
+		put_op(r, p, 3, true);
+	r->ops_head = head;
+	CHECK_INT(fs_trace_read_head(fd, &h, false), 0);
+	int n = fs_trace_read_ops(&rd, fd, &h, &pos, false, &lost, &ops);
+	CHECK_INT(n, FS_TRACE_OPS);
+	CHECK_INT(lost, 1 + 5);
+	CHECK_INT(pos, head);
+	CHECK_INT(ops[0].offset, (int64_t)(head - FS_TRACE_OPS) * 4096);
+	/* the ring cut off under the reader */
+	r->ops_head = head + 4;
+	for (uint64_t p = head; p < head + 4; p++)
+		put_op(r, p, 3, true);
+	CHECK_INT(fs_trace_read_head(fd, &h, false), 0);
+	munmap(r, size);
+	CHECK(ftruncate(fd, (off_t)fs_trace_region_size(0)) == 0);
+	CHECK_INT(fs_trace_read_ops(&rd, fd, &h, &pos, false, &lost, &ops), -1);
+	fs_trace_reader_free(&rd);
+	close(fd);
+}
+
+int main(void)
+{
+	test_head_and_files();
+	test_ops();
+	return check_exit("test_trace_read");
+}
