@@ -228,7 +228,7 @@ static bool thread_stat(struct job_state *s, struct jproc *p, struct jthread *t,
 {
 	struct jtick *k = &p->now;
 	struct fs_pstat st;
-	ssize_t n = t->stat_fd >= 0 ? fs_read_fd(t->stat_fd, &s->buf)
+	ssize_t n = t->stat_fd >= 0 ? fs_read_fd_one(t->stat_fd, &s->buf)
 				    : read_rel(s, p->task_fd, t->tid, "stat");
 	if (n <= 0 || !fs_pstat_parse(s->buf.data, &st)) {
 		thread_close(s, t); /* a reused tid gets fresh descriptors */
@@ -257,7 +257,7 @@ static bool thread_read(struct job_state *s, struct jproc *p, struct jthread *t)
 	bool valid = p->have_prev || k->born;
 	thread_keep(s, p->task_fd, t, true);
 	struct fs_schedstat ss;
-	ssize_t n = t->sched_fd >= 0 ? fs_read_fd(t->sched_fd, &s->buf)
+	ssize_t n = t->sched_fd >= 0 ? fs_read_fd_one(t->sched_fd, &s->buf)
 				     : read_rel(s, p->task_fd, t->tid, "schedstat");
 	bool sched = n > 0 && fs_schedstat_parse(s->buf.data, &ss);
 	bool idle = sched && t->prev_sched && t->state && ss.slices > 0 &&
@@ -297,7 +297,7 @@ static void read_io(struct job_state *s, struct jproc *p)
 	struct fs_pcounters *c = &p->now.cur;
 	if (p->io_fd < 0)
 		return;
-	if (fs_read_fd(p->io_fd, &s->buf) < 0) {
+	if (fs_read_fd_one(p->io_fd, &s->buf) < 0) {
 		say_io(s, p->pid, errno);
 		close_fd(&p->io_fd);
 		return;
@@ -309,7 +309,7 @@ bool job_proc_read(struct job_state *s, struct jproc *p)
 {
 	struct jtick *k = &p->now;
 	memset(k, 0, sizeof *k);
-	if (fs_read_fd(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))
+	if (fs_read_fd_one(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))
 		return false;
 	int n = list_dir(s, p->task_fd);
 	if (n <= 0 || !merge_threads(s, p, n))

@@ -30,7 +30,8 @@ static int buf_reserve(struct fs_buf *b, size_t cap)
 	return 0;
 }
 
-ssize_t fs_read_fd(int fd, struct fs_buf *b)
+/* Read from offset 0 into b; stop_short: a short read ends the file. */
+static ssize_t read_from_start(int fd, struct fs_buf *b, bool stop_short)
 {
 	if (buf_reserve(b, 4096) < 0)
 		return -1;
@@ -46,15 +47,28 @@ ssize_t fs_read_fd(int fd, struct fs_buf *b)
 			return -1;
 		}
 		len += (size_t)n;
-		/* A short read is the end: seq_file, sysfs and regular files all
-		 * fill the buffer when more text follows. Stopping here saves the
-		 * second, empty pread on every small pseudo-file. */
-		if ((size_t)n < want)
+		if (n == 0 || (stop_short && (size_t)n < want))
 			break;
 	}
 	b->data[len] = '\0';
 	b->len = len;
 	return (ssize_t)len;
+}
+
+/* A seq_file hands out at most its own buffer (a page to begin with) per
+ * read, so a short read is not the end of a multi-record file
+ * (/proc/PID/maps, mountinfo, diskstats with many devices): read to EOF. */
+ssize_t fs_read_fd(int fd, struct fs_buf *b)
+{
+	return read_from_start(fd, b, false);
+}
+
+/* A file the kernel writes in one show() call (single_open: /proc/PID/stat,
+ * schedstat, io) is whole in the first read whenever it fits, so the second,
+ * empty pread can be saved on the recorder's hottest path. */
+ssize_t fs_read_fd_one(int fd, struct fs_buf *b)
+{
+	return read_from_start(fd, b, true);
 }
 
 int fs_pfile_init(struct fs_pfile *pf, const char *path)

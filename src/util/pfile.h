@@ -41,9 +41,15 @@ void fs_pfile_close(struct fs_pfile *pf);
 /* Read a whole file by path into b. Returns the length, or -1 with errno set. */
 ssize_t fs_read_file(const char *path, struct fs_buf *b);
 
-/* Read the whole of an open descriptor from offset 0 into b.
+/* Read the whole of an open descriptor from offset 0 into b, to end of file.
  * Returns the length, or -1 with errno set. */
 ssize_t fs_read_fd(int fd, struct fs_buf *b);
+
+/* The same for a pseudo-file the kernel produces in one piece (single_open:
+ * /proc/PID/stat, /proc/PID/task/TID/schedstat, /proc/PID/io): a short read
+ * is taken as the end, saving a syscall. Never use it for a multi-record
+ * file (maps, mountinfo, diskstats, children): those come a page at a time. */
+ssize_t fs_read_fd_one(int fd, struct fs_buf *b);
 
 /* Read a small file (first line, trailing newline stripped) into out[cap].
  * Returns the length, or -1 with errno set. */

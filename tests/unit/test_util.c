@@ -2,6 +2,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -193,8 +195,41 @@ static void test_pfile(void)
 	fs_buf_free(&b);
 }
 
+/* A seq_file comes a page at a time: /proc/self/maps with a few hundred
+ * separate mappings is many pages, and must be read to its end. */
+static void test_pfile_seq(void)
+{
+	enum { NMAP = 400 };
+	void *maps[NMAP];
+	long page = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < NMAP; i++) /* alternate protections: no merging */
+		maps[i] = mmap(NULL, (size_t)page, i % 2 ? PROT_READ : PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* the reference: read(2) until it returns 0 */
+	int fd = open("/proc/self/maps", O_RDONLY);
+	CHECK(fd >= 0);
+	size_t ref = 0;
+	char chunk[65536];
+	ssize_t r;
+	while ((r = read(fd, chunk, sizeof chunk)) > 0)
+		ref += (size_t)r;
+	close(fd);
+	struct fs_buf b = {0};
+	ssize_t n = fs_read_file("/proc/self/maps", &b);
+	CHECK(ref > 3 * (size_t)page);
+	/* the maps are the same in both reads: nothing is mapped in between but
+	 * what the buffer's growth may add, so allow a few lines */
+	CHECK(n > 0 && (size_t)n + 1024 >= ref);
+	CHECK_INT((long long)strlen(b.data), n);
+	fs_buf_free(&b);
+	for (int i = 0; i < NMAP; i++)
+		if (maps[i] != MAP_FAILED)
+			munmap(maps[i], (size_t)page);
+}
+
 int main(void)
 {
+	test_pfile_seq();
 	test_counter_delta();
 	test_scan();
 	test_scan_limits();
