@@ -58,7 +58,7 @@ static void epoch_starts(struct fs_q *q, struct fs_metrics *m)
 	m->epoch_start_excess_s = 0;
 	m->epoch_starts = 0;
 	for (bool more = st && sqlite3_step(st) == SQLITE_ROW;; more = sqlite3_step(st) == SQLITE_ROW) {
-		const char *l = more ? (const char *)sqlite3_column_text(st, 0) : "";
+		const char *l = more ? fs_q_col_text(st, 0) : ""; /* NULL in a damaged file */
 		long e = more ? sqlite3_column_int64(st, 1) : -1;
 		if (!more || strcmp(l, cur) != 0 || e != epoch) {
 			if (epoch > 0 && !isnan(first) && n > 0) {
@@ -68,7 +68,7 @@ static void epoch_starts(struct fs_q *q, struct fs_metrics *m)
 			}
 			if (!more)
 				break;
-			snprintf(cur, sizeof cur, "%s", l ? l : "");
+			snprintf(cur, sizeof cur, "%s", l);
 			epoch = e;
 			first = NAN;
 			sum = 0;
@@ -275,7 +275,7 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 		stacked_sql(q));
 	sqlite3_stmt *st = fs_q_prep(q, sql);
 	if (st && sqlite3_step(st) == SQLITE_ROW && fs_q_col(st, 1) > 0) {
-		snprintf(m->disk, sizeof m->disk, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(m->disk, sizeof m->disk, "%s", fs_q_col_text(st, 0));
 		m->disk_read_bytes = fs_q_col(st, 1);
 		m->disk_read_bytes_per_s = fs_q_col(st, 2);
 		m->disk_util_pct = fs_q_col(st, 3);
@@ -296,7 +296,7 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 	st = fs_q_prep(q, "SELECT iface, avg(rx_bytes_per_s), max(speed_mbps) FROM net"
 		     " WHERE iface != 'lo' AND t BETWEEN ?1 AND ?2 GROUP BY iface ORDER BY 2 DESC LIMIT 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(m->nic, sizeof m->nic, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(m->nic, sizeof m->nic, "%s", fs_q_col_text(st, 0));
 		m->nic_rx_bytes_per_s = fs_q_col(st, 1);
 		m->nic_speed_bytes_per_s = fs_q_col(st, 2) * 1e6 / 8;
 	}

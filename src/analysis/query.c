@@ -95,3 +95,9 @@ double fs_q_meta_num(struct fs_q *q, const char *key)
 	double d = strtod(v, &end);
 	return v[0] && end != v && isfinite(d) ? d : NAN; /* "inf", "nan": unknown */
 }
+
+const char *fs_q_col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}

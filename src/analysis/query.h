@@ -22,6 +22,10 @@ void fs_q_close(struct fs_q *q);
 /* A prepared statement with the bindings above, or NULL. Caller finalizes. */
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql);
 
+/* Column i of the current row as text: "" for NULL (never a NULL pointer).
+ * Valid until the statement steps again or is finalized. */
+const char *fs_q_col_text(sqlite3_stmt *st, int i);
+
 /* Column i as a double, NaN for NULL (and for an infinity). */
 double fs_q_col(sqlite3_stmt *st, int i);
 

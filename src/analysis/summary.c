@@ -8,13 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Column i as text, "" for NULL. */
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "";
-}
-
 /* v as a long, or dflt when NaN or out of range (a cast would be undefined). */
 static long to_long(double v, long dflt)
 {
@@ -57,7 +50,7 @@ static void load_disks(struct fs_q *q, struct fs_summary *s)
 		return;
 	while (s->ndisks < FS_SUMMARY_DISKS && sqlite3_step(st) == SQLITE_ROW) {
 		struct fs_summary_disk *d = &s->disks[s->ndisks++];
-		snprintf(d->name, sizeof d->name, "%s", col_text(st, 0));
+		snprintf(d->name, sizeof d->name, "%s", fs_q_col_text(st, 0));
 		double *f[] = {&d->read_bytes_per_s, &d->write_bytes_per_s, &d->reads_per_s,
 			       &d->read_req_bytes,   &d->read_await_ms,     &d->util_pct,
 			       &d->util_max_pct,     &d->read_bytes};
@@ -78,7 +71,7 @@ static void load_net(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(s->net_iface, sizeof s->net_iface, "%s", col_text(st, 0));
+		snprintf(s->net_iface, sizeof s->net_iface, "%s", fs_q_col_text(st, 0));
 		s->net_rx_bytes_per_s = fs_q_col(st, 1);
 		s->net_tx_bytes_per_s = fs_q_col(st, 2);
 	}
@@ -116,7 +109,7 @@ static void load_gpu(struct fs_q *q, struct fs_summary *s)
 	if (sqlite3_prepare_v2(q->db, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) ==
 	    SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(s->gpu_name, sizeof s->gpu_name, "%s", col_text(st, 0));
+			snprintf(s->gpu_name, sizeof s->gpu_name, "%s", fs_q_col_text(st, 0));
 		sqlite3_finalize(st);
 	}
 }
@@ -129,7 +122,7 @@ static void load_steps(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nloaders < FS_SUMMARY_LOADERS && sqlite3_step(st) == SQLITE_ROW) {
 			struct fs_summary_loader *l = &s->loaders[s->nloaders++];
-			snprintf(l->name, sizeof l->name, "%s", col_text(st, 0));
+			snprintf(l->name, sizeof l->name, "%s", fs_q_col_text(st, 0));
 			l->steps = sqlite3_column_int64(st, 1);
 			l->epochs = sqlite3_column_int64(st, 2);
 			l->wait_s = fs_q_col(st, 3);
@@ -142,7 +135,7 @@ static void load_steps(struct fs_q *q, struct fs_summary *s)
 			       -1, &st, NULL) == SQLITE_OK) {
 		while (s->nphases < FS_SUMMARY_PHASES && sqlite3_step(st) == SQLITE_ROW) {
 			struct fs_summary_phase *p = &s->phases[s->nphases++];
-			snprintf(p->name, sizeof p->name, "%s", col_text(st, 0));
+			snprintf(p->name, sizeof p->name, "%s", fs_q_col_text(st, 0));
 			p->count = sqlite3_column_int64(st, 1);
 			p->total_s = fs_q_col(st, 2);
 		}
