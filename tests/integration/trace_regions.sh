@@ -24,7 +24,10 @@ need_cmd truncate
 in_ns() {
 	local size_=$1
 	shift
-	unshare -m sh -c 'mount -t tmpfs -o "size=$0" feedscope-test /dev/shm && exec "$@"' "$size_" "$@"
+	in_private_ns bash -c '. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
+		mount -t tmpfs -o "size=$0" feedscope-test /dev/shm || exit 90
+		check_private /dev/shm || { umount /dev/shm; echo "the test tmpfs on /dev/shm is not private" >&2; exit 91; }
+		exec "$@"' "$size_" "$@"
 }
 valid() { # DB : a complete run file
 	[ "$(q "$1" 'PRAGMA integrity_check')" = ok ] || fail "$1 is not a valid run file"

@@ -23,3 +23,24 @@ q() { sqlite3 -readonly -batch -noheader "$1" "$2"; }
 
 # approx A B REL : |A-B| <= REL*|B|
 approx() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * m) }'; }
+
+# in_private_ns CMD... : CMD in a mount namespace of its own whose mounts do
+# not propagate back. Where / is a mount point, unshare makes every mount
+# private. In a chroot (no mountinfo line for /) that cannot be done for /,
+# so every mount that is visible is made private instead; CMD must then mount
+# only on those (check_private checks a mount it made).
+in_private_ns() {
+	if awk '$5 == "/" { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		unshare -m "$@"
+	else
+		unshare -m --propagation unchanged sh -c \
+			'awk '\''{ print $5 }'\'' /proc/self/mountinfo | while read -r m; do
+				mount --make-private "$(printf "%b" "$m")" 2>/dev/null; done; exec "$@"' sh "$@"
+	fi
+}
+
+# check_private MOUNTPOINT: fail unless the mount there shares with nothing
+# (a mount under a shared parent would appear outside the namespace too).
+check_private() {
+	awk -v m="$1" '$5 == m { line = $0 } END { exit !(line != "" && line !~ / shared:/) }' /proc/self/mountinfo
+}
