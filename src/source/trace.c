@@ -1,5 +1,6 @@
 /* trace - the I/O tracer's regions (src/trace/region.h): per process,
  * the time spent inside I/O calls, bytes and ops each tick (io_intervals),
+ * the same per descriptor class and main thread/others (io_classes),
  * every operation when --trace-ops (ops), and every file the job touched
  * with its counters (files), written when the process is gone or at the
  * end. Also says which job processes the tracer could not see (static
@@ -43,6 +44,7 @@ struct region {
 	struct fs_trace_head h; /* the latest header read */
 	uint64_t io_time, read_bytes, write_bytes, data_ops, meta_ops; /* emitted up to */
 	uint64_t ops_read; /* ring position read up to */
+	struct fs_trace_class cls_done[FS_TRACE_THREADS][FS_TRACE_CLASSES]; /* io_classes emitted up to */
 	bool said_blind;
 	bool replaced; /* a later image of the same pid has a region: read it a last time */
 };
@@ -321,6 +323,7 @@ static int update(struct trace_state *s, const struct fs_source_ctx *ctx, int i,
 	}
 	g->h = h;
 	emit_interval(s, g, ctx);
+	fs_trace_emit_classes(&s->clock, &g->h, g->cls_done, ctx);
 	if (h.ops_enabled && fs_trace_emit_ops(&s->clock, &g->h, &s->rd, g->fd, &g->ops_read, final, ctx,
 					       ctx->job->hash_paths, &s->ops_rows, MAX_OPS_ROWS, &s->ops_lost) < 0) {
 		damaged(s, ctx, i);

@@ -146,9 +146,63 @@ uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_
 		fs_row_int(&row, FS_FILES_max_offset, (int64_t)ld(&f->max_offset));
 		fs_row_int(&row, FS_FILES_stdio_ops, (int64_t)ld(&f->stdio_ops));
 		fs_row_text(&row, FS_FILES_path_hash, i == 0 ? NULL : hash_paths ? path : hash);
+		fs_row_real(&row, FS_FILES_sync_time_s, fs_trace_clock_seconds(c, r, ld(&f->sync_time)));
+		fs_row_real(&row, FS_FILES_main_write_time_s, fs_trace_clock_seconds(c, r, ld(&f->main_write_time)));
+		fs_row_real(&row, FS_FILES_main_sync_time_s, fs_trace_clock_seconds(c, r, ld(&f->main_sync_time)));
+		fs_row_real(&row, FS_FILES_main_meta_time_s, fs_trace_clock_seconds(c, r, ld(&f->main_meta_time)));
 		fs_sink_row(ctx->sink, &row);
 		n++;
 	}
+	return n;
+}
+
+const char *fs_trace_class_name(int cls)
+{
+	static const char *const names[FS_TRACE_CLASSES] = {"file", "socket", "pipe", "device", "other"};
+	return cls >= 0 && cls < FS_TRACE_CLASSES ? names[cls] : "?";
+}
+
+static bool class_same(const struct fs_trace_class *a, const struct fs_trace_class *b)
+{
+	return a->calls == b->calls && a->read_time == b->read_time && a->write_time == b->write_time &&
+	       a->sync_time == b->sync_time && a->meta_time == b->meta_time && a->read_bytes == b->read_bytes &&
+	       a->write_bytes == b->write_bytes;
+}
+
+/* b - a, 0 where a counter went down (a region the reader cannot trust:
+ * never a huge number) */
+static uint64_t grew(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+uint64_t fs_trace_emit_classes(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			       struct fs_trace_class done[FS_TRACE_THREADS][FS_TRACE_CLASSES],
+			       const struct fs_source_ctx *ctx)
+{
+	uint64_t n = 0;
+	for (int th = 0; th < FS_TRACE_THREADS; th++)
+		for (int k = 0; k < FS_TRACE_CLASSES; k++) {
+			const struct fs_trace_class *now = &r->cls[th][k];
+			struct fs_trace_class *was = &done[th][k];
+			if (class_same(now, was))
+				continue;
+			struct fs_row row;
+			fs_row_init(&row, FS_T_IO_CLASSES, ctx->t);
+			fs_row_int(&row, FS_IO_CLASSES_pid, r->pid);
+			fs_row_text(&row, FS_IO_CLASSES_class, fs_trace_class_name(k));
+			fs_row_text(&row, FS_IO_CLASSES_thread, th == FS_TRACE_MAIN ? "main" : "other");
+			fs_row_real(&row, FS_IO_CLASSES_read_s, fs_trace_clock_seconds(c, r, grew(was->read_time, now->read_time)));
+			fs_row_int(&row, FS_IO_CLASSES_read_bytes, (int64_t)grew(was->read_bytes, now->read_bytes));
+			fs_row_real(&row, FS_IO_CLASSES_write_s, fs_trace_clock_seconds(c, r, grew(was->write_time, now->write_time)));
+			fs_row_int(&row, FS_IO_CLASSES_write_bytes, (int64_t)grew(was->write_bytes, now->write_bytes));
+			fs_row_real(&row, FS_IO_CLASSES_sync_s, fs_trace_clock_seconds(c, r, grew(was->sync_time, now->sync_time)));
+			fs_row_real(&row, FS_IO_CLASSES_meta_s, fs_trace_clock_seconds(c, r, grew(was->meta_time, now->meta_time)));
+			fs_row_int(&row, FS_IO_CLASSES_calls, (int64_t)grew(was->calls, now->calls));
+			fs_sink_row(ctx->sink, &row);
+			*was = *now;
+			n++;
+		}
 	return n;
 }
 

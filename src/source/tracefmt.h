@@ -33,6 +33,17 @@ uint64_t fs_trace_clock_mono(const struct fs_trace_timebase *c, const struct fs_
 uint64_t fs_trace_emit_files(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
 			     const struct fs_trace_file *files, const struct fs_source_ctx *ctx, bool hash_paths);
 
+/* Emit one io_classes row per (thread kind, descriptor class) of r whose
+ * counters moved since `done` (what was emitted up to now; zeroed for a
+ * new region), each holding the increase; `done` is then brought up to r.
+ * Returns the rows emitted. */
+uint64_t fs_trace_emit_classes(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			       struct fs_trace_class done[FS_TRACE_THREADS][FS_TRACE_CLASSES],
+			       const struct fs_source_ctx *ctx);
+
+/* "file", "socket", "pipe", "device", "other" (io_classes.class); "?" out of range. */
+const char *fs_trace_class_name(int cls);
+
 /* Emit ops rows for the ring entries of the region open at fd from *pos up
  * to r->ops_head (fs_trace_read_ops; `final`: the process is gone), at most
  * max_rows in all (counted in *rows); entries overwritten before being read,

@@ -118,13 +118,23 @@
 	X(FILES, size_hist, TEXT) X(FILES, first_t, REAL) X(FILES, last_t, REAL) \
 	X(FILES, seeks, INTEGER) X(FILES, stats, INTEGER) X(FILES, mmaps, INTEGER) \
 	X(FILES, fsyncs, INTEGER) X(FILES, max_offset, INTEGER)                  \
-	X(FILES, stdio_ops, INTEGER) X(FILES, path_hash, TEXT)
+	X(FILES, stdio_ops, INTEGER) X(FILES, path_hash, TEXT)                   \
+	X(FILES, sync_time_s, REAL) X(FILES, main_write_time_s, REAL)            \
+	X(FILES, main_sync_time_s, REAL) X(FILES, main_meta_time_s, REAL)
 
 #define FS_COLS_IO_INTERVALS(X)                                                 \
 	X(IO_INTERVALS, t, REAL) X(IO_INTERVALS, pid, INTEGER)                   \
 	X(IO_INTERVALS, io_time_s, REAL) X(IO_INTERVALS, read_bytes, INTEGER)    \
 	X(IO_INTERVALS, write_bytes, INTEGER) X(IO_INTERVALS, ops, INTEGER)      \
 	X(IO_INTERVALS, meta_ops, INTEGER)
+
+#define FS_COLS_IO_CLASSES(X)                                                   \
+	X(IO_CLASSES, t, REAL) X(IO_CLASSES, pid, INTEGER)                       \
+	X(IO_CLASSES, class, TEXT) X(IO_CLASSES, thread, TEXT)                   \
+	X(IO_CLASSES, read_s, REAL) X(IO_CLASSES, read_bytes, INTEGER)           \
+	X(IO_CLASSES, write_s, REAL) X(IO_CLASSES, write_bytes, INTEGER)         \
+	X(IO_CLASSES, sync_s, REAL) X(IO_CLASSES, meta_s, REAL)                  \
+	X(IO_CLASSES, calls, INTEGER)
 
 #define FS_COLS_OPS(X)                                                          \
 	X(OPS, t, REAL) X(OPS, pid, INTEGER) X(OPS, tid, INTEGER)                \
@@ -170,6 +180,7 @@
 	X(PHASES, phases, FS_COLS_PHASES, 0)                                     \
 	X(FILES, files, FS_COLS_FILES, 0)                                        \
 	X(IO_INTERVALS, io_intervals, FS_COLS_IO_INTERVALS, 1)                   \
+	X(IO_CLASSES, io_classes, FS_COLS_IO_CLASSES, 1)                         \
 	X(OPS, ops, FS_COLS_OPS, 1)                                              \
 	X(BENCH, bench, FS_COLS_BENCH, 0)                                        \
 	X(BENCH_CKPT, bench_checkpoint, FS_COLS_BENCH_CKPT, 0)
@@ -188,7 +199,7 @@ FS_TABLES(FS_TABLE_COLS_ENUM)
 #undef FS_TABLE_COLS_ENUM
 #undef FS_COL_ENUM
 
-#define FS_MAX_COLS 24
+#define FS_MAX_COLS 32
 
 struct fs_column {
 	const char *name;
@@ -206,6 +217,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 1
+#define FS_SCHEMA_VERSION 2
 
 #endif

@@ -1,4 +1,5 @@
 /* count.c - adding calls to the region's counters (see count.h). */
+#include <errno.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 
@@ -49,6 +50,38 @@ FS_INLINE void stamp(struct fs_trace_file *f, uint64_t t0, uint64_t t1)
 		__atomic_store_n(&f->last, t1, __ATOMIC_RELAXED);
 }
 
+__thread uint32_t fs_tls_thread __attribute__((tls_model("initial-exec")));
+
+uint32_t fs_thread_learn(void)
+{
+	int saved = errno;
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+	errno = saved;
+	struct fs_trace_region *R = fs.region;
+	int32_t pid = R ? __atomic_load_n(&R->pid, __ATOMIC_RELAXED) : (int32_t)getpid();
+	fs_tls_thread = 1u + (uint32_t)(tid == pid ? FS_TRACE_MAIN : FS_TRACE_OTHER_THREADS);
+	return fs_tls_thread;
+}
+
+/* The class counters of one call: `sync` is fsync-like (op FSYNC). */
+FS_INLINE void class_data(struct fs_trace_class *k, int op, uint64_t dt, uint64_t n, unsigned flags, int st)
+{
+	if (flags & FS_C_NOCLASS) { /* sendfile's destination: its time and call are the source's */
+		add(&k->write_bytes, n, st);
+		return;
+	}
+	if (op == FS_TRACE_OP_READ) {
+		add(&k->read_time, dt, st);
+		add(&k->read_bytes, n, st);
+	} else if (op == FS_TRACE_OP_WRITE) {
+		add(&k->write_time, dt, st);
+		add(&k->write_bytes, n, st);
+	} else {
+		add(&k->sync_time, dt, st);
+	}
+	add(&k->calls, 1, st);
+}
+
 static int32_t gettid_cached(void)
 {
 	static __thread int32_t tid __attribute__((tls_model("initial-exec")));
@@ -93,6 +126,9 @@ FS_INLINE void data(int rec, struct fs_fd *e, int op, int64_t off, int64_t ret, 
 	uint64_t dt = t1 - t0;
 	int ok = ret >= 0;
 	uint64_t n = ok ? (uint64_t)ret : 0;
+	int th = fs_thread_kind();
+
+	class_data(&R->cls[th][fs_fd_cls(e)], op, dt, n, flags, st);
 
 	if (op == FS_TRACE_OP_READ) {
 		add(&f->read_time, dt, st);
@@ -116,14 +152,21 @@ FS_INLINE void data(int rec, struct fs_fd *e, int op, int64_t off, int64_t ret, 
 		}
 	} else if (op == FS_TRACE_OP_WRITE) {
 		add(&f->write_time, dt, st);
+		if (th == FS_TRACE_MAIN)
+			add(&f->main_write_time, dt, st);
 		if (ok) {
 			add(&f->writes, 1, st);
 			add(&f->write_bytes, n, st);
 			add(&f->hist[fs_hist_bucket(n)], 1, st);
 			add(&R->write_bytes, n, st);
 		}
-	} else { /* fsync, fdatasync: write time, as Darshan */
+	} else { /* fsync, fdatasync, msync: write time, as Darshan, and sync time */
 		add(&f->write_time, dt, st);
+		add(&f->sync_time, dt, st);
+		if (th == FS_TRACE_MAIN) {
+			add(&f->main_write_time, dt, st);
+			add(&f->main_sync_time, dt, st);
+		}
 		if (ok)
 			add(&f->fsyncs, 1, st);
 	}
@@ -151,12 +194,18 @@ void fs_count_data(int rec, struct fs_fd *e, int op, int64_t off, int64_t ret, u
 		data(rec, e, op, off, ret, asked, t0, t1, flags, layer, 0);
 }
 
-FS_INLINE void meta(int rec, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
+FS_INLINE void meta(int rec, int cls, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
 		    uint64_t t1, int64_t off, int64_t ret, int layer, int st)
 {
 	struct fs_trace_region *R = fs.region;
 	struct fs_trace_file *f = &R->files[rec];
 	uint64_t dt = t1 - t0;
+	int th = fs_thread_kind();
+	struct fs_trace_class *k = &R->cls[th][cls];
+	add(&k->meta_time, dt, st);
+	add(&k->calls, 1, st);
+	if (th == FS_TRACE_MAIN)
+		add(&f->main_meta_time, dt, st);
 	add(&f->meta_time, dt, st);
 	add(&f->meta_ops, 1, st);
 	if (ok) {
@@ -177,11 +226,25 @@ FS_INLINE void meta(int rec, int op, enum fs_meta_counter counter, int ok, uint6
 		op_log(rec, op, layer, t0, t1, off, 0, ret);
 }
 
-void fs_count_meta(int rec, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
+void fs_count_meta(int rec, int cls, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
 		   uint64_t t1, int64_t off, int64_t ret, int layer)
 {
 	if (fs_single())
-		meta(rec, op, counter, ok, t0, t1, off, ret, layer, 1);
+		meta(rec, cls, op, counter, ok, t0, t1, off, ret, layer, 1);
 	else
-		meta(rec, op, counter, ok, t0, t1, off, ret, layer, 0);
+		meta(rec, cls, op, counter, ok, t0, t1, off, ret, layer, 0);
+}
+
+void fs_count_class(int cls, int op, int64_t ret, uint64_t t0, uint64_t t1, unsigned flags)
+{
+	struct fs_trace_region *R = fs.region;
+	int st = fs_single();
+	struct fs_trace_class *k = &R->cls[fs_thread_kind()][cls];
+	uint64_t dt = t1 - t0, n = ret > 0 ? (uint64_t)ret : 0;
+	if (op == FS_TRACE_OP_CLOSE) {
+		add(&k->meta_time, dt, st);
+		add(&k->calls, 1, st);
+	} else {
+		class_data(k, op, dt, n, flags, st);
+	}
 }

@@ -22,18 +22,29 @@ enum {
 	FS_C_ADVANCE = 1u << 0, /* the call used and moves the fd's offset (read, write) */
 	FS_C_NOPROC = 1u << 1,  /* second half of a two-file call (sendfile): the process
 	                         * totals already have its time and op */
+	FS_C_NOCLASS = 1u << 2, /* second half of a two-descriptor call: the class counters
+	                         * already have its time and call (bytes still count) */
 };
 
 /* One read-like (op FS_TRACE_OP_READ), write-like (FS_TRACE_OP_WRITE) or
- * fsync (FS_TRACE_OP_FSYNC) call on record `rec`, through fd entry `e`
- * (NULL: none). `off`: where it started (-1: unknown); `ret`: what it
+ * fsync/msync (FS_TRACE_OP_FSYNC) call on record `rec`, through fd entry
+ * `e` (NULL: none; its class is then FILE); also counted in the class
+ * counters of e's class and this thread's kind (main or other). `off`: where it started (-1: unknown); `ret`: what it
  * returned (bytes, or < 0: failed); `asked`: bytes asked for. */
 void fs_count_data(int rec, struct fs_fd *e, int op, int64_t off, int64_t ret, uint64_t asked,
 		   uint64_t t0, uint64_t t1, unsigned flags, int layer);
 
-/* One metadata call on record `rec`: time, meta_ops, and `counter` if ok. */
-void fs_count_meta(int rec, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
+/* One metadata call on record `rec` through a descriptor of class `cls`
+ * (enum fs_trace_class_id; FILE for calls on paths): time, meta_ops, and
+ * `counter` if ok. */
+void fs_count_meta(int rec, int cls, int op, enum fs_meta_counter counter, int ok, uint64_t t0,
 		   uint64_t t1, int64_t off, int64_t ret, int layer);
+
+/* One call on a descriptor with no file record (socket, pipe, device,
+ * other: class `cls`): only the class counters (and no op ring entry).
+ * op: FS_TRACE_OP_READ, _WRITE, _FSYNC or _CLOSE; ret: bytes, or < 0;
+ * flags: FS_C_NOPROC for the second half of a two-descriptor call. */
+void fs_count_class(int cls, int op, int64_t ret, uint64_t t0, uint64_t t1, unsigned flags);
 
 /* The size histogram's bucket: 0 below 512 bytes, then one per power of
  * two ([2^(i+8), 2^(i+9)) in bucket i), the last one open-ended. */

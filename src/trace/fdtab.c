@@ -13,7 +13,10 @@
  * glibc-internal opens such as shm_open) is FS_FD_UNKNOWN until its first
  * intercepted use: then fstat says whether it is a file (regular, directory,
  * block device): if so readlink(/proc/self/fd/N) names it, else it is
- * FS_FD_IGNORED and every later call on it passes straight through.
+ * FS_FD_IGNORED: its data calls count in its class only (socket, pipe,
+ * device, other), its metadata calls pass straight through. Every entry
+ * carries its class (from st_mode, read once: at open, or at first use),
+ * so no call on the hot path needs an fstat.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,6 +115,43 @@ void fs_proc_fd_path(char *buf, int fd)
 	*p = '\0';
 }
 
+int fs_class_of_mode(mode_t mode)
+{
+	if (S_ISREG(mode) || S_ISDIR(mode))
+		return FS_TRACE_CLASS_FILE;
+	if (S_ISSOCK(mode))
+		return FS_TRACE_CLASS_SOCKET;
+	if (S_ISFIFO(mode))
+		return FS_TRACE_CLASS_PIPE;
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return FS_TRACE_CLASS_DEVICE;
+	return FS_TRACE_CLASS_OTHER;
+}
+
+int fs_fd_class_of(int fd)
+{
+	int saved = errno;
+	struct stat st;
+	int cls = FS_REAL(fstat)(fd, &st) == 0 ? fs_class_of_mode(st.st_mode) : FS_TRACE_CLASS_FILE;
+	errno = saved;
+	return cls;
+}
+
+void fs_fd_learn_class(struct fs_fd *e, int fd, mode_t mode, int have_mode)
+{
+	uint32_t fl = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	if ((fl & FS_FD_CLASS_MASK) != FS_FD_CLASS(FS_FD_CLASS_PENDING))
+		return;
+	int cls = have_mode ? fs_class_of_mode(mode) : fs_fd_class_of(fd);
+	uint32_t now = (fl & ~FS_FD_CLASS_MASK) | FS_FD_CLASS(cls);
+	__atomic_compare_exchange_n(&e->flags, &fl, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void fs_fd_set_class(int fd, int cls)
+{
+	fs_fd_set(fd, FS_FD_IGNORED, FS_FD_CLASS(cls), -1);
+}
+
 int fs_fd_classify(int fd)
 {
 	struct fs_fd *e = fs_fd_entry(fd);
@@ -127,6 +167,7 @@ int fs_fd_classify(int fd)
 		errno = saved;
 		return -1; /* not open: nothing to remember */
 	}
+	flags = FS_FD_CLASS(fs_class_of_mode(st.st_mode));
 	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		char link[32], path[FS_PATH_MAX];
 		fs_proc_fd_path(link, fd);
@@ -141,7 +182,7 @@ int fs_fd_classify(int fd)
 		off = fs_real.lseek(fd, 0, SEEK_CUR);
 		int fl = fs_real.fcntl(fd, F_GETFL);
 		if (fl >= 0 && (fl & O_APPEND))
-			flags = FS_FD_APPEND;
+			flags |= FS_FD_APPEND;
 	}
 	__atomic_store_n(&e->flags, flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->off, off < 0 ? -1 : off, __ATOMIC_RELAXED);

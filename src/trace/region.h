@@ -41,13 +41,38 @@
 #include <stdint.h>
 
 #define FS_TRACE_MAGIC 0x52545346u /* "FSTR" */
-#define FS_TRACE_VERSION 2
+#define FS_TRACE_VERSION 3
 #define FS_TRACE_FILES 1024        /* file records per process image */
 #define FS_TRACE_PATH 232          /* path bytes kept (longer: the tail, and the full hash) */
 #define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512, 15 is >= 8 MiB */
 #define FS_TRACE_OPS 8192          /* per-operation ring (only with --trace-ops) */
 
 enum fs_trace_clock { FS_TRACE_CLOCK_NS = 0, FS_TRACE_CLOCK_TSC = 1 };
+
+/* What a descriptor is, from fstat's st_mode when it was opened or first
+ * used (a directory is a file here; a block device is a device even though
+ * it also has a file record). Calls on paths (stat, access, a failed open)
+ * are FS_TRACE_CLASS_FILE. */
+enum fs_trace_class_id {
+	FS_TRACE_CLASS_FILE = 0,   /* regular file or directory */
+	FS_TRACE_CLASS_SOCKET = 1,
+	FS_TRACE_CLASS_PIPE = 2,   /* pipe or FIFO */
+	FS_TRACE_CLASS_DEVICE = 3, /* character or block device */
+	FS_TRACE_CLASS_OTHER = 4,  /* eventfd, epoll, timerfd, inotify... */
+	FS_TRACE_CLASSES = 5
+};
+/* Which threads: the process's main thread (tid == pid) or any other. */
+enum { FS_TRACE_MAIN = 0, FS_TRACE_OTHER_THREADS = 1, FS_TRACE_THREADS = 2 };
+
+/* Time and bytes of one (thread kind, descriptor class) in a process.
+ * Times are exclusive: read_time covers read-like calls (read, pread,
+ * readv, recv*, the source of sendfile), write_time write-like ones
+ * (write, pwrite, writev, send*), sync_time fsync/fdatasync/msync,
+ * meta_time metadata calls (open, close, stat, seek, mmap, readdir...). */
+struct fs_trace_class {
+	uint64_t read_time, read_bytes, write_time, write_bytes, sync_time, meta_time;
+	uint64_t calls;            /* every call counted above, failed ones too */
+};
 
 /* Blind spots the tracer noticed (flags in region.blind). */
 enum {
@@ -78,6 +103,10 @@ struct fs_trace_file {
 	uint64_t first, last;      /* clock at the first and last access (0: none yet) */
 	uint64_t stdio_ops;        /* of the above, calls made through stdio (fread/fwrite/...) */
 	uint64_t hist[FS_TRACE_HIST]; /* read and write sizes */
+	uint64_t sync_time;        /* of write_time, inside fsync/fdatasync/msync */
+	uint64_t main_write_time;  /* of write_time, the main thread's (tid == pid) */
+	uint64_t main_sync_time;   /* of sync_time, the main thread's */
+	uint64_t main_meta_time;   /* of meta_time, the main thread's (open, close...) */
 };
 
 /* One operation (--trace-ops). seq is written last: an entry is complete
@@ -118,7 +147,10 @@ enum fs_trace_op_kind {
 	uint32_t nfiles;           /* records in use, record 0 included */ \
 	uint32_t pad; \
 	uint64_t ops_head;         /* next op position (mod FS_TRACE_OPS) */ \
-	uint64_t used[FS_TRACE_FILES / 64]; /* bit i: record i was claimed (set once READY) */
+	uint64_t used[FS_TRACE_FILES / 64]; /* bit i: record i was claimed (set once READY) */ \
+	/* per process, cumulative: every descriptor class, sockets and pipes \
+	 * included (io_time and the totals above are file records only) */ \
+	struct fs_trace_class cls[FS_TRACE_THREADS][FS_TRACE_CLASSES];
 
 struct fs_trace_head {
 	FS_TRACE_HEAD_FIELDS

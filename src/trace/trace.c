@@ -271,9 +271,12 @@ void fs_after_fork_child(void)
 		return;
 	__atomic_store_n(&fs.active, 0, __ATOMIC_RELAXED);
 	struct fs_trace_region *now = region_create(pid, old->exe);
+	/* the thread that forked is the child's only thread: its main one */
+	fs_tls_thread = 1u + FS_TRACE_MAIN;
 	if (now) {
 		fs_files_reset();
 		fs_fdtab_rebind(old, now);
+		fs_maps_reset();
 		reset_last_end();
 		fs.region = now;
 	} else {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -97,7 +98,9 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, int f
 	X(getline) X(getdelim) X(__getdelim) X(fgetc) X(getc) X(_IO_getc) X(fgetc_unlocked) \
 	X(fputc) X(putc) X(_IO_putc) X(fputc_unlocked) X(fputs) X(fputs_unlocked) \
 	X(vfprintf) X(__vfprintf_chk) \
-	X(fseek) X(fseeko) X(fseeko64) X(ftell) X(ftello) X(ftello64) X(rewind) X(_Fork)
+	X(fseek) X(fseeko) X(fseeko64) X(ftell) X(ftello) X(ftello64) X(rewind) X(_Fork) \
+	X(msync) X(socket) X(socketpair) X(accept) X(accept4) X(pipe) X(pipe2) \
+	X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg)
 
 struct fs_real {
 #define FS_REAL_FIELD(name) __typeof__(name) *name;
@@ -119,10 +122,18 @@ void fs_real_resolve(void);
 		 : (fs_real_resolve(), __atomic_load_n(&fs_real.name, __ATOMIC_RELAXED)))
 
 /* fd table entry (fdtab.c). rec: FS_FD_UNKNOWN (not seen: classified on
- * first use), FS_FD_IGNORED (not a file: pipe, socket, terminal...), or the
- * file record's index + FS_FD_REC. off: the file offset as tracked (-1: unknown). */
+ * first use), FS_FD_IGNORED (no file record: pipe, socket, terminal...;
+ * its calls count in its class only), or the file record's index +
+ * FS_FD_REC. flags: FS_FD_APPEND, and the descriptor's class
+ * (enum fs_trace_class_id) in FS_FD_CLASS_MASK. off: the file offset as
+ * tracked (-1: unknown). */
 enum { FS_FD_UNKNOWN = 0, FS_FD_IGNORED = 1, FS_FD_REC = 2 };
-enum { FS_FD_APPEND = 1u << 0 };
+enum { FS_FD_APPEND = 1u << 0, FS_FD_CLASS_SHIFT = 8, FS_FD_CLASS_MASK = 7u << 8 };
+#define FS_FD_CLASS(c) ((uint32_t)(c) << FS_FD_CLASS_SHIFT)
+/* An fd opened by path: its class is learnt from the first fstat the job
+ * makes on it (Python's open() makes one), else by one fstat of ours at
+ * its first data call (fs_fd_settle_class); until then it counts as FILE. */
+#define FS_FD_CLASS_PENDING 7
 struct fs_fd {
 	uint32_t rec;
 	uint32_t flags;
@@ -152,6 +163,21 @@ extern int64_t fs_last_end[FS_TRACE_FILES];
  * a vfork child running on its parent's memory (set by the vfork wrapper). */
 extern __thread uint32_t fs_tls_off __attribute__((tls_model("initial-exec")));
 #define FS_OFF_VFORK 0x10000u
+
+/* Per thread: 0 not known yet, 1 + FS_TRACE_MAIN or 1 + FS_TRACE_OTHER_THREADS
+ * (learnt once per thread with gettid; set to main by the fork child handler). */
+extern __thread uint32_t fs_tls_thread __attribute__((tls_model("initial-exec")));
+uint32_t fs_thread_learn(void);             /* count.c: sets fs_tls_thread */
+
+/* FS_TRACE_MAIN if this thread is its process's main thread, else
+ * FS_TRACE_OTHER_THREADS. */
+FS_INLINE int fs_thread_kind(void)
+{
+	uint32_t v = fs_tls_thread;
+	if (FS_UNLIKELY(v == 0))
+		v = fs_thread_learn();
+	return (int)v - 1;
+}
 
 FS_INLINE int fs_on(void)
 {
@@ -186,6 +212,11 @@ void fs_after_fork_child(void);             /* new region for this (child) proce
 /* fdtab.c: the fd table. All return quietly when the tracer is off. */
 int fs_fdtab_init(void);                    /* 0, or -1 (tracer stays off) */
 int fs_fd_classify(int fd);                 /* record of an FS_FD_UNKNOWN fd, or -1: not a file */
+int fs_fd_class_of(int fd);                 /* the fd's class from fstat (FILE if fstat fails); errno kept */
+int fs_class_of_mode(mode_t mode);          /* st_mode -> enum fs_trace_class_id (pure) */
+void fs_fd_set_class(int fd, int cls);      /* a new fd with no file record (socket, pipe) */
+/* msync's file: mappings made through the mmap wrapper (wrap_rw.c) */
+void fs_maps_reset(void);                   /* fork child: the records changed */
 void fs_fd_set(int fd, uint32_t rec, uint32_t flags, int64_t off);
 void fs_fd_forget(int fd);                  /* the fd is being closed */
 void fs_fd_forget_range(unsigned first, unsigned last);
@@ -208,6 +239,34 @@ FS_INLINE struct fs_fd *fs_fd_get(int fd)
 	if (__atomic_load_n(&e->rec, __ATOMIC_RELAXED) == FS_FD_IGNORED)
 		return NULL;
 	return e;
+}
+
+/* The fd's entry when the call on it should be timed, files or not (read,
+ * write, recv, send...): NULL when the tracer is off or the fd is out of
+ * the table. */
+FS_INLINE struct fs_fd *fs_fd_get_any(int fd)
+{
+	if (!fs_on() || (unsigned)fd >= fs.nfds)
+		return NULL;
+	return &fs.fds[fd];
+}
+
+/* The class of entry e (NULL, or not known yet: FS_TRACE_CLASS_FILE). */
+FS_INLINE int fs_fd_cls(const struct fs_fd *e)
+{
+	int c = e ? (int)((__atomic_load_n(&e->flags, __ATOMIC_RELAXED) & FS_FD_CLASS_MASK) >> FS_FD_CLASS_SHIFT)
+		  : FS_TRACE_CLASS_FILE;
+	return c == FS_FD_CLASS_PENDING ? FS_TRACE_CLASS_FILE : c;
+}
+
+/* Before a data call on e is counted: its class, if still pending, from
+ * one fstat (fdtab.c). errno kept. */
+void fs_fd_learn_class(struct fs_fd *e, int fd, mode_t mode, int have_mode);
+FS_INLINE void fs_fd_settle_class(struct fs_fd *e, int fd)
+{
+	if (FS_UNLIKELY((__atomic_load_n(&e->flags, __ATOMIC_RELAXED) & FS_FD_CLASS_MASK) ==
+			FS_FD_CLASS(FS_FD_CLASS_PENDING)))
+		fs_fd_learn_class(e, fd, 0, 0);
 }
 
 /* The record index for an entry fs_fd_get returned (classifying it first if

@@ -3,8 +3,10 @@
  * A successful open names the descriptor's file record (created if new)
  * and counts one open; a failed one counts its time and a metadata op on
  * record 0 (the path is not looked at: a path that does not exist gets no
- * record). close, dup and fcntl(F_DUPFD*) keep the fd table right; close
- * also counts as a metadata op.
+ * record). A new descriptor's class (file, FIFO, device) is learnt later:
+ * from the job's own fstat of it, else from one fstat at its first data
+ * call (trace.h: FS_FD_CLASS_PENDING). close, dup and fcntl(F_DUPFD*) keep the fd table right; close
+ * also counts as a metadata op (a socket's or a pipe's in its class only).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +32,13 @@ static int opened(int dirfd, const char *path, int flags, int fd, uint64_t t0, u
 	int rec = 0;
 	if (fd >= 0) {
 		rec = fs_file_at(dirfd, path);
-		fs_fd_set(fd, (uint32_t)rec + FS_FD_REC, (flags & O_APPEND) ? FS_FD_APPEND : 0, 0);
+		/* a FIFO or a device can be opened by path: its class is learnt
+		 * later (FS_FD_CLASS_PENDING), so an open costs no fstat */
+		fs_fd_set(fd, (uint32_t)rec + FS_FD_REC,
+			  ((flags & O_APPEND) ? FS_FD_APPEND : 0) | FS_FD_CLASS(FS_FD_CLASS_PENDING), 0);
 	}
-	fs_count_meta(rec, FS_TRACE_OP_OPEN, FS_M_OPENS, fd >= 0, t0, t1, -1, fd, FS_POSIX);
+	/* the open itself is a call on a path: class FILE */
+	fs_count_meta(rec, FS_TRACE_CLASS_FILE, FS_TRACE_OP_OPEN, FS_M_OPENS, fd >= 0, t0, t1, -1, fd, FS_POSIX);
 	errno = saved;
 	return fd;
 }
@@ -113,15 +119,22 @@ FS_EXPORT int close(int fd)
 	if (!e)
 		return FS_REAL(close)(fd);
 	uint32_t rec = __atomic_load_n(&e->rec, __ATOMIC_RELAXED);
+	int cls = fs_fd_cls(e);
 	/* forget first: the number is free for another thread's open as soon
 	 * as the kernel has closed it */
 	fs_fd_forget(fd);
-	if (rec < FS_FD_REC)
+	if (rec == FS_FD_UNKNOWN)
 		return fs_real.close(fd);
 	uint64_t t0 = fs_now();
 	int r = fs_real.close(fd);
 	uint64_t t1 = fs_now();
-	fs_count_meta((int)(rec - FS_FD_REC), FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, -1, r, FS_POSIX);
+	int saved = errno;
+	if (rec == FS_FD_IGNORED) /* a socket, a pipe...: its class only */
+		fs_count_class(cls, FS_TRACE_OP_CLOSE, r, t0, t1, 0);
+	else
+		fs_count_meta((int)(rec - FS_FD_REC), cls, FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, -1, r,
+			      FS_POSIX);
+	errno = saved;
 	return r;
 }
 
@@ -172,7 +185,8 @@ static void fcntl_done(int fd, int cmd, void *arg, int r)
 	} else if (cmd == F_SETFL) {
 		struct fs_fd *e = fs_fd_entry(fd);
 		if (e)
-			__atomic_store_n(&e->flags, ((intptr_t)arg & O_APPEND) ? FS_FD_APPEND : 0u,
+			__atomic_store_n(&e->flags, (((intptr_t)arg & O_APPEND) ? FS_FD_APPEND : 0u) |
+							    (__atomic_load_n(&e->flags, __ATOMIC_RELAXED) & FS_FD_CLASS_MASK),
 					 __ATOMIC_RELAXED);
 	}
 }

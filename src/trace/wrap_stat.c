@@ -17,16 +17,20 @@ static int path_done(int dirfd, const char *path, int r, uint64_t t0, uint64_t t
 {
 	int saved = errno;
 	int rec = r == 0 ? fs_file_at(dirfd, path) : 0;
-	fs_count_meta(rec, FS_TRACE_OP_STAT, FS_M_STATS, r == 0, t0, t1, -1, r, FS_POSIX);
+	fs_count_meta(rec, FS_TRACE_CLASS_FILE, FS_TRACE_OP_STAT, FS_M_STATS, r == 0, t0, t1, -1, r, FS_POSIX);
 	errno = saved;
 	return r;
 }
 
-static int fd_done(struct fs_fd *e, int fd, int r, uint64_t t0, uint64_t t1)
+/* mode: the st_mode the call returned (have_mode: it returned one), from
+ * which a pending class is learnt for free */
+static int fd_done(struct fs_fd *e, int fd, int r, uint64_t t0, uint64_t t1, mode_t mode, int have_mode)
 {
+	if (r == 0 && have_mode)
+		fs_fd_learn_class(e, fd, mode, 1);
 	int rec = fs_fd_rec(e, fd);
 	if (rec >= 0)
-		fs_count_meta(rec, FS_TRACE_OP_STAT, FS_M_STATS, r == 0, t0, t1, -1, r, FS_POSIX);
+		fs_count_meta(rec, fs_fd_cls(e), FS_TRACE_OP_STAT, FS_M_STATS, r == 0, t0, t1, -1, r, FS_POSIX);
 	return r;
 }
 
@@ -56,7 +60,7 @@ WRAP_PSTAT(lstat64, struct stat64)
 		uint64_t t0 = fs_now(); \
 		int r = fs_real.name(fd, buf); \
 		uint64_t t1 = fs_now(); \
-		return fd_done(e, fd, r, t0, t1); \
+		return fd_done(e, fd, r, t0, t1, r == 0 ? buf->st_mode : 0, r == 0); \
 	}
 WRAP_FSTAT(fstat, struct stat)
 WRAP_FSTAT(fstat64, struct stat64)
@@ -67,7 +71,7 @@ static int at_stat_done(int dirfd, const char *path, int flags, int r, uint64_t 
 	const char *p = fs_launder(path);
 	if (p && !p[0] && (flags & AT_EMPTY_PATH)) {
 		struct fs_fd *e = fs_fd_get(dirfd);
-		return e ? fd_done(e, dirfd, r, t0, t1) : r;
+		return e ? fd_done(e, dirfd, r, t0, t1, 0, 0) : r;
 	}
 	return path_done(dirfd, path, r, t0, t1);
 }
@@ -120,7 +124,7 @@ WRAP_XSTAT(__lxstat64, struct stat64)
 		uint64_t t0 = fs_now(); \
 		int r = fs_real.name(ver, fd, buf); \
 		uint64_t t1 = fs_now(); \
-		return fd_done(e, fd, r, t0, t1); \
+		return fd_done(e, fd, r, t0, t1, r == 0 ? buf->st_mode : 0, r == 0); \
 	}
 WRAP_FXSTAT(__fxstat, struct stat)
 WRAP_FXSTAT(__fxstat64, struct stat64)
@@ -170,9 +174,9 @@ FS_EXPORT DIR *opendir(const char *path)
 	int rec = 0;
 	if (d) {
 		rec = fs_file_at(AT_FDCWD, path);
-		fs_fd_set(dirfd(d), (uint32_t)rec + FS_FD_REC, 0, 0);
+		fs_fd_set(dirfd(d), (uint32_t)rec + FS_FD_REC, FS_FD_CLASS(FS_TRACE_CLASS_FILE), 0);
 	}
-	fs_count_meta(rec, FS_TRACE_OP_OPEN, FS_M_OPENS, d != NULL, t0, t1, -1, d ? 0 : -1, FS_POSIX);
+	fs_count_meta(rec, FS_TRACE_CLASS_FILE, FS_TRACE_OP_OPEN, FS_M_OPENS, d != NULL, t0, t1, -1, d ? 0 : -1, FS_POSIX);
 	errno = saved;
 	return d;
 }
@@ -187,7 +191,7 @@ FS_EXPORT DIR *fdopendir(int fd)
 	uint64_t t1 = fs_now();
 	int rec = fs_fd_rec(e, fd);
 	if (rec >= 0)
-		fs_count_meta(rec, FS_TRACE_OP_OTHER, FS_M_NONE, d != NULL, t0, t1, -1, d ? 0 : -1, FS_POSIX);
+		fs_count_meta(rec, fs_fd_cls(e), FS_TRACE_OP_OTHER, FS_M_NONE, d != NULL, t0, t1, -1, d ? 0 : -1, FS_POSIX);
 	return d;
 }
 
@@ -203,7 +207,8 @@ FS_EXPORT DIR *fdopendir(int fd)
 		uint64_t t1 = fs_now(); \
 		int rec = fs_fd_rec(e, fd); \
 		if (rec >= 0) \
-			fs_count_meta(rec, FS_TRACE_OP_OTHER, FS_M_NONE, 1, t0, t1, -1, r ? 1 : 0, FS_POSIX); \
+			fs_count_meta(rec, fs_fd_cls(e), FS_TRACE_OP_OTHER, FS_M_NONE, 1, t0, t1, -1, r ? 1 : 0, \
+				      FS_POSIX); \
 		return r; \
 	}
 WRAP_READDIR(readdir, struct dirent)
@@ -219,12 +224,13 @@ FS_EXPORT int closedir(DIR *d)
 		return FS_REAL(closedir)(d);
 	}
 	uint32_t raw = __atomic_load_n(&e->rec, __ATOMIC_RELAXED);
+	int cls = fs_fd_cls(e);
 	fs_fd_forget(fd);
 	uint64_t t0 = fs_now();
 	int r = fs_real.closedir(d);
 	uint64_t t1 = fs_now();
 	if (raw >= FS_FD_REC)
-		fs_count_meta((int)(raw - FS_FD_REC), FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, -1, r,
+		fs_count_meta((int)(raw - FS_FD_REC), cls, FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, -1, r,
 			      FS_POSIX);
 	return r;
 }

@@ -45,6 +45,7 @@ static void io_done(struct fs_fd *e, int fd, int op, int64_t bytes, uint64_t ask
 		if (rec < 0)
 			return;
 	}
+	fs_fd_settle_class(e, fd);
 	int64_t off = __atomic_load_n(&e->off, __ATOMIC_RELAXED);
 	fs_count_data(rec, e, op, off, bytes, asked, t0, t1, FS_C_ADVANCE, FS_STDIO);
 }
@@ -54,7 +55,7 @@ static void meta_done(struct fs_fd *e, int fd, int op, enum fs_meta_counter c, i
 {
 	int rec = fs_fd_rec(e, fd);
 	if (rec >= 0)
-		fs_count_meta(rec, op, c, ok, t0, t1, __atomic_load_n(&e->off, __ATOMIC_RELAXED), ret,
+		fs_count_meta(rec, fs_fd_cls(e), op, c, ok, t0, t1, __atomic_load_n(&e->off, __ATOMIC_RELAXED), ret,
 			      FS_STDIO);
 }
 
@@ -271,9 +272,10 @@ static FILE *fopened(const char *path, const char *mode, FILE *fp, uint64_t t0, 
 		const char *m = fs_launder(mode);
 		int fd = fp_fd(fp);
 		if (fd >= 0)
-			fs_fd_set(fd, (uint32_t)rec + FS_FD_REC, 0, (m && m[0] == 'a') ? -1 : 0);
+			fs_fd_set(fd, (uint32_t)rec + FS_FD_REC, FS_FD_CLASS(FS_FD_CLASS_PENDING),
+				  (m && m[0] == 'a') ? -1 : 0);
 	}
-	fs_count_meta(rec, FS_TRACE_OP_OPEN, FS_M_OPENS, fp != NULL, t0, t1, -1, fp ? 0 : -1, FS_STDIO);
+	fs_count_meta(rec, FS_TRACE_CLASS_FILE, FS_TRACE_OP_OPEN, FS_M_OPENS, fp != NULL, t0, t1, -1, fp ? 0 : -1, FS_STDIO);
 	errno = saved;
 	return fp;
 }
@@ -327,10 +329,11 @@ FS_EXPORT int fclose(FILE *fp)
 	}
 	uint32_t raw = __atomic_load_n(&e->rec, __ATOMIC_RELAXED);
 	int64_t off = __atomic_load_n(&e->off, __ATOMIC_RELAXED);
+	int cls = fs_fd_cls(e);
 	fs_fd_forget(fd);
 	STDIO_CALL(fs_real.fclose(fp));
 	if (raw >= FS_FD_REC)
-		fs_count_meta((int)(raw - FS_FD_REC), FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, off, r,
+		fs_count_meta((int)(raw - FS_FD_REC), cls, FS_TRACE_OP_CLOSE, FS_M_NONE, r == 0, t0, t1, off, r,
 			      FS_STDIO);
 	return r;
 }

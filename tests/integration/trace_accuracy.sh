@@ -3,8 +3,10 @@
 # the value worked out below; a fork child's reads are in the child's own
 # region (and not the parent's) although it leaves by _exit right after
 # them; an exec'd image has a region <pid>.1; a vfork child's calls before
-# its exec are not seen; process totals are the sums of the records. Also
-# the op ring (--trace-ops) and the CLOCK_MONOTONIC clock.
+# its exec are not seen; process totals are the sums of the records;
+# descriptor classes (file, socket, pipe, device) and threads (main, other)
+# hold exact counts and bytes, in the region and in io_classes. Also the op
+# ring (--trace-ops) and the CLOCK_MONOTONIC clock.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 . "$FEEDSCOPE_TOP/tests/trace/lib.sh"
 
@@ -103,6 +105,84 @@ for t in 0 3 7; do
 		stdio_ops=130 seq_reads=25 consec_reads=25
 done
 totals_add_up tdump.txt
+# every thread's pipe (4 calls, 100 bytes each way) in one class line of
+# the other threads; the main thread made no pipe
+grep -q "^class $tpid thread=other class=pipe calls=32 read_bytes=800 write_bytes=800\$" tdump.txt ||
+	fail "threads: pipe class: $(grep '^class' tdump.txt)"
+! grep -q "^class $tpid thread=main class=pipe" tdump.txt || fail "threads: main thread pipe calls"
+
+# Descriptor classes and threads (tests/trace/classes.c). Main thread, class
+# file: ckpt (open, 3 writes of 10000, fsync, fdatasync, close = 7), mapped
+# (open, mmap, 2 msyncs, close = 5), data (open, reads 4096 + 904 + 0 at
+# EOF, close = 5), the open of /dev/null (a call on a path) = 18 calls;
+# device: /dev/null write 123, read 0, close = 3; pipe: write 700, read 700,
+# 2 closes = 4; socket: send/recv 300, write/read 200, sendmsg/recvmsg 100,
+# 2 closes = 8. The other thread: data2 (open, 3 reads of 1000 + EOF,
+# close = 6). The fork child (forked by that thread, its main one now):
+# open and 2 reads of 100 of data = 3, all main.
+mkdir -p cdata
+head -c 5000 /dev/zero >cdata/data
+head -c 3000 /dev/zero >cdata/data2
+traced cregions "$TRACE_PROGS/classes" "$PWD/cdata" >classes.out 2>&1 || fail "classes: $(cat classes.out)"
+cmain=$(sed -n 's/^pids main=\([0-9]*\) .*/\1/p' classes.out)
+cchild=$(sed -n 's/^pids .* child=\([0-9]*\)$/\1/p' classes.out)
+[ -n "$cchild" ] || fail "classes printed: $(cat classes.out)"
+dump cregions cdump.txt "$PWD/cdata/"
+# expect_class DUMP REGION "THREAD CLASS CALLS READ_BYTES WRITE_BYTES"...: those
+# lines exactly, and no other class line for the region
+expect_class() {
+	local d_=$1 r_=$2 want_ have_
+	shift 2
+	want_=$(printf '%s\n' "$@" | sort)
+	have_=$(awk '$1 == "class" && $2 == R { sub("thread=", "", $3); sub("class=", "", $4); sub("calls=", "", $5)
+		sub("read_bytes=", "", $6); sub("write_bytes=", "", $7); print $3, $4, $5, $6, $7 }' R="$r_" "$d_" | sort)
+	[ "$have_" = "$want_" ] || fail "region $r_ classes: want
+$want_
+have
+$have_"
+}
+expect_class cdump.txt "$cmain" "main file 18 5000 30000" "main device 3 0 123" "main pipe 4 700 700" \
+	"main socket 8 600 600" "other file 6 3000 0"
+expect_class cdump.txt "$cchild" "main file 3 200 0"
+expect cdump.txt "$cmain" ckpt writes=3 write_bytes=30000 fsyncs=2 meta_ops=2
+expect cdump.txt "$cmain" mapped mmaps=1 fsyncs=2 meta_ops=3
+expect cdump.txt "$cmain" data2 reads=4 read_bytes=3000
+totals_add_up cdump.txt
+# times: the main thread's write and sync time of ckpt and mapped is all of
+# it; data2 (the other thread) has none of the main thread's
+"$TRACE_DUMP" --strip "$PWD/cdata/" cregions >ctimes.txt || fail "trace_dump with times"
+for f in ckpt mapped; do
+	file_line ctimes.txt "$cmain" $f | awk '{ for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] } }
+		END { exit !(v["sync_time_s"] > 0 && v["main_sync_time_s"] == v["sync_time_s"] &&
+			v["main_write_time_s"] == v["write_time_s"] && v["write_time_s"] >= v["sync_time_s"]) }' ||
+		fail "$f: sync and main thread times: $(file_line ctimes.txt "$cmain" $f)"
+done
+file_line ctimes.txt "$cmain" data2 | grep -q ' main_write_time_s=0\.000000000 main_sync_time_s=0\.000000000 main_meta_time_s=0\.000000000 ' ||
+	fail "data2 (other thread) has main thread time: $(file_line ctimes.txt "$cmain" data2)"
+
+# the same through feedscope run: io_classes sums to the same counts and
+# bytes, files has the main thread's checkpoint time
+rm -f cdata/ckpt cdata/mapped
+expect_status 0 "$FEEDSCOPE" run -q -o classes.db -- "$TRACE_PROGS/classes" "$PWD/cdata" >crun.out
+rmain=$(sed -n 's/^pids main=\([0-9]*\) .*/\1/p' crun.out)
+got=$(q classes.db "SELECT thread, class, sum(calls), sum(read_bytes), sum(write_bytes) FROM io_classes
+	WHERE pid = $rmain GROUP BY thread, class ORDER BY thread, class" | tr '|' ' ')
+want="main device 3 0 123
+main file 18 5000 30000
+main pipe 4 700 700
+main socket 8 600 600
+other file 6 3000 0"
+[ "$got" = "$want" ] || fail "io_classes: want
+$want
+have
+$got"
+[ "$(q classes.db "SELECT count(*) FROM io_classes WHERE read_s < 0 OR write_s < 0 OR sync_s < 0 OR meta_s < 0")" = 0 ] ||
+	fail "io_classes: negative times"
+[ "$(q classes.db "SELECT sum(sync_s) > 0 FROM io_classes WHERE pid = $rmain AND class = 'file' AND thread = 'main'")" = 1 ] ||
+	fail "io_classes: no sync time"
+[ "$(q classes.db "SELECT count(*) FROM files WHERE pid = $rmain AND path = '$PWD/cdata/ckpt' AND fsyncs = 2
+	AND main_sync_time_s > 0 AND main_write_time_s >= main_sync_time_s AND sync_time_s = main_sync_time_s")" = 1 ] ||
+	fail "files: ckpt's main thread times: $(q classes.db "SELECT * FROM files WHERE path = '$PWD/cdata/ckpt'")"
 
 # --trace-ops: the ring has one entry per counted call, with offsets; and
 # the CLOCK_MONOTONIC clock gives the same counts

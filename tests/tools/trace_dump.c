@@ -11,7 +11,10 @@
  *          write_bytes= data_ops= meta_ops= blind= nfiles= ops_head=
  *   file NAME idx= opens= reads= read_bytes= writes= write_bytes= seeks= stats=
  *          mmaps= fsyncs= meta_ops= seq_reads= consec_reads= max_offset= stdio_ops=
- *          hist=h0,...,h15 read_time_s= write_time_s= meta_time_s= first_s= last_s= path=
+ *          hist=h0,...,h15 read_time_s= write_time_s= meta_time_s= sync_time_s=
+ *          main_write_time_s= main_sync_time_s= main_meta_time_s= first_s= last_s= path=
+ *   class NAME thread=main|other class=file|socket|pipe|device|other calls= read_bytes=
+ *          write_bytes= read_s= write_s= sync_s= meta_s=   (only classes with calls)
  *   op NAME pos= tid= op= layer= file= offset= length= result= start_s= duration_s=
  * Times are seconds: TSC ticks are converted with a rate measured here
  * (CLOCK_MONOTONIC against the TSC over 50 ms); first_s/last_s/start_s count
@@ -98,10 +101,30 @@ static void dump_file(const char *name, const struct fs_trace_region *r, int i)
 	for (int b = 0; b < FS_TRACE_HIST; b++)
 		printf("%s%llu", b ? "," : "", (unsigned long long)ld(&f->hist[b]));
 	if (!no_times)
-		printf(" read_time_s=%.9f write_time_s=%.9f meta_time_s=%.9f first_s=%.6f last_s=%.6f",
+		printf(" read_time_s=%.9f write_time_s=%.9f meta_time_s=%.9f sync_time_s=%.9f main_write_time_s=%.9f "
+		       "main_sync_time_s=%.9f main_meta_time_s=%.9f first_s=%.6f last_s=%.6f",
 		       secs(r, ld(&f->read_time)), secs(r, ld(&f->write_time)), secs(r, ld(&f->meta_time)),
-		       since(r, ld(&f->first)), since(r, ld(&f->last)));
+		       secs(r, ld(&f->sync_time)), secs(r, ld(&f->main_write_time)), secs(r, ld(&f->main_sync_time)),
+		       secs(r, ld(&f->main_meta_time)), since(r, ld(&f->first)), since(r, ld(&f->last)));
 	printf(" path=%s%s\n", f->path_len >= FS_TRACE_PATH ? "..." : "", show_path(f->path));
+}
+
+static void dump_classes(const char *name, const struct fs_trace_region *r)
+{
+	static const char *const cls[FS_TRACE_CLASSES] = {"file", "socket", "pipe", "device", "other"};
+	for (int th = 0; th < FS_TRACE_THREADS; th++)
+		for (int k = 0; k < FS_TRACE_CLASSES; k++) {
+			const struct fs_trace_class *c = &r->cls[th][k];
+			if (!ld(&c->calls))
+				continue;
+			printf("class %s thread=%s class=%s calls=%llu read_bytes=%llu write_bytes=%llu", name,
+			       th == FS_TRACE_MAIN ? "main" : "other", cls[k], (unsigned long long)ld(&c->calls),
+			       (unsigned long long)ld(&c->read_bytes), (unsigned long long)ld(&c->write_bytes));
+			if (!no_times)
+				printf(" read_s=%.9f write_s=%.9f sync_s=%.9f meta_s=%.9f", secs(r, ld(&c->read_time)),
+				       secs(r, ld(&c->write_time)), secs(r, ld(&c->sync_time)), secs(r, ld(&c->meta_time)));
+			printf("\n");
+		}
 }
 
 static void dump_ops(const char *name, const struct fs_trace_region *r)
@@ -161,6 +184,7 @@ static int dump_region(const char *dir, const char *name)
 		if (((__atomic_load_n(&r->used[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1) &&
 		    __atomic_load_n(&r->files[i].state, __ATOMIC_ACQUIRE) == FS_TRACE_READY)
 			dump_file(name, r, i);
+	dump_classes(name, r);
 	if (show_ops && r->ops_enabled)
 		dump_ops(name, r);
 	munmap((void *)r, size);

@@ -10,11 +10,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -61,6 +63,12 @@ static char *at(const char *name)
 	char *b = bufs[k++ % 8];
 	snprintf(b, 4096, "%s/%s", dir, name);
 	return b;
+}
+
+/* a descriptor of an open regular file (left open: the program ends soon) */
+static int fd_small(void)
+{
+	return open(at("small"), O_RDONLY);
 }
 
 static void make_file(const char *name, size_t n)
@@ -243,6 +251,29 @@ int main(int argc, char **argv)
 	close(out);
 	close(fd);
 	CALL("copy size", (stat(at("copy1"), &st), st.st_size), 10500, 0);
+
+	/* sockets, pipes, msync: classes only, never a different result */
+	int sv[2], pp[2];
+	CALL("socket bad domain", socket(-1, SOCK_STREAM, 0), -1, EAFNOSUPPORT);
+	CALL("socketpair", socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0, 0);
+	CALL("send 10", send(sv[0], "0123456789", 10, 0), 10, 0);
+	CALL("recv 4 of 10", recv(sv[1], buf, 4, 0), 4, 0);
+	KEEPS_ERRNO("recv the rest", recv(sv[1], buf, 100, 0));
+	CALL("recv nothing waiting", recv(sv[1], buf, 100, MSG_DONTWAIT), -1, EAGAIN);
+	CALL("recvfrom closed fd", recvfrom(1000, buf, 10, 0, NULL, NULL), -1, EBADF);
+	CALL("sendto bad buffer", sendto(sv[0], (void *)8, 10, 0, NULL, 0), -1, EFAULT);
+	CALL("sendmsg bad msghdr", sendmsg(sv[0], (void *)8, 0), -1, EFAULT);
+	CALL("recvmsg on a file", recvmsg(fd_small(), &(struct msghdr){0}, 0), -1, ENOTSOCK);
+	close(sv[0]);
+	CALL("recv after peer closed", recv(sv[1], buf, 10, 0), 0, 0);
+	close(sv[1]);
+	CALL("pipe2 bad flags", pipe2(pp, -1), -1, EINVAL);
+	CALL("pipe", pipe(pp), 0, 0);
+	close(pp[0]);
+	CALL("write to a closed pipe", (signal(SIGPIPE, SIG_IGN), write(pp[1], "x", 1)), -1, EPIPE);
+	close(pp[1]);
+	CALL("msync unmapped", msync((void *)4096, 4096, MS_SYNC), -1, ENOMEM);
+	CALL("msync bad flags", msync(buf, 4096, -1), -1, EINVAL);
 
 	/* close_range, then fork and vfork children */
 	int hi = open(at("small"), O_RDONLY);

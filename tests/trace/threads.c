@@ -7,8 +7,8 @@
  * Per thread t: own<t>: 64 writes of 4096, fsync, lseek 0, 64 reads of
  * 4096, 10 stats, close; shared: open, 256 preads of 4096, close; own<t>s:
  * fopen "w" + 100 fwrites of 1000, fclose, fopen "r" + fread 4096 until
- * EOF (26 calls), fclose; log (O_APPEND, opened once by main): 50 writes
- * of 32 bytes. Before the threads main writes shared (256 x 4096); after
+ * EOF (26 calls), fclose; a pipe: 100 bytes written and read, both ends
+ * closed; log (O_APPEND, opened once by main): 50 writes of 32 bytes. Before the threads main writes shared (256 x 4096); after
  * them it reads log back (one read), removes it and writes its lines
  * sorted to log.sorted (the appends interleave differently every run).
  */
@@ -95,6 +95,12 @@ static void *worker(void *arg)
 	while ((n = fread(buf, 1, BLOCK, f)) > 0)
 		j->sum_stdio = mix(j->sum_stdio, buf, n);
 	fclose(f);
+
+	int pp[2]; /* a pipe of its own: all threads bump the same class counters */
+	j->bad |= pipe(pp) != 0;
+	j->bad |= write(pp[1], buf, 100) != 100 || read(pp[0], buf, 100) != 100;
+	close(pp[0]);
+	close(pp[1]);
 
 	char line[33];
 	for (int i = 0; i < 50; i++) {

@@ -20,8 +20,9 @@ if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" LD_PRELOAD="$r
 fi
 "$build/tests/trace_dump" --no-times --strip "$dir/data/" "$dir/regions" >"$dir/dump"
 grep -q ' reads=2048 read_bytes=8388608 .* path=shared$' "$dir/dump" &&
-	grep -q ' writes=400 write_bytes=12800 .* path=log$' "$dir/dump" || {
-	grep -E 'path=(shared|log)$' "$dir/dump" >&2
+	grep -q ' writes=400 write_bytes=12800 .* path=log$' "$dir/dump" &&
+	grep -q ' thread=other class=pipe calls=32 read_bytes=800 write_bytes=800$' "$dir/dump" || {
+	grep -E 'path=(shared|log)$|^class' "$dir/dump" >&2
 	echo "FAIL  tsan: counts under ThreadSanitizer" >&2
 	exit 1
 }

@@ -3,13 +3,16 @@
  * it out: the header, the records marked used (and only those), the op
  * ring's complete entries (one being written stops the read until the
  * process is gone, a lapped one is lost); then the same file truncated or
- * rewritten under the reader: errors, never a fault. */
+ * rewritten under the reader: errors, never a fault. And the io_classes
+ * rows made from a header's per-class counters: one per (thread, class)
+ * that moved, holding the increase. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "source/tracefmt.h"
 #include "source/traceread.h"
 
 static int new_file(size_t size)
@@ -157,9 +160,79 @@ static void test_ops(void)
 	close(fd);
 }
 
+/* keeps the io_classes rows it is given (texts copied) */
+struct rows {
+	struct fs_sink sink;
+	int n;
+	struct fs_row r[16];
+	char text[16][2][16];
+};
+
+static void keep_row(struct fs_sink *sink, const struct fs_row *row)
+{
+	struct rows *c = (struct rows *)sink;
+	CHECK_INT(row->table, FS_T_IO_CLASSES);
+	if (c->n == 16)
+		return;
+	c->r[c->n] = *row;
+	snprintf(c->text[c->n][0], 16, "%s", row->v[FS_IO_CLASSES_class].s);
+	snprintf(c->text[c->n][1], 16, "%s", row->v[FS_IO_CLASSES_thread].s);
+	c->n++;
+}
+
+static void no_meta(struct fs_sink *sink, const char *key, const char *value)
+{
+	(void)sink, (void)key, (void)value;
+}
+
+static void test_classes(void)
+{
+	struct fs_trace_head h;
+	memset(&h, 0, sizeof h);
+	h.pid = 77;
+	h.clock_kind = FS_TRACE_CLOCK_NS;
+	struct fs_trace_class done[FS_TRACE_THREADS][FS_TRACE_CLASSES];
+	memset(done, 0, sizeof done);
+	struct fs_trace_timebase tb = {0, 0, 0};
+	struct rows c = {{keep_row, no_meta, NULL}, 0, {{0}}, {{""}}};
+	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0};
+	struct fs_trace_class *sock = &h.cls[FS_TRACE_MAIN][FS_TRACE_CLASS_SOCKET];
+	*sock = (struct fs_trace_class){2000000000u, 600, 500000000u, 700, 0, 250000000u, 8};
+	h.cls[FS_TRACE_OTHER_THREADS][FS_TRACE_CLASS_FILE].calls = 3;
+	h.cls[FS_TRACE_OTHER_THREADS][FS_TRACE_CLASS_FILE].sync_time = 1000000000u;
+	CHECK_INT(fs_trace_emit_classes(&tb, &h, done, &ctx), 2);
+	CHECK_INT(c.n, 2);
+	const struct fs_row *r = &c.r[0];
+	CHECK(!strcmp(c.text[0][0], "socket") && !strcmp(c.text[0][1], "main"));
+	CHECK_INT(r->v[FS_IO_CLASSES_pid].i, 77);
+	CHECK(r->v[FS_IO_CLASSES_t].d == 1.5);
+	CHECK(r->v[FS_IO_CLASSES_read_s].d == 2.0 && r->v[FS_IO_CLASSES_write_s].d == 0.5);
+	CHECK(r->v[FS_IO_CLASSES_meta_s].d == 0.25 && r->v[FS_IO_CLASSES_sync_s].d == 0.0);
+	CHECK_INT(r->v[FS_IO_CLASSES_read_bytes].i, 600);
+	CHECK_INT(r->v[FS_IO_CLASSES_write_bytes].i, 700);
+	CHECK_INT(r->v[FS_IO_CLASSES_calls].i, 8);
+	CHECK(!strcmp(c.text[1][0], "file") && !strcmp(c.text[1][1], "other"));
+	CHECK(c.r[1].v[FS_IO_CLASSES_sync_s].d == 1.0);
+	/* nothing moved: no row; then only the increase */
+	CHECK_INT(fs_trace_emit_classes(&tb, &h, done, &ctx), 0);
+	sock->calls += 2;
+	sock->read_bytes += 50;
+	CHECK_INT(fs_trace_emit_classes(&tb, &h, done, &ctx), 1);
+	CHECK_INT(c.r[2].v[FS_IO_CLASSES_calls].i, 2);
+	CHECK_INT(c.r[2].v[FS_IO_CLASSES_read_bytes].i, 50);
+	CHECK(c.r[2].v[FS_IO_CLASSES_read_s].d == 0.0);
+	/* a counter that went down (a damaged region) gives 0, not a huge number */
+	sock->calls -= 5;
+	CHECK_INT(fs_trace_emit_classes(&tb, &h, done, &ctx), 1);
+	CHECK_INT(c.r[3].v[FS_IO_CLASSES_calls].i, 0);
+	CHECK(!strcmp(fs_trace_class_name(FS_TRACE_CLASS_DEVICE), "device"));
+	CHECK(!strcmp(fs_trace_class_name(FS_TRACE_CLASSES), "?"));
+}
+
 int main(void)
 {
 	test_head_and_files();
 	test_ops();
+	test_classes();
 	return check_exit("test_trace_read");
 }
