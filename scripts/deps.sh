@@ -2,12 +2,13 @@
 # scripts/deps.sh [build|test] - install the Debian packages feedscope needs,
 # only those missing; does nothing (and needs no network) when all are there.
 #   build: compiler and libraries
-#   test:  build + what the tests, benchmarks and demo use (PyTorch, fio,
+#   test:  build + what the tests, benchmarks and demo use (PyTorch and
+#          torchvision/PIL and iproute2 for the broad scenario suite, fio,
 #          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup)
 #   fuzz:  build + clang (libFuzzer) for `make fuzz`
 set -eu
 build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev"
-test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-numpy fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin"
+test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin"
 
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;

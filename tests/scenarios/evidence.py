@@ -14,6 +14,13 @@ the run file cannot give is printed as "nan".
   steps, step_mean_s, compute_mean_s, first_wait_frac (share of the wait
                     spent in each epoch's first step), epochs
   job_wait_share    the job's own summary line (train.py), --job-out
+                    (with several ranks: rank 0's line)
+  job_b_busy, job_b_input, job_b_ckpt, job_b_coll, job_b_val, job_b_other
+                    the job's own buckets (shares of its loop time; rank 0)
+  job_ranks, job_wait_share_max, job_slow_rank, job_b_input_slow,
+  job_coll_share_r0
+                    several ranks: how many, the largest wait share, its
+                    rank and its input bucket, rank 0's share of time inside the collective
   gpu_util          mean NVML utilization, %
   disk_*            the dataset's device (--device): read MB/s, util %,
                     read await ms, request KiB, reads/s, queue depth
@@ -33,6 +40,9 @@ the run file cannot give is printed as "nan".
   ckpt_n, ckpt_s, ckpt_share         checkpoint phases: count, seconds, share
                     of the run's step time; gpu_util_ckpt: GPU util inside them
   verdict, input_bound, confidence, predicted_speedup   from --report
+  fs_idle, fs_ckpt_share   the report's accelerator idle fraction, and its
+                    checkpoint seconds over its loop time (wait + compute +
+                    epoch_end)
 """
 import argparse
 import json
@@ -51,6 +61,27 @@ def one(db, sql, args=()):
     if not row or row[0] is None:
         return NAN
     return row[0]
+
+
+def job_ranks(path):
+    """The job's summary lines (train.py), {rank: {key: float}}; {} if none."""
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("train: "):
+                    continue
+                kv = dict(t.split("=", 1) for t in line.split()[1:] if "=" in t)
+                d = {}
+                for k, v in kv.items():
+                    try:
+                        d[k] = float(v)
+                    except ValueError:
+                        pass
+                out[int(d.get("rank", 0))] = d
+    except OSError:
+        pass
+    return out
 
 
 def main():
@@ -86,10 +117,25 @@ def main():
 
     # the job's own account
     ev["job_wait_share"] = NAN
+    ranks = job_ranks(a.job_out) if a.job_out else {}
+    if ranks:
+        r0 = ranks.get(0, ranks[min(ranks)])
+        for k in ("busy", "input", "ckpt", "coll", "val", "other"):
+            ev["job_b_" + k] = r0.get("b_" + k, NAN)
+        ev["job_ranks"] = len(ranks)
+        slow = max(ranks, key=lambda r: ranks[r].get("wait_share", -1))
+        ev["job_slow_rank"] = slow
+        ev["job_wait_share_max"] = ranks[slow].get("wait_share", NAN)
+        ev["job_b_input_slow"] = ranks[slow].get("b_input", NAN)
+        ev["job_coll_share_r0"] = (r0["coll_s"] / r0["total_s"]
+                                   if r0.get("total_s") and "coll_s" in r0 else NAN)
     if a.job_out:
         try:
             with open(a.job_out) as f:
                 for line in f:
+                    if line.startswith("train: ") and "rank=" in line and " rank=0 " not in line \
+                            and len(ranks) > 1:
+                        continue  # several ranks: rank 0's line is the job's
                     if line.startswith("train: "):
                         m = re.search(r"wait_share=([0-9.]+)", line)
                         if m:
@@ -150,11 +196,19 @@ def main():
                               "AND g.t > p.t_start + 0.1 AND g.t <= p.t_end")
 
     ev["verdict"], ev["input_bound"], ev["confidence"], ev["predicted_speedup"] = "none", NAN, NAN, NAN
+    ev["fs_idle"], ev["fs_ckpt_share"] = NAN, NAN
     if a.report:
         try:
             with open(a.report) as f:
                 v = json.load(f)["verdict"]
             ev["verdict"] = str(v.get("primary", "none"))
+            x = v.get("accelerator_idle_fraction")
+            ev["fs_idle"] = float(x) if x is not None else NAN
+            with open(a.report) as f:
+                m = json.load(f).get("metrics", {})
+            loop = sum(float(m.get(k) or 0) for k in ("wait_s", "compute_s", "epoch_end_s"))
+            ck = m.get("checkpoint_s")
+            ev["fs_ckpt_share"] = float(ck) / loop if ck is not None and loop > 0 else NAN
             for k in ("input_bound_fraction", "confidence", "predicted_speedup"):
                 x = v.get(k)
                 ev[{"input_bound_fraction": "input_bound"}.get(k, k)] = float(x) if x is not None else NAN

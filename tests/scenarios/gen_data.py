@@ -1,6 +1,7 @@
 """Write the scenario suite's datasets into ROOT (the mounted ext4 image).
 
     /usr/bin/python3 gen_data.py ROOT
+    /usr/bin/python3 gen_data.py --jpeg DIR N   (broad suite: N JPEGs)
 
   ROOT/big/     400 files of 1 MiB (sequential whole-file reads)
   ROOT/rand.bin one 256 MiB file (random 4 KiB reads)
@@ -8,6 +9,10 @@
   ROOT/tiny/    30000 files of 48 bytes in 100 directories, listed in
                 ROOT/tiny/index.txt (an ext4 with inline_data keeps them in
                 their inodes: reading one is metadata I/O only)
+
+--jpeg writes DIR/img_NNNNN.jpg: N photo-like 960x720 RGB JPEGs (quality
+90; smooth gradients plus noise, so decoding costs what a photo costs),
+made with PIL (python3-pil).
 
 Contents are fixed pseudo-random bytes (not zeros: nothing below may
 skip or compress them).
@@ -25,7 +30,22 @@ def write(path, data):
         f.write(data)
 
 
+def jpegs(out, n):
+    from PIL import Image
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(4321)
+    yy, xx = np.mgrid[0:720, 0:960]
+    for i in range(n):
+        base = np.stack([(xx * (i % 7 + 1) // 5), (yy * (i % 5 + 1) // 4), (xx + yy) // 5], axis=-1)
+        img = (base + rng.integers(0, 48, size=(720, 960, 3))) % 256
+        Image.fromarray(img.astype(np.uint8), "RGB").save(
+            os.path.join(out, "img_%05d.jpg" % i), quality=90)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--jpeg":
+        jpegs(sys.argv[2], int(sys.argv[3]))
+        return
     root = sys.argv[1]
     rng = np.random.default_rng(1234)
     block = rng.integers(0, 256, size=4 * MiB, dtype=np.uint8).tobytes()

@@ -52,6 +52,7 @@ undo_ledger() {
 		pid) kill_pid "$a" ;;
 		cgroup) remove_cgroup "$a" ;;
 		rule) [ -e "$a" ] && echo "$b 0" >"$a" 2>/dev/null ;;
+		netns) [ -e "/run/netns/$a" ] && ip netns del "$a" ;;
 		mount) mountpoint -q "$a" 2>/dev/null && { umount "$a" 2>/dev/null || { sleep 0.5; umount "$a" 2>/dev/null; } || umount -l "$a"; } ;;
 		loop) [ "$(losetup -nO BACK-FILE "$a" 2>/dev/null | sed 's/ *$//')" = "$b" ] && losetup -d "$a" ;;
 		esac
@@ -243,8 +244,14 @@ record() {
 	# a pids cgroup (no limit) holds every process of the job, so that an
 	# interrupted scenario can end them all, orphaned workers included
 	[ -d "${CG_pids:-/nonexistent}" ] || cgroup pids
-	printf 'count=1\ngpu0.name=Emulated accelerator (fake NVML)\ngpu0.mem_total=85899345920\ngpu0.busy_file=%s\n' \
-		"$busy" >"$nvml"
+	printf 'count=%s\ngpu0.name=Emulated accelerator (fake NVML)\ngpu0.mem_total=85899345920\ngpu0.busy_file=%s\n' \
+		"${GPUS:-1}" "$busy" >"$nvml"
+	if [ "${GPUS:-1}" = 2 ]; then # one emulated accelerator per rank (train.py --dist)
+		printf 'gpu1.name=Emulated accelerator (fake NVML)\ngpu1.mem_total=85899345920\ngpu1.busy_file=%s.1\n' \
+			"$busy" >>"$nvml"
+		rm -f "$busy.1"
+	fi
+	[ ${#LAUNCH[@]} -gt 0 ] || LAUNCH=("$PY" "$TRAIN")
 	t0=$(date +%s.%N)
 	LD_LIBRARY_PATH=$FS_BUILD/tests/nvml/full FAKE_NVML_SCRIPT=$nvml \
 		FS_JOB_CGROUPS="${JOB_CGROUPS[*]}" \
@@ -252,7 +259,7 @@ record() {
 		sh -c 'for c in $FS_JOB_CGROUPS; do echo $$ >"$c/cgroup.procs" || exit 125; done
 			unset FS_JOB_CGROUPS LD_LIBRARY_PATH FAKE_NVML_SCRIPT
 			exec "$@"' sh \
-		"$PY" "$TRAIN" --busy-file "$busy" "$@" >"$S/$name.out" 2>"$S/$name.err" &
+		"${LAUNCH[@]}" --busy-file "$busy" "$@" >"$S/$name.out" 2>"$S/$name.err" &
 	local pid=$!
 	ledger pid "$pid"
 	wait "$pid"
@@ -264,6 +271,10 @@ record() {
 	fi
 	grep '^train: ' "$S/$name.out" >&2 || die "$name: no summary from train.py"
 }
+
+# LAUNCH: what record runs instead of "$PY" "$TRAIN" (e.g. torchrun ...
+# train.py); its arguments follow. GPUS=2: a second fake GPU, fed by rank 1.
+LAUNCH=()
 
 # verdict NAME: feedscope report on NAME.db into NAME.json (if the command
 # exists), then the evidence (evidence.py) into the array EV. DEVICE, if
@@ -328,4 +339,81 @@ finish() {
 	result confidence "${EV[confidence]}"
 	result predicted_speedup "${EV[predicted_speedup]}"
 	result step_mean_s "${EV[step_mean_s]}"
+	# the broad suite's bucket table (run.sh --all): the job's own buckets
+	# (train.py's b_* shares) beside the report's figures
+	local tin=job_b_input
+	case $truth_key in job_b_input*) tin=$truth_key ;; esac
+	result truth_input "${EV[$tin]:-nan}"
+	result truth_ckpt "${EV[job_b_ckpt]:-nan}"
+	result fs_ckpt "${EV[fs_ckpt_share]:-nan}"
+	result truth_idle "$(awk -v b="${EV[job_b_busy]:-nan}" 'BEGIN { if (b == "nan") print "nan"; else printf "%.4f", 1 - b }')"
+	result fs_idle "${EV[fs_idle]:-nan}"
+}
+
+# ---- the broad suite (run.sh --all) --------------------------------------
+
+# twin: the hook on, or off when the scenario is run through its
+# s_nohook_NAME.sh twin (which sets NOHOOK=1 and sources s_NAME.sh). Sets
+# HOOK_OPTS for record and checks that the hook really was off.
+twin() {
+	HOOK_OPTS=()
+	[ "${NOHOOK:-0}" = 1 ] && HOOK_OPTS=(--no-hook)
+	return 0
+}
+twin_check() { # after verdict: a hook-off run has no steps
+	[ "${NOHOOK:-0}" = 1 ] && need "steps <= 0" "the hook is off"
+	return 0
+}
+
+# need_py MODULE PACKAGE: a Python module for $PY, installed from Debian's
+# archive when missing (a scenario that cannot get it fails, loudly)
+need_py() {
+	"$PY" -c "import $1" 2>/dev/null && return 0
+	say "installing $2 (for $PY: import $1)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >"$S/apt.log" 2>&1 ||
+		{ apt-get update -qq >>"$S/apt.log" 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >>"$S/apt.log" 2>&1; }
+	"$PY" -c "import $1" 2>/dev/null || die "$PY cannot import $1 ($2 not installable: see $S/apt.log)"
+}
+
+# shaped_link RATE: two network namespaces made for this scenario, joined
+# by a veth pair: the server's end SRV_ADDR (10.213.0.1/30) in $NS_SRV, the
+# job's end (10.213.0.2/30) in $NS_JOB; the server's egress (what the job
+# downloads) shaped by tc tbf to RATE (e.g. 40mbit). Addresses exist only
+# inside these namespaces; deleting them (ledger) removes the pair.
+shaped_link() {
+	local id=${FS_RUN_DIR##*.}
+	id=$(echo "$id$FS_SCEN" | cksum | cut -c1-6)
+	NS_SRV=fs-scen-$id-srv NS_JOB=fs-scen-$id-job
+	SRV_ADDR=10.213.0.1
+	command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (iproute2)"
+	ledger netns "$NS_SRV"
+	ip netns add "$NS_SRV" || die "ip netns add $NS_SRV"
+	ledger netns "$NS_JOB"
+	ip netns add "$NS_JOB" || die "ip netns add $NS_JOB"
+	ip link add fsv0 netns "$NS_SRV" type veth peer name fsv1 netns "$NS_JOB" || die "veth pair"
+	ip -n "$NS_SRV" addr add $SRV_ADDR/30 dev fsv0 || die "address in $NS_SRV"
+	ip -n "$NS_JOB" addr add 10.213.0.2/30 dev fsv1 || die "address in $NS_JOB"
+	ip -n "$NS_SRV" link set fsv0 up && ip -n "$NS_JOB" link set fsv1 up &&
+		ip -n "$NS_SRV" link set lo up && ip -n "$NS_JOB" link set lo up || die "links up"
+	tc -n "$NS_SRV" qdisc add dev fsv0 root tbf rate "$1" burst 32kbit latency 100ms ||
+		die "tc tbf $1 on the server's end"
+}
+
+# http_server SAMPLE_KIB: the sample server (http_samples.py) in $NS_SRV on
+# port 8080, bounded (requests, lifetime), ended by the ledger. Sets
+# DATA_URL (GET DATA_URL<i>).
+http_server() {
+	local ready=$S/http.ready i
+	rm -f "$ready"
+	ip netns exec "$NS_SRV" "$PY" "$SCEN_DIR/http_samples.py" --addr $SRV_ADDR --port 8080 \
+		--sample-kib "$1" --ready "$ready" --max-requests 20000 --lifetime-s 240 \
+		>"$S/http.log" 2>&1 &
+	ledger pid "$!"
+	for i in $(seq 50); do
+		[ -f "$ready" ] && break
+		sleep 0.1
+	done
+	[ -f "$ready" ] || die "the sample server did not start: $(tail -1 "$S/http.log")"
+	DATA_URL=http://$SRV_ADDR:8080/s/
 }

@@ -18,6 +18,12 @@
 #
 #   FEEDSCOPE_BUILD   build directory (default build)
 #   FS_KEEP=1         keep the run directory (run files, job output)
+#
+# tests/scenarios/run.sh --all (make scenarios-all): the broad suite, the
+# 13 above and BROAD below, each REPEAT times (default 1), then the
+# confusion tables with and without the hook and, per bucket, the job's own
+# truth beside feedscope's figure. Not part of `make test`; it is expected
+# to show wrong verdicts until the accounting model (issue 10) lands.
 set -u
 cd "$(dirname "$0")/../.."
 FS_TOP=$PWD
@@ -27,6 +33,17 @@ PY=/usr/bin/python3
 ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
 loader_parallelism memory_pressure checkpoint_stall epoch_start
 nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata"
+BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_http mmap nohook_mmap
+rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun"
+broad=0
+if [ "${1:-}" = --all ]; then
+	broad=1
+	shift
+	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
+	set -- $ALL $BROAD
+fi
+REPEAT=${REPEAT:-1}
+case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
 # A suite that cannot run is skipped (77), loudly; under CI=true it fails (1).
 skip() {
@@ -52,7 +69,7 @@ done
 names=("$@")
 [ ${#names[@]} -gt 0 ] || read -r -a names <<<"$(echo $ALL)"
 for n in "${names[@]}"; do
-	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL))"; exit 2; }
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD))"; exit 2; }
 done
 
 FS_RUN_DIR=$(mktemp -d /tmp/feedscope-scen.XXXXXX)
@@ -114,6 +131,7 @@ f2() { awk -v v="$1" 'BEGIN { if (v ~ /^[0-9.eE+-]+$/) printf "%.2f", v; else pr
 declare -A R
 pred=()
 fails=0
+hooked=()
 lines=()
 results=()
 # run_scenario NAME: one try, its results in R; sets rc
@@ -130,7 +148,12 @@ run_scenario() {
 		while IFS='=' read -r k v; do R[$k]=$v; done <"$FS_RUN_DIR/$1/result"
 	fi
 }
+buckets=()
+runs=()
 for n in "${names[@]}"; do
+	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
+done
+for n in "${runs[@]}"; do
 	t0=$SECONDS
 	run_scenario "$n"
 	# A bottleneck that was not physically there (a need check failed: the
@@ -156,6 +179,9 @@ for n in "${names[@]}"; do
 	echo "$line"
 	lines+=("$line")
 	results+=("$exp $got")
+	case $n in nohook_*) hook=off ;; *) hook=on ;; esac
+	hooked+=("$hook $exp $got")
+	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}")")
 	if [ -n "${R[untraced_verdict]:-}" ]; then
 		pred+=("tracer $n: with the tracer $got, without it (--no-trace) ${R[untraced_verdict]}")
 	fi
@@ -164,9 +190,9 @@ for n in "${names[@]}"; do
 	fi
 done
 
-echo
-echo "confusion (rows: expected, columns: got)"
-printf '%s\n' "${results[@]}" | awk '
+# confusion: "expected got" lines on stdin, the table on stdout
+confusion() {
+	awk '
 	BEGIN {
 		split("compute_bound CB storage_bandwidth SB storage_latency SL metadata MD cpu_preprocess CPU " \
 		      "loader_parallelism LP network NET memory_pressure MEM checkpoint_stall CKPT epoch_start EPO " \
@@ -191,10 +217,41 @@ printf '%s\n' "${results[@]}" | awk '
 		printf "("
 		for (j = 1; j <= ng; j++) printf "%s = %s%s", short(cols[j]), cols[j], j < ng ? ", " : ")\n"
 	}'
+}
+echo
+echo "confusion (rows: expected, columns: got)"
+printf '%s\n' "${results[@]}" | confusion
+if [ $broad = 1 ]; then
+	for h in on off; do
+		echo
+		echo "confusion, hook $h (rows: expected, columns: got)"
+		printf '%s\n' "${hooked[@]}" | awk -v h=$h '$1 == h { print $2, $3 }' | confusion
+	done
+	echo
+	echo "buckets: the job's own truth beside feedscope's figure (shares of the loop's time; err in points)"
+	printf '%s\n' "${buckets[@]}" | awk '
+		function cell(t, f, k) {
+			if (t == "nan" || f == "nan") return sprintf(" %5s %5s %5s", t, f, "-")
+			e = (f - t) * 100; if (e < 0) e = -e
+			n[k]++; sum[k] += e; if (e > worst[k]) worst[k] = e
+			return sprintf(" %5.2f %5.2f %5.1f", t, f, e)
+		}
+		BEGIN { printf "%-32s %-4s %5s %5s %5s %5s %5s %5s %5s %5s %5s\n", "scenario", "hook",
+			"input", "fs", "err", "ckpt", "fs", "err", "idle", "fs", "err" }
+		{ printf "%-32s %-4s%s%s%s\n", $1, $2, cell($3, $4, "input"), cell($5, $6, "ckpt"), cell($7, $8, "idle") }
+		END {
+			split("input ckpt idle", ks, " ")
+			for (i = 1; i <= 3; i++) {
+				k = ks[i]
+				if (n[k]) printf "bucket %-5s mean error %.1f points, worst %.1f (%d runs)\n", k, sum[k] / n[k], worst[k], n[k]
+				else printf "bucket %-5s no run gave both figures\n", k
+			}
+		}'
+fi
 if [ ${#pred[@]} -gt 0 ]; then
 	echo
 	printf '%s\n' "${pred[@]}"
 fi
 echo
-echo "scenarios: $(( ${#names[@]} - fails )) of ${#names[@]} passed"
+echo "scenarios: $(( ${#runs[@]} - fails )) of ${#runs[@]} passed"
 [ $fails -eq 0 ]

@@ -7,6 +7,11 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--decode-ms MS] [--item-sleep-ms MS] [--init-sleep-ms MS]
         [--compute-ms MS] [--ckpt-every N --ckpt-mib S --ckpt-dir DIR]
         [--busy-file PATH] [--seed S]
+    broad-suite options (additive; the defaults keep the behaviour above):
+        [--format http|memmap|jpeg] [--records N] [--record-kib K]
+        [--netns PATH] [--ckpt-mode torch|write|numpy] [--fresh-epochs]
+        [--val-data DIR --val-samples N --val-compute-ms MS]
+        [--dist --slow-rank R --slow-data DIR --slow-format FMT]
 
 The dataset (made by gen_data.py):
   npy        DIR holds .npy files; each sample is one file, np.load()ed
@@ -20,6 +25,22 @@ A sample's "decode" burns --decode-ms of the worker's own CPU time (a busy
 loop on thread_time, so a CPU quota or a busy core makes it slower in wall
 time, as a real decode would be); --item-sleep-ms waits without CPU, like a
 call to a remote service; --init-sleep-ms is a slow worker_init_fn.
+  http       --data is a URL prefix; sample i is GET PREFIX<i> (urllib, no
+             proxy, 30 s timeout); --netns PATH: each worker joins that
+             network namespace first (setns), the main process stays put
+  memmap     --data is one big file, numpy.memmap'd in each worker; sample i
+             copies record (i * 7919) mod (size / record) of --record-kib
+             KiB: page faults, no read calls
+  jpeg       DIR holds .jpg files; PIL decode + torchvision transforms
+             (RandomResizedCrop 224, flip, ToTensor, Normalize)
+  rand       with --records N: N random 4 KiB preads per sample
+--fresh-epochs gives each epoch its own files (files[e*N:(e+1)*N]), so a
+cold dataset stays cold. --val-data: after every epoch a validation pass
+(its own DataLoader, npy files, --val-samples, --val-compute-ms per step).
+--dist: torch.distributed (gloo, env:// as torchrun sets it), one
+all_reduce of a small tensor after every step; rank --slow-rank reads
+--slow-data / --slow-format instead (its own slow storage); with several
+ranks, rank r > 0 adds its busy time to BUSY_FILE.r.
 
 Each training step sleeps --compute-ms (the emulated accelerator, as MLPerf
 Storage and DLIO do) and adds that time to --busy-file (cumulative busy
@@ -32,7 +53,13 @@ way feedscope's hook measures it (wait = inside the loader's __next__,
 compute = everything else in the loop body, checkpoints included):
   train: steps=N epochs=E samples=M wait_s=W compute_s=C busy_s=B ckpt_n=K
          ckpt_s=S first_wait_s=F total_s=T wait_share=X   (one line)
-first_wait_s is the wait of each epoch's first step, summed.
+         rank=R coll_s=L val_s=V val_busy_s=VB b_busy=.. b_input=.. b_ckpt=..
+         b_coll=.. b_val=.. b_other=..
+first_wait_s is the wait of each epoch's first step, summed. coll_s: time
+inside all_reduce; val_s: the validation passes (val_busy_s of it computing).
+The b_* buckets are shares of total_s (the whole loop, validation included)
+and add up to 1: accelerator busy in training steps, waiting for input,
+checkpoints, collectives, validation passes, and the rest (b_other).
 """
 import argparse
 import io
@@ -41,9 +68,14 @@ import random
 import sys
 import time
 
+import ctypes
+import urllib.request
+
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
+
+CLONE_NEWNET = 0x40000000
 
 
 def burn(seconds):
@@ -77,7 +109,23 @@ class Samples(Dataset):
         self.decode_s = a.decode_ms / 1000.0
         self.sleep_s = a.item_sleep_ms / 1000.0
         self.fd = -1
-        if self.fmt == "rand":
+        self.records = max(1, a.records)
+        self.epoch = 0
+        self.fresh = a.fresh_epochs
+        self.mm = None
+        self.opener = None
+        self.tf = None
+        if self.fmt == "http":
+            self.url = a.data
+            if not self.n:
+                raise SystemExit("train.py: --format http needs --samples")
+        elif self.fmt == "memmap":
+            self.path = a.data
+            self.rec = a.record_kib * 1024
+            self.nrec = os.path.getsize(a.data) // self.rec
+            if not self.n or self.nrec < 1:
+                raise SystemExit("train.py: --format memmap needs --samples and a file >= one record")
+        elif self.fmt == "rand":
             self.path = a.data
             self.pages = os.path.getsize(a.data) // 4096
         else:
@@ -85,7 +133,13 @@ class Samples(Dataset):
             if not files:
                 raise SystemExit("train.py: no files under %s" % a.data)
             random.Random(a.seed).shuffle(files)  # a fixed subset, the same every epoch
-            self.files = files[: self.n] if self.n else files
+            if self.fresh and self.n:
+                if self.n * a.epochs > len(files):
+                    raise SystemExit("train.py: --fresh-epochs needs %d files, %s has %d"
+                                     % (self.n * a.epochs, a.data, len(files)))
+                self.files = files[: self.n * a.epochs]
+            else:
+                self.files = files[: self.n] if self.n else files
             if not self.n:
                 self.n = len(self.files)
 
@@ -97,10 +151,26 @@ class Samples(Dataset):
             if self.fd < 0:  # opened in each worker after it starts
                 self.fd = os.open(self.path, os.O_RDONLY)
                 os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
-            off = random.randrange(self.pages) * 4096
-            data = os.pread(self.fd, 4096, off)
-            return len(data), data[0] if data else 0
+            total = first = 0
+            for _ in range(self.records):
+                off = random.randrange(self.pages) * 4096
+                data = os.pread(self.fd, 4096, off)
+                total += len(data)
+                first = data[0] if data else 0
+            return total, first
+        if self.fmt == "http":
+            return self._fetch(i)
+        if self.fmt == "memmap":
+            if self.mm is None:  # mapped in each worker after it starts
+                self.mm = np.memmap(self.path, dtype=np.uint8, mode="r")
+            r = (i * 7919) % self.nrec
+            x = np.array(self.mm[r * self.rec:(r + 1) * self.rec])  # page faults
+            return x.nbytes, int(x[0])
+        if self.fresh:
+            i = self.epoch * self.n + i
         path = self.files[i % len(self.files)]
+        if self.fmt == "jpeg":
+            return self._decode(path)
         if self.fmt == "npy":
             x = np.load(path)
             return x.nbytes, int(x.flat[0])
@@ -112,6 +182,27 @@ class Samples(Dataset):
         with open(path, "rb") as f:
             data = f.read()
         return len(data), data[0] if data else 0
+
+    def _fetch(self, i):
+        if self.opener is None:
+            self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with self.opener.open("%s%d" % (self.url, i), timeout=30) as r:
+            data = r.read()
+        if not data:
+            raise RuntimeError("train.py: empty answer for sample %d" % i)
+        return len(data), data[0]
+
+    def _decode(self, path):
+        if self.tf is None:
+            from torchvision import transforms  # only jobs that decode JPEGs need it
+            self.tf = transforms.Compose([
+                transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+                transforms.ToTensor(),
+                transforms.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+        from PIL import Image
+        with Image.open(path) as im:
+            x = self.tf(im.convert("RGB"))
+        return os.path.getsize(path), int(x[0, 0, 0].item() * 100) & 0xFF
 
     def __getitem__(self, i):
         nbytes, first = self._read(i)
@@ -127,6 +218,34 @@ class FsyncOnFlush(io.FileIO):
     def flush(self):
         super().flush()
         os.fsync(self.fileno())
+
+
+def save_checkpoint(mode, path, step, weights):
+    """One checkpoint, fsync'd before it returns: torch.save (the file's
+    flush fsyncs), plain f.write + os.fsync, or numpy.save + os.fsync."""
+    if mode == "torch":
+        with FsyncOnFlush(path, "w") as f:
+            torch.save({"step": step, "weights": weights}, f)
+        return
+    with open(path, "wb") as f:
+        if mode == "write":
+            f.write(weights.numpy().tobytes())
+        else:
+            np.save(f, weights.numpy())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def join_netns(path):
+    """Move this thread into the network namespace at PATH (a DataLoader
+    worker, before its first request)."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns %s" % path)
+    finally:
+        os.close(fd)
 
 
 BUSY_SLICE_S = 0.010
@@ -153,10 +272,11 @@ class Busy:
         os.replace(tmp, self.path)
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--format", choices=("npy", "npy-mmap", "bin", "rand"), default="npy")
+    ap.add_argument("--format", choices=("npy", "npy-mmap", "bin", "rand", "http", "memmap", "jpeg"),
+                    default="npy")
     ap.add_argument("--samples", type=int, default=0, help="samples per epoch (0: every file)")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch", type=int, default=8)
@@ -172,18 +292,41 @@ def main():
     ap.add_argument("--ckpt-every", type=int, default=0)
     ap.add_argument("--ckpt-mib", type=int, default=0)
     ap.add_argument("--ckpt-dir", default="")
+    ap.add_argument("--ckpt-mode", choices=("torch", "write", "numpy"), default="torch")
     ap.add_argument("--busy-file", default="")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--records", type=int, default=1, help="rand: 4 KiB reads per sample")
+    ap.add_argument("--record-kib", type=int, default=256, help="memmap: KiB per sample")
+    ap.add_argument("--netns", default="", help="workers join this network namespace")
+    ap.add_argument("--fresh-epochs", action="store_true")
+    ap.add_argument("--val-data", default="")
+    ap.add_argument("--val-samples", type=int, default=0)
+    ap.add_argument("--val-compute-ms", type=float, default=5.0)
+    ap.add_argument("--dist", action="store_true")
+    ap.add_argument("--slow-rank", type=int, default=-1)
+    ap.add_argument("--slow-data", default="")
+    ap.add_argument("--slow-format", default="")
     a = ap.parse_args()
     if a.format == "rand" and not a.samples:
         ap.error("--format rand needs --samples")
     if a.ckpt_every and not (a.ckpt_dir and a.ckpt_mib):
         ap.error("--ckpt-every needs --ckpt-dir and --ckpt-mib")
+    if a.netns and a.workers < 1:
+        ap.error("--netns needs --workers >= 1 (the workers join it)")
+    if a.val_data and a.val_samples < 1:
+        ap.error("--val-data needs --val-samples")
+    if a.slow_rank >= 0 and not (a.dist and a.slow_data):
+        ap.error("--slow-rank needs --dist and --slow-data")
+    return a
 
-    torch.set_num_threads(1)
+
+def make_loader(a, ds, seed):
     init_s = a.init_sleep_ms / 1000.0
+    netns = a.netns
 
     def worker_init(_):
+        if netns:
+            join_netns(netns)
         if init_s > 0:
             time.sleep(init_s)
 
@@ -194,17 +337,65 @@ def main():
         if a.context != "default":
             kw["multiprocessing_context"] = a.context
     g = torch.Generator()
-    g.manual_seed(a.seed)
-    loader = DataLoader(Samples(a), batch_size=a.batch, shuffle=True, num_workers=a.workers,
-                        generator=g, **kw)
-    ckpt = torch.zeros(a.ckpt_mib * (1 << 20) // 4, dtype=torch.float32) if a.ckpt_every else None
-    busy = Busy(a.busy_file)
-    compute_s = a.compute_ms / 1000.0
+    g.manual_seed(seed)
+    return DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers,
+                      generator=g, **kw)
 
-    wait = compute = first_wait = ckpt_time = 0.0
+
+def compute_step(busy, seconds):
+    """The emulated accelerator step, reported in slices so that a sampler
+    sees busy time arrive as it is spent. Returns the busy seconds added."""
+    t_c = t0 = time.perf_counter()
+    t_end = t_c + seconds
+    while True:
+        left = t_end - time.perf_counter()
+        if left <= 0:
+            break
+        time.sleep(min(left, BUSY_SLICE_S))
+        now = time.perf_counter()
+        busy.add(now - t_c)
+        t_c = now
+    return t_c - t0
+
+
+def validate(a, busy):
+    """One validation pass over --val-samples npy files; (seconds, busy seconds)."""
+    va = argparse.Namespace(**vars(a))
+    va.data, va.format, va.samples, va.fresh_epochs = a.val_data, "npy", a.val_samples, False
+    va.netns, va.persistent = "", False
+    t0 = time.perf_counter()
+    busy_s = 0.0
+    for _ in make_loader(va, Samples(va), a.seed + 1):
+        busy_s += compute_step(busy, a.val_compute_ms / 1000.0)
+    return time.perf_counter() - t0, busy_s
+
+
+def main():
+    a = parse_args()
+    torch.set_num_threads(1)
+    rank, world = 0, 1
+    if a.dist:
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
+        if rank == a.slow_rank:
+            a.data = a.slow_data
+            a.format = a.slow_format or a.format
+    ds = Samples(a)
+    loader = make_loader(a, ds, a.seed)
+    ckpt = torch.zeros(a.ckpt_mib * (1 << 20) // 4, dtype=torch.float32) if a.ckpt_every else None
+    busy_path = a.busy_file
+    if busy_path and world > 1 and rank > 0:
+        busy_path = "%s.%d" % (busy_path, rank)
+    busy = Busy(busy_path)
+    compute_s = a.compute_ms / 1000.0
+    token = torch.ones(16)
+
+    wait = compute = first_wait = ckpt_time = coll = val = val_busy = 0.0
     steps = ckpt_n = samples = 0
     t0 = time.perf_counter()
     for epoch in range(a.epochs):
+        ds.epoch = epoch  # non-persistent workers get it when the epoch starts
         t_ask = time.perf_counter()
         for k, batch in enumerate(loader):
             t_got = time.perf_counter()
@@ -212,35 +403,46 @@ def main():
             if k == 0:
                 first_wait += t_got - t_ask
             samples += len(batch)
-            # the emulated accelerator step, reported in slices so that a
-            # sampler sees busy time arrive as it is spent
-            t_c = time.perf_counter()
-            t_end = t_c + compute_s
-            while True:
-                left = t_end - time.perf_counter()
-                if left <= 0:
-                    break
-                time.sleep(min(left, BUSY_SLICE_S))
-                now = time.perf_counter()
-                busy.add(now - t_c)
-                t_c = now
+            compute_step(busy, compute_s)
+            if a.dist:
+                t_r = time.perf_counter()
+                dist.all_reduce(token)
+                coll += time.perf_counter() - t_r
             steps += 1
             if a.ckpt_every and steps % a.ckpt_every == 0:
                 t_s = time.perf_counter()
-                path = os.path.join(a.ckpt_dir, "ckpt-%d.pt" % (ckpt_n % 2))
-                with FsyncOnFlush(path, "w") as f:
-                    torch.save({"step": steps, "weights": ckpt}, f)
+                ext = "pt" if a.ckpt_mode == "torch" else ("npy" if a.ckpt_mode == "numpy" else "bin")
+                name = "ckpt-%d.%s" % (ckpt_n % 2, ext) if world == 1 else \
+                    "ckpt-r%d-%d.%s" % (rank, ckpt_n % 2, ext)
+                path = os.path.join(a.ckpt_dir, name)
+                save_checkpoint(a.ckpt_mode, path, steps, ckpt)
                 ckpt_time += time.perf_counter() - t_s
                 ckpt_n += 1
             t_ask = time.perf_counter()
             compute += t_ask - t_got
+        if a.val_data:
+            v, vb = validate(a, busy)
+            val += v
+            val_busy += vb
     total = time.perf_counter() - t0
+    busy_train = busy.total - val_busy
     share = wait / (wait + compute) if wait + compute > 0 else 0.0
+    b = {}
+    if total > 0:
+        b = dict(busy=busy_train / total, input=wait / total, ckpt=ckpt_time / total,
+                 coll=coll / total, val=val / total)
+        b["other"] = max(0.0, 1.0 - sum(b.values()))
+    buckets = " ".join("b_%s=%.4f" % (k, b.get(k, 0.0))
+                       for k in ("busy", "input", "ckpt", "coll", "val", "other"))
     print("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
-          "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f"
+          "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
+          "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s"
           % (steps, a.epochs, samples, wait, compute, busy.total, ckpt_n, ckpt_time, first_wait,
-             total, share))
+             total, share, rank, coll, val, val_busy, buckets))
     sys.stdout.flush()
+    if a.dist:
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,5 @@
+# nohook_ckpt_write: the ckpt_write scenario (s_ckpt_write.sh) recorded with the hook off
+# (--no-hook): no steps, no loader configuration; the same construction and
+# the same truth (the job's own account).
+NOHOOK=1
+. "$FS_TOP/tests/scenarios/s_ckpt_write.sh"

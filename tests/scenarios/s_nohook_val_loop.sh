@@ -1,0 +1,5 @@
+# nohook_val_loop: the val_loop scenario (s_val_loop.sh) recorded with the hook off
+# (--no-hook): no steps, no loader configuration; the same construction and
+# the same truth (the job's own account).
+NOHOOK=1
+. "$FS_TOP/tests/scenarios/s_val_loop.sh"
