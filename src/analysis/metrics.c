@@ -99,8 +99,10 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 GROUP BY loader"
 		" ORDER BY count(*) DESC LIMIT 1", m->loader, sizeof m->loader);
 	double pid;
-	fs_q_row(q, "SELECT pid FROM steps WHERE t BETWEEN ?1 AND ?2 GROUP BY pid ORDER BY count(*) DESC LIMIT 1",
-	    1, &pid);
+	/* The process whose loop waited longest (of several ranks, the one
+	 * whose input is late), then the one with the most steps. */
+	fs_q_row(q, "SELECT pid FROM steps WHERE t BETWEEN ?1 AND ?2 GROUP BY pid"
+		 " ORDER BY sum(wait_s) DESC, count(*) DESC LIMIT 1", 1, &pid);
 	if (!isnan(pid))
 		q->trainer = to_int(pid, q->trainer);
 
@@ -112,7 +114,7 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'checkpoint'"
 	       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
 	m->checkpoints = to_count(n);
-	m->checkpoint_s = n > 0 ? total : 0;
+	m->checkpoint_phase_s = m->checkpoint_s = n > 0 ? total : 0;
 	m->checkpoint_every_steps = m->checkpoints >= 2 ? (double)m->steps / (double)m->checkpoints : NAN;
 	m->loop_s = m->have_steps ? wait + compute + m->epoch_end_s : NAN;
 
@@ -174,10 +176,11 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 		"SELECT CASE WHEN p.pid = ?3 THEN 0 WHEN p.ppid = ?3 THEN 1 ELSE 2 END AS g, count(*),"
 		" sum(p.blocked_io > 0), sum(p.blocked_io = 0 AND p.running > 0), count(DISTINCT p.pid),"
 		" sum(p.cpu_pct * k.dt_s), sum(p.run_wait_pct * k.dt_s), sum(p.rchar_per_s * k.dt_s),"
-		" sum(p.read_bytes_per_s * k.dt_s), sum(k.dt_s)"
+		" sum(p.read_bytes_per_s * k.dt_s), sum(k.dt_s), sum(p.majflt_per_s * k.dt_s)"
 		" FROM proc p JOIN ticks k ON k.t = p.t WHERE p.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL"
 		" GROUP BY g");
 	double rchar[3] = {NAN, NAN, NAN}, rbytes[3] = {NAN, NAN, NAN}, alive[3] = {NAN, NAN, NAN};
+	double majflt[3] = {NAN, NAN, NAN};
 	double cpu = 0, read = 0;
 	no_states(&m->main);
 	no_states(&m->loaders);
@@ -191,6 +194,7 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 		rchar[g] = fs_q_col(st, 7);
 		rbytes[g] = fs_q_col(st, 8);
 		alive[g] = fs_q_col(st, 9);
+		majflt[g] = fs_q_col(st, 10);
 		cpu += isnan(fs_q_col(st, 5)) ? 0 : fs_q_col(st, 5);
 		read += isnan(fs_q_col(st, 8)) ? 0 : fs_q_col(st, 8);
 	}
@@ -204,6 +208,7 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 	m->loader_rchar_bytes = rchar[lg];
 	m->loader_read_bytes = rbytes[lg];
 	m->loader_time_s = alive[lg];
+	m->loader_majflt = majflt[lg];
 	m->job_read_bytes = read;
 	m->job_cpu_cores = time_s > 0 ? cpu / 100 / time_s : NAN;
 	fs_q_row(q, "SELECT max(cpu_quota_cores), avg(throttled_pct), max(mem_limit_bytes), max(mem_usage_bytes)"
@@ -228,6 +233,134 @@ static void load_trace(struct fs_q *q, struct fs_metrics *m)
 				  " sum(seq_reads) FROM files WHERE path != '(other files)' AND pid IN (%s)", loaders);
 	fs_q_row(q, sql, 6, &m->trace_files, &m->trace_opens, &m->trace_stats, &m->trace_reads,
 		 &m->trace_read_bytes, &m->trace_seq_reads);
+}
+
+/* The checkpoint / host-I/O bucket (metrics.h) as a union of intervals: each
+ * checkpoint phase, and for each tick the trainer's main-thread write + sync
+ * time s on files as (t - s, t] (the tracer books a call when it ends, and
+ * the main thread's calls follow each other, so a 2 s fsync is the 2 s
+ * before its tick). The union, not the sum: a torch.save phase already
+ * holds its own writes. The open/close time of the files it wrote (files,
+ * run totals) is added in proportion to the write time outside phases. The
+ * accelerator's use during the bucket is the mean util of the GPU samples
+ * inside it. A run file without io_classes keeps the phases alone. */
+struct span {
+	double a, b;
+};
+
+static int by_start(const void *x, const void *y)
+{
+	double d = ((const struct span *)x)->a - ((const struct span *)y)->a;
+	return d < 0 ? -1 : d > 0;
+}
+
+/* Merge sorted spans in place; returns how many remain. */
+static size_t merge_spans(struct span *sp, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k > 0 && sp[i].a <= sp[k - 1].b) {
+			if (sp[i].b > sp[k - 1].b)
+				sp[k - 1].b = sp[i].b;
+		} else {
+			sp[k++] = sp[i];
+		}
+	}
+	return k;
+}
+
+/* Mean GPU util of the samples inside the merged spans (NaN if none). */
+static double util_inside(struct fs_q *q, const struct span *sp, size_t n)
+{
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT t, avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2 GROUP BY t ORDER BY t");
+	double sum = 0;
+	long cnt = 0;
+	size_t i = 0;
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		double t = fs_q_col(st, 0), u = fs_q_col(st, 1);
+		while (i < n && sp[i].b < t)
+			i++;
+		if (i < n && t > sp[i].a && t <= sp[i].b && !isnan(u)) {
+			sum += u;
+			cnt++;
+		}
+	}
+	sqlite3_finalize(st);
+	return cnt > 0 ? sum / (double)cnt : NAN;
+}
+
+static void load_host_io(struct fs_q *q, struct fs_metrics *m)
+{
+	sqlite3_stmt *st = fs_q_prep(q,
+		"SELECT t - s, t, 1 FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes WHERE pid = ?3"
+		" AND thread = 'main' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t) WHERE s > 0"
+		" UNION ALL SELECT max(t_start, ?1), min(t_end, ?2), 0 FROM phases WHERE name = 'checkpoint'"
+		" AND t_end >= ?1 AND t_start <= ?2");
+	if (!st)
+		return; /* no io_classes in this run file: the phases alone */
+	struct span *sp = NULL;
+	size_t n = 0, cap = 0;
+	double io = 0;
+	bool oom = false;
+	while (!oom && sqlite3_step(st) == SQLITE_ROW) {
+		if (n == cap) {
+			struct span *more = realloc(sp, (cap = cap ? 2 * cap : 1024) * sizeof *sp);
+			if (!more) {
+				oom = true;
+				break;
+			}
+			sp = more;
+		}
+		sp[n] = (struct span){fs_q_col(st, 0), fs_q_col(st, 1)};
+		if (isnan(sp[n].a) || isnan(sp[n].b) || sp[n].b <= sp[n].a)
+			continue;
+		if (sqlite3_column_int(st, 2))
+			io += sp[n].b - sp[n].a;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (!sp && !oom)
+		m->host_io_s = 0; /* nothing written, no phases */
+	if (oom || !sp) {
+		free(sp);
+		return; /* the phases alone */
+	}
+	qsort(sp, n, sizeof *sp, by_start);
+	n = merge_spans(sp, n);
+	double bucket = 0;
+	for (size_t i = 0; i < n; i++)
+		bucket += sp[i].b - sp[i].a;
+	double meta, written;
+	fs_q_row(q, "SELECT sum(main_meta_time_s), sum(main_write_time_s) FROM files WHERE pid = ?3 AND write_bytes > 0",
+		 2, &meta, &written);
+	double beyond = bucket - m->checkpoint_phase_s;
+	if (meta > 0 && written > 0 && beyond > 0)
+		bucket += meta * fmin(1, beyond / written);
+	m->host_io_s = io;
+	if (bucket > m->checkpoint_s)
+		m->checkpoint_s = bucket;
+	double util = n > 0 ? util_inside(q, sp, n) : NAN;
+	if (!isnan(util))
+		m->gpu_busy_in_checkpoints = util;
+	free(sp);
+}
+
+/* The loaders' main threads by descriptor class (io_classes). */
+static void load_classes(struct fs_q *q, struct fs_metrics *m)
+{
+	double n;
+	if (!fs_q_row(q, "SELECT count(*) FROM io_classes", 1, &n) || !(n > 0))
+		return;
+	m->have_classes = true;
+	char sql[768];
+	snprintf(sql, sizeof sql,
+		 "SELECT total(CASE WHEN class = 'socket' THEN read_s END), total(CASE WHEN class = 'socket' THEN read_bytes END),"
+		 " total(CASE WHEN class = 'file' THEN read_s END), total(CASE WHEN class = 'file' THEN read_bytes END),"
+		 " total(CASE WHEN class = 'file' THEN meta_s END) FROM io_classes"
+		 " WHERE thread = 'main' AND t BETWEEN ?1 AND ?2 AND pid IN (%s)",
+		 m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3");
+	fs_q_row(q, sql, 5, &m->loader_sock_read_s, &m->loader_sock_read_bytes, &m->loader_file_read_s,
+		 &m->loader_file_read_bytes, &m->loader_meta_s);
 }
 
 /* SQL, true for a device of `per` that a mounted file system sits on and
@@ -321,7 +454,9 @@ static void set_nan(struct fs_metrics *m)
 		&m->nic_speed_bytes_per_s, &m->tcp_retrans_per_s, &m->nfs_read_ops_per_s, &m->nfs_rtt_ms,
 		&m->epoch_start_excess_s, &m->loader_time_s, &m->loader_io_time_s, &m->trace_files,
 		&m->trace_opens, &m->trace_stats, &m->trace_reads, &m->trace_read_bytes, &m->trace_seq_reads,
-		&m->disk_ceiling_bytes_per_s, &m->disk_ceiling_iops,
+		&m->disk_ceiling_bytes_per_s, &m->disk_ceiling_iops, &m->checkpoint_phase_s, &m->host_io_s,
+		&m->loader_sock_read_s, &m->loader_sock_read_bytes, &m->loader_file_read_s,
+		&m->loader_file_read_bytes, &m->loader_meta_s, &m->loader_majflt,
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		*all[i] = NAN;
@@ -353,7 +488,9 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	load_steps(&q, m);
 	load_gpu(&q, m);
 	load_job(&q, m);
+	load_host_io(&q, m);
 	load_trace(&q, m);
+	load_classes(&q, m);
 	load_machine(&q, m);
 	fs_q_close(&q);
 	return 0;

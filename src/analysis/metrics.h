@@ -48,8 +48,15 @@ struct fs_metrics {
 	long epoch_ends;
 	double epoch_start_excess_s; /* sum over epochs > 0 of step 0's wait beyond the epoch's median wait */
 	long epoch_starts;         /* epochs > 0 counted there */
-	double checkpoint_s;       /* checkpoint phases */
-	long checkpoints;
+	/* The checkpoint / host-I/O bucket: per tick, the larger of the
+	 * checkpoint phases' time (torch.save, from the hook) and the trainer's
+	 * main thread's time in write + sync on regular files (io_classes),
+	 * plus the open/close of the files it wrote; phases alone where the
+	 * tracer did not record io_classes. Inside the steps' compute. */
+	double checkpoint_s;
+	double checkpoint_phase_s; /* checkpoint phases alone */
+	double host_io_s;          /* main thread in write + sync on files (io_classes), all of it */
+	long checkpoints;          /* checkpoint phases */
 	double checkpoint_every_steps; /* steps between checkpoints, NaN if < 2 */
 	double loop_s;             /* wait + compute + epoch_end: the loop's time */
 
@@ -79,6 +86,13 @@ struct fs_metrics {
 	double loader_time_s;        /* process-seconds the loaders were alive (sampled) */
 	double loader_io_time_s;     /* of which inside intercepted I/O calls */
 	double trace_files, trace_opens, trace_stats, trace_reads, trace_read_bytes, trace_seq_reads;
+	/* The loaders' main threads by descriptor class (io_classes): seconds
+	 * and bytes. have_classes: the run file has io_classes rows. */
+	bool have_classes;
+	double loader_sock_read_s, loader_sock_read_bytes; /* class socket, read-like calls */
+	double loader_file_read_s, loader_file_read_bytes; /* class file, read-like calls */
+	double loader_meta_s;        /* class file, open/close/stat/seek/mmap/readdir */
+	double loader_majflt;        /* major page faults of the loaders (proc), total */
 
 	/* the machine */
 	double cpu_busy_pct, cpu_iowait_pct;

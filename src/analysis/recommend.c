@@ -120,19 +120,28 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		break;
 	case FS_VERDICT_CHECKPOINT_STALL:
 		fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN);
-		if (isfinite(m->checkpoint_every_steps)) /* NaN under 2 checkpoints */
+		if (m->checkpoints == 0) /* found by the tracer: writes and syncs outside torch.save */
+			snprintf(cur, sizeof cur, "the training thread's file writes and syncs, %s in all",
+				 fs_fmt_time(a, 32, m->checkpoint_s));
+		else if (isfinite(m->checkpoint_every_steps)) /* NaN under 2 checkpoints */
 			snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps, a);
 		else
 			snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
 				 m->checkpoints == 1 ? "" : "s", a);
 		r = rec(v, "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
 		WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
-		    fs_fmt_fixed(b, 32, m->loop_s > 0 ? 100 * m->checkpoint_s / m->loop_s : NAN, 0, "%"));
+		    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
+				 0, "%"));
 		break;
 	case FS_VERDICT_NETWORK:
 		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
 		r = rec(v, "remote storage", cur, "cache the dataset on local disk, or a faster link");
-		WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
+		if (m->nfs_read_ops_per_s > 0)
+			WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
+		else
+			WHY(r, "the loaders spend %s of their time reading sockets, %s received in all",
+			    fs_fmt_fixed(a, 32, m->loader_time_s > 0 ? 100 * m->loader_sock_read_s / m->loader_time_s : NAN, 0, "%"),
+			    fs_fmt_bytes(b, 32, m->loader_sock_read_bytes));
 		break;
 	case FS_VERDICT_HOST_TO_DEVICE:
 		r = rec(v, "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
@@ -151,7 +160,10 @@ static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 	if (v->primary == FS_VERDICT_UNDETERMINED)
 		return;
 	if (!m->have_steps) {
-		if (m->have_gpu && m->gpu_busy > 0.01)
+		double ckpt = m->duration_s > 0 && m->checkpoint_s > 0 ? m->checkpoint_s / m->duration_s : 0;
+		if (v->primary == FS_VERDICT_CHECKPOINT_STALL && ckpt < 1)
+			v->predicted_speedup = 1 / (1 - ckpt); /* the bucket removed */
+		else if (m->have_gpu && m->gpu_busy > 0.01)
 			v->predicted_speedup = 1 / m->gpu_busy;
 		return;
 	}

@@ -137,6 +137,28 @@ static double samples_loaded(const struct fs_metrics *m)
 	return (double)m->steps * (m->batch_size > 0 ? m->batch_size : 1);
 }
 
+/* The tracer's opens: returns whether a file was opened per sample
+ * (without steps: per read) with less than small_sample_bytes read from
+ * each; adds their evidence then, or whenever it counted any if always. */
+static bool opens_evidence(const struct fs_metrics *m, const struct fs_thresholds *t, bool always,
+			   struct fs_finding *tmp)
+{
+	char a[32];
+	if (!m->have_trace || !(m->trace_opens > 0))
+		return false;
+	double samples = samples_loaded(m);
+	double opens = samples > 0 ? m->trace_opens / samples : m->trace_opens / fmax(m->trace_reads, 1);
+	double per_open = m->trace_read_bytes / m->trace_opens;
+	bool holds = opens >= t->opens_per_sample && per_open < t->small_sample_bytes;
+	if (!holds && !always)
+		return false;
+	EV(tmp, "opens_per_sample", opens, "count", "files", "%.0f files opened (%.0f distinct), %.2g per %s, %s read from each",
+	   m->trace_opens, m->trace_files, opens, samples > 0 ? "sample" : "read", fs_fmt_bytes(a, 32, per_open));
+	EV(tmp, "stats_per_open", m->trace_stats / m->trace_opens, "count", "files", "%.2g stat calls per open",
+	   m->trace_stats / m->trace_opens);
+	return holds;
+}
+
 static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct fs_thresholds *t,
 				       struct fs_finding *tmp)
 {
@@ -153,19 +175,25 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 		return FS_VERDICT_MEMORY_PRESSURE;
 	}
 	double samples = samples_loaded(m);
-	if (m->have_trace && m->trace_opens > 0) {
-		/* The tracer counted the opens: a file per sample (or per read when
-		 * the samples are unknown), and little read from each. */
-		double opens = samples > 0 ? m->trace_opens / samples : m->trace_opens / fmax(m->trace_reads, 1);
-		double per_open = m->trace_read_bytes / m->trace_opens;
-		if (opens >= t->opens_per_sample && per_open < t->small_sample_bytes) {
-			EV(tmp, "opens_per_sample", opens, "count", "files",
-			   "%.0f files opened (%.0f distinct), %.2g per %s, %s read from each", m->trace_opens,
-			   m->trace_files, opens, samples > 0 ? "sample" : "read", fs_fmt_bytes(a, 32, per_open));
-			EV(tmp, "stats_per_open", m->trace_stats / m->trace_opens, "count", "files",
-			   "%.2g stat calls per open", m->trace_stats / m->trace_opens);
+	struct fs_loader_shares sh;
+	bool timed = fs_loader_shares(m, &sh);
+	/* Without the loaders' call times, the tracer's count: a file opened
+	 * per sample (or per read) with little read from each. */
+	if (!timed && opens_evidence(m, t, false, tmp))
+		return FS_VERDICT_METADATA;
+	if (timed) {
+		/* The loaders' own time decides: metadata calls against data reads
+		 * (and page faults). Machine-wide dentries do not. */
+		if (sh.metadata > sh.storage) {
+			EV(tmp, "loader_metadata_share", sh.metadata, "fraction", "io_classes",
+			   "%s spent %.0f%% of their time in open/stat/close/readdir calls, %.0f%% reading data",
+			   m->loaders_are_main ? "the training process" : "DataLoader workers", 100 * sh.metadata,
+			   100 * sh.storage);
+			opens_evidence(m, t, true, tmp); /* the count corroborates, or not */
 			return FS_VERDICT_METADATA;
 		}
+		return m->disk_req_bytes >= t->large_request_bytes ? FS_VERDICT_STORAGE_BANDWIDTH
+								   : FS_VERDICT_STORAGE_LATENCY;
 	}
 	double per_sample = samples > 0 ? m->dentries_growth / samples : NAN;
 	double bytes_per_sample = samples > 0 ? m->loader_rchar_bytes / samples : NAN;
@@ -185,6 +213,100 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 	}
 	return m->disk_req_bytes >= t->large_request_bytes ? FS_VERDICT_STORAGE_BANDWIDTH
 							   : FS_VERDICT_STORAGE_LATENCY;
+}
+
+/* The storage family: which kind (storage_kind), with its evidence. */
+static enum fs_verdict_id storage_family(const struct fs_metrics *m, const struct fs_thresholds *t,
+					 struct fs_finding *f)
+{
+	struct fs_finding tmp = {0};
+	enum fs_verdict_id id = storage_kind(m, t, &tmp);
+	for (int i = 0; i < tmp.nev && f->nev < FS_MAX_EVIDENCE; i++)
+		f->ev[f->nev++] = tmp.ev[i];
+	storage_evidence(m, f);
+	return id;
+}
+
+static void cpu_evidence(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_finding *f)
+{
+	char a[32];
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	EV(f, "loader_running_share", m->loaders.running, "fraction", "proc", "%s running on a CPU %.0f%% of the time",
+	   who, 100 * m->loaders.running);
+	EV(f, "loader_cpu_cores", m->loaders.cpu_cores, "cores", "proc", "%s used %.2g cores of %d", who,
+	   m->loaders.cpu_cores, m->ncpu);
+	EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "all cores busy %.0f%%", m->cpu_busy_pct);
+	if (m->cg_throttled_pct >= t->cgroup_throttled_pct)
+		EV(f, "cgroup_throttled_pct", m->cg_throttled_pct, "%", "cgroup",
+		   "the job's cgroup was CPU-throttled %.0f%% of the time (quota %s)", m->cg_throttled_pct,
+		   fs_fmt_sig(a, 32, m->cg_quota_cores, 2, " cores"));
+}
+
+/* Too few loaders: they sleep with nothing to wait on, cores and storage
+ * spare. Only when we know the loop waited. */
+static enum fs_verdict_id parallelism(const struct fs_metrics *m, const struct fs_thresholds *t, bool know_idle,
+				      double idle, struct fs_finding *f)
+{
+	bool disk_idle = !(m->disk_util_pct >= t->disk_idle_pct);
+	if (!know_idle || m->cpu_busy_pct >= t->cpu_spare_pct || !disk_idle)
+		return FS_VERDICT_UNDETERMINED;
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	EV(f, "loader_sleeping_share", idle, "fraction", "proc",
+	   "%s asleep %.0f%% of the time, waiting on nothing local", who, 100 * idle);
+	EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "cores busy %.0f%% (%d cores)", m->cpu_busy_pct, m->ncpu);
+	if (m->disk[0])
+		EV(f, "disk_util_pct", m->disk_util_pct, "%", "disk", "%s util %.0f%%", m->disk, m->disk_util_pct);
+	return FS_VERDICT_LOADER_PARALLELISM;
+}
+
+/* The cause from the loaders' own time (fs_loader_shares): the largest
+ * share. Memory short and the loaders re-reading from storage: their CPU
+ * time is page reclaim inside the reads, so the storage side wins. */
+static enum fs_verdict_id attributed(const struct fs_metrics *m, const struct fs_thresholds *t, bool know_idle,
+				     const struct fs_loader_shares *sh, struct fs_finding *f, double *clarity)
+{
+	char a[32];
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	double part[5] = {sh->network, sh->storage, sh->metadata, sh->cpu, sh->idle};
+	int best = 0;
+	for (int i = 1; i < 5; i++)
+		if (part[i] > part[best])
+			best = i;
+	if (rereading_under_pressure(m, t) && sh->storage + sh->metadata > 0)
+		best = sh->metadata > sh->storage ? 2 : 1;
+	double second = 0;
+	for (int i = 0; i < 5; i++)
+		if (i != best && part[i] > second)
+			second = part[i];
+	*clarity = part[best] > 0 ? (part[best] - fmin(second, part[best])) / part[best] : 0;
+	EV(f, "loader_time_shares", part[best], "fraction", "io_classes",
+	   "%s' time: sockets %.0f%%, file reads %.0f%% (page faults %.0f%%), metadata calls %.0f%%, "
+	   "on a CPU %.0f%%, idle %.0f%%", who, 100 * sh->network, 100 * sh->storage, 100 * sh->faults,
+	   100 * sh->metadata, 100 * sh->cpu, 100 * sh->idle);
+	switch (best) {
+	case 0: {
+		double procs = m->loaders.procs > 0 ? (double)m->loaders.procs : 1;
+		double rate = m->duration_s > 0 ? m->loader_sock_read_bytes / m->duration_s : NAN;
+		EV(f, "loader_socket_read_bytes_per_s", rate / procs, "B/s", "io_classes",
+		   "%s received %s per process (%.0f processes) from sockets", who, fs_fmt_rate(a, 32, rate / procs),
+		   procs);
+		EV(f, "nic_rx_bytes_per_s", m->nic_rx_bytes_per_s, "B/s", "net", "busiest NIC %s receiving %s", m->nic,
+		   fs_fmt_rate(a, 32, m->nic_rx_bytes_per_s));
+		return FS_VERDICT_NETWORK;
+	}
+	case 1:
+	case 2:
+		if (sh->faults > 0)
+			EV(f, "loader_major_faults", m->loader_majflt, "count", "proc",
+			   "%.0f major page faults; %s read from storage, %s through read calls", m->loader_majflt,
+			   fs_fmt_bytes(a, 32, m->loader_read_bytes), fs_fmt_bytes((char[32]){0}, 32, m->loader_rchar_bytes));
+		return storage_family(m, t, f);
+	case 3:
+		cpu_evidence(m, t, f);
+		return FS_VERDICT_CPU_PREPROCESS;
+	default:
+		return parallelism(m, t, know_idle, sh->idle, f);
+	}
 }
 
 /* Why the loaders could not keep up: the pipeline's limiting resource.
@@ -207,6 +329,9 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 		*clarity = 0.7;
 		return FS_VERDICT_NETWORK;
 	}
+	struct fs_loader_shares sh;
+	if (fs_loader_shares(m, &sh))
+		return attributed(m, t, know_idle, &sh, f, clarity);
 	double cpu_signal = L->running;
 	bool throttled = m->cg_throttled_pct >= t->cgroup_throttled_pct;
 	bool storage = L->blocked >= t->loader_blocked_io ||
@@ -219,39 +344,17 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 	 * they block. */
 	if (storage && (!cpu || L->blocked >= cpu_signal || rereading_under_pressure(m, t))) {
 		*clarity = L->blocked > 0 ? (L->blocked - fmin(cpu_signal, L->blocked)) / L->blocked : 0.5;
-		struct fs_finding tmp = {0};
-		enum fs_verdict_id id = storage_kind(m, t, &tmp);
-		for (int i = 0; i < tmp.nev && f->nev < FS_MAX_EVIDENCE; i++)
-			f->ev[f->nev++] = tmp.ev[i];
-		storage_evidence(m, f);
-		return id;
+		return storage_family(m, t, f);
 	}
 	if (cpu) {
 		*clarity = cpu_signal > 0 ? (cpu_signal - fmin(L->blocked, cpu_signal)) / cpu_signal : 0.5;
-		const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
-		EV(f, "loader_running_share", L->running, "fraction", "proc", "%s running on a CPU %.0f%% of the time",
-		   who, 100 * L->running);
-		EV(f, "loader_cpu_cores", L->cpu_cores, "cores", "proc", "%s used %.2g cores of %d", who, L->cpu_cores,
-		   m->ncpu);
-		EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "all cores busy %.0f%%", m->cpu_busy_pct);
-		if (throttled)
-			EV(f, "cgroup_throttled_pct", m->cg_throttled_pct, "%", "cgroup",
-			   "the job's cgroup was CPU-throttled %.0f%% of the time (quota %s)",
-			   m->cg_throttled_pct, fs_fmt_sig(a, 32, m->cg_quota_cores, 2, " cores"));
+		cpu_evidence(m, t, f);
 		return FS_VERDICT_CPU_PREPROCESS;
 	}
-	/* Loaders asleep, cores and storage idle: too few loaders. Only when we
-	 * know the loop waited; without that an idle pipeline is a healthy one. */
-	bool disk_idle = !(m->disk_util_pct >= t->disk_idle_pct);
-	if (know_idle && L->sleeping >= t->loader_idle && !(m->cpu_busy_pct >= t->cpu_spare_pct) && disk_idle) {
+	/* Loaders asleep, cores and storage idle: too few loaders. */
+	if (L->sleeping >= t->loader_idle) {
 		*clarity = L->sleeping;
-		const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
-		EV(f, "loader_sleeping_share", L->sleeping, "fraction", "proc",
-		   "%s asleep %.0f%% of the time, waiting on nothing local", who, 100 * L->sleeping);
-		EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "cores busy %.0f%% (%d cores)", m->cpu_busy_pct, m->ncpu);
-		if (m->disk[0])
-			EV(f, "disk_util_pct", m->disk_util_pct, "%", "disk", "%s util %.0f%%", m->disk, m->disk_util_pct);
-		return FS_VERDICT_LOADER_PARALLELISM;
+		return parallelism(m, t, know_idle, L->sleeping, f);
 	}
 	return FS_VERDICT_UNDETERMINED;
 }
@@ -274,6 +377,14 @@ static void list_missing(const struct fs_metrics *m, struct fs_verdict *v)
 			   "and io_uring are not seen)");
 }
 
+/* The share of the checkpoint / host-I/O bucket the accelerator sat idle:
+ * NVML's util during it where known, else all of it. */
+static double ckpt_idle(const struct fs_metrics *m)
+{
+	double u = m->have_gpu ? m->gpu_busy_in_checkpoints : NAN;
+	return isfinite(u) ? fmax(0, fmin(1, 1 - u / 100)) : 1;
+}
+
 /* Step-time shares, from the steps when there are any, else from the GPU. */
 static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckpt, double *epoch,
 		   double *steady)
@@ -282,7 +393,8 @@ static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckp
 	*steady = NAN;
 	if (m->have_steps && m->loop_s > 0) {
 		v->input_bound_fraction = (m->wait_s + m->epoch_end_s) / m->loop_s;
-		*ckpt = m->checkpoint_s / m->loop_s;
+		/* The checkpoint / host-I/O bucket sits inside the steps' compute. */
+		*ckpt = fmin(m->checkpoint_s, m->compute_s) / m->loop_s * ckpt_idle(m);
 		*epoch = (m->epoch_start_excess_s + m->epoch_end_s) / m->loop_s;
 		if (*epoch > v->input_bound_fraction)
 			*epoch = v->input_bound_fraction;
@@ -290,8 +402,13 @@ static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckp
 		v->accelerator_idle_fraction = v->input_bound_fraction + *ckpt;
 		snprintf(v->basis, sizeof v->basis, "steps");
 	} else if (m->have_gpu) {
-		v->input_bound_fraction = 1 - m->gpu_busy;
-		v->accelerator_idle_fraction = v->input_bound_fraction;
+		/* Without steps: the accelerator's idle time, less the main thread's
+		 * host I/O (checkpoints), is the input's. */
+		double idle = 1 - m->gpu_busy;
+		*ckpt = m->duration_s > 0 && m->checkpoint_s > 0
+				? fmin(idle, m->checkpoint_s / m->duration_s * ckpt_idle(m)) : 0;
+		v->input_bound_fraction = idle - *ckpt;
+		v->accelerator_idle_fraction = idle;
 		*steady = v->input_bound_fraction;
 		snprintf(v->basis, sizeof v->basis, "gpu");
 	} else {
@@ -320,9 +437,14 @@ static void add_findings(const struct fs_metrics *m, const struct fs_thresholds 
 	if (ckpt >= t->finding_min_share && ckpt_idle) {
 		struct fs_finding *f = finding(v, FS_VERDICT_CHECKPOINT_STALL, ckpt);
 		if (f) {
-			EV(f, "checkpoint_share", ckpt, "fraction", "phases",
-			   "%ld checkpoints took %s, %.0f%% of the loop's time", m->checkpoints,
-			   fs_fmt_time(a, 32, m->checkpoint_s), 100 * ckpt);
+			if (m->checkpoints > 0)
+				EV(f, "checkpoint_share", ckpt, "fraction", "phases",
+				   "%ld checkpoints took %s, %.0f%% of the loop's time", m->checkpoints,
+				   fs_fmt_time(a, 32, m->checkpoint_phase_s), 100 * ckpt);
+			EV(f, "host_io_share", ckpt, "fraction", "io_classes",
+			   "the training loop's thread spent %s writing and syncing files (%s with checkpoint phases), "
+			   "%.0f%% of the %s time", fs_fmt_time(a, 32, m->host_io_s),
+			   fs_fmt_time((char[32]){0}, 32, m->checkpoint_s), 100 * ckpt, m->have_steps ? "loop's" : "run's");
 			EV(f, "gpu_util_in_checkpoints_pct", m->gpu_busy_in_checkpoints, "%", "gpu",
 			   "accelerator busy %.0f%% during them", m->gpu_busy_in_checkpoints);
 		}

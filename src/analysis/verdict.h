@@ -72,6 +72,19 @@ struct fs_verdict {
 	char missing[FS_MAX_MISSING][160];
 };
 
+/* The loaders' own time by what they did (attribution.c), shares 0..1 of
+ * their sampled process time: socket reads (network), file reads plus page
+ * faults (storage, of which faults), metadata calls, running on a CPU
+ * (sampled states, throttled time included), and the rest (idle). The
+ * calls are the loaders' main threads' (io_classes). */
+struct fs_loader_shares {
+	double network, storage, faults, metadata, cpu, idle;
+};
+
+/* Fill s from m. Returns false, s all NaN, when the run file has no
+ * io_classes or the loaders' time is unknown. */
+bool fs_loader_shares(const struct fs_metrics *m, struct fs_loader_shares *s);
+
 /* Diagnose: fill v from m with thresholds t. Deterministic. */
 void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v);
 

@@ -44,6 +44,16 @@ static void metrics(struct fs_json *j, const struct fs_metrics *m)
 	fs_json_number(j, "epoch_start_excess_s", m->epoch_start_excess_s);
 	fs_json_number(j, "checkpoint_s", m->checkpoint_s);
 	fs_json_int(j, "checkpoints", m->checkpoints);
+	fs_json_number(j, "checkpoint_phase_s", m->checkpoint_phase_s);
+	fs_json_number(j, "host_io_s", m->host_io_s);
+	if (m->have_classes) {
+		fs_json_number(j, "loader_socket_read_s", m->loader_sock_read_s);
+		fs_json_number(j, "loader_socket_read_bytes", m->loader_sock_read_bytes);
+		fs_json_number(j, "loader_file_read_s", m->loader_file_read_s);
+		fs_json_number(j, "loader_meta_s", m->loader_meta_s);
+		fs_json_number(j, "loader_majflt", m->loader_majflt);
+		fs_json_number(j, "loader_time_s", m->loader_time_s);
+	}
 	fs_json_int(j, "num_workers", m->num_workers);
 	fs_json_int(j, "batch_size", m->batch_size);
 	fs_json_number(j, "gpu_busy", m->gpu_busy);

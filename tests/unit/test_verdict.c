@@ -329,8 +329,185 @@ static void test_no_steps(void)
 	CHECK(v.confidence < 0.6);
 }
 
+/* Checkpoints written by plain write + fsync (no phases): the tracer's
+ * main-thread host I/O is the bucket, inside the steps' compute. */
+static void test_host_io(void)
+{
+	struct fs_metrics m = base();
+	m.compute_s = 50 + 30; /* 30 s of writes and syncs inside compute */
+	m.loop_s = m.wait_s + m.compute_s;
+	m.host_io_s = 30;
+	m.checkpoint_s = 30;
+	m.checkpoint_phase_s = 0;
+	m.checkpoints = 0;
+	m.gpu_busy = 50.0 / 82;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
+	CHECK_NEAR(v.accelerator_idle_fraction, 32.0 / 82, 1e-9);
+	CHECK_NEAR(v.predicted_speedup, 82.0 / 52, 1e-9);
+	CHECK(has_knob(&v, "checkpointing"));
+	/* the same loop with the GPU busy through the writes: not a stall */
+	m.gpu_busy_in_checkpoints = 100;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "compute_bound");
+	CHECK_NEAR(v.accelerator_idle_fraction, 2.0 / 82, 1e-9);
+	/* no host I/O: the same compute is compute */
+	m.gpu_busy_in_checkpoints = NAN;
+	m.host_io_s = m.checkpoint_s = 0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "compute_bound");
+
+	/* hook off: 70% of the run in the main thread's writes, GPU 20% busy */
+	m = base();
+	m.have_steps = false;
+	m.steps = 0;
+	m.gpu_busy = 0.2;
+	m.checkpoint_s = m.host_io_s = 0.7 * m.duration_s;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
+	CHECK_NEAR(v.accelerator_idle_fraction, 0.8, 1e-9);
+	CHECK_NEAR(v.input_bound_fraction, 0.1, 1e-9);
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.3, 1e-9);
+	m.checkpoint_s = m.host_io_s = 0;
+	v = diagnose(&m);
+	CHECK(v.primary != FS_VERDICT_CHECKPOINT_STALL);
+	CHECK_NEAR(v.input_bound_fraction, 0.8, 1e-9);
+}
+
+/* The loop waits 60%; the loaders' own time (io_classes) says why. */
+static struct fs_metrics waiting_loaders(void)
+{
+	struct fs_metrics m = base();
+	waits(&m, 75, 50);
+	m.have_classes = true;
+	m.loader_time_s = 200;
+	m.loader_sock_read_s = m.loader_sock_read_bytes = 0;
+	m.loader_file_read_s = m.loader_file_read_bytes = m.loader_meta_s = 0;
+	m.loader_majflt = 0;
+	m.loader_rchar_bytes = 1e9;
+	m.loader_read_bytes = 1e9;
+	m.loaders.blocked = 0.02;
+	m.loaders.running = 0.08;
+	m.loaders.sleeping = 0.9;
+	return m;
+}
+
+static void test_attribution(void)
+{
+	/* socket reads: network, whatever the NIC's nominal speed */
+	struct fs_metrics m = waiting_loaders();
+	m.loader_sock_read_s = 170;
+	m.loader_sock_read_bytes = 300e6;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "network");
+	CHECK(has_knob(&v, "remote storage"));
+	/* the same sleep with no socket: too few loaders */
+	m.loader_sock_read_s = 0;
+	m.loader_sock_read_bytes = 0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "loader_parallelism");
+	/* asleep (in poll, outside read calls) with their data from sockets:
+	 * the wait is on the peer */
+	m.loader_sock_read_s = 2;
+	m.loader_sock_read_bytes = 300e6;
+	m.loader_read_bytes = 1e6;
+	m.loader_file_read_bytes = 1e6;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "network");
+	/* the same sockets carrying less than the files: still parallelism */
+	m.loader_file_read_bytes = 400e6;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "loader_parallelism");
+
+	/* an mmap'd dataset: D state outside any call, major faults, far more
+	 * from storage than through read calls; many new dentries machine-wide
+	 * do not make it metadata */
+	m = waiting_loaders();
+	m.loaders.blocked = 0.85;
+	m.loaders.running = 0.05;
+	m.loaders.sleeping = 0.1;
+	m.loader_file_read_s = 2;
+	m.loader_meta_s = 2;
+	m.loader_rchar_bytes = 1e6;
+	m.loader_read_bytes = 200e6;
+	m.loader_majflt = 50000;
+	m.dentries_growth = 400000;
+	m.disk_req_bytes = 1e6;
+	m.disk_util_pct = 96;
+	struct fs_loader_shares sh;
+	CHECK(fs_loader_shares(&m, &sh));
+	CHECK_NEAR(sh.faults, 0.85 - 0.02, 1e-9);
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	/* hook off: a few files opened and hardly a read call (the mapping
+	 * does the reading): the opens-per-read count would say metadata, the
+	 * loaders' time does not */
+	m.have_steps = false;
+	m.have_trace = true;
+	m.trace_files = 7;
+	m.trace_opens = 6;
+	m.trace_reads = 1;
+	m.trace_read_bytes = 0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	m.have_classes = false; /* an older run file: the count rule */
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "metadata");
+	m.have_classes = true;
+	m.have_steps = true;
+	/* no faults and the bytes came through the calls: D is unexplained */
+	m.loader_majflt = 0;
+	m.loader_rchar_bytes = 300e6;
+	CHECK(fs_loader_shares(&m, &sh));
+	CHECK_NEAR(sh.faults, 0, 1e-12);
+
+	/* metadata calls against data reads, by time */
+	m = waiting_loaders();
+	m.loaders.blocked = 0.8;
+	m.loaders.running = 0.05;
+	m.loaders.sleeping = 0.15;
+	m.disk_req_bytes = 4096;
+	m.disk_util_pct = 95;
+	m.loader_meta_s = 120;
+	m.loader_file_read_s = 30;
+	m.have_trace = true; /* the tracer's count of opens corroborates */
+	m.trace_files = m.trace_opens = 32000;
+	m.trace_reads = 32000;
+	m.trace_read_bytes = 32000 * 3000.0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "metadata");
+	bool said_opens = false;
+	for (int i = 0; i < v.nev; i++)
+		said_opens |= !strcmp(v.ev[i].metric, "opens_per_sample");
+	CHECK(said_opens);
+	m.loader_meta_s = 30;
+	m.loader_file_read_s = 120;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+	/* and the dentry count that made test_storage metadata decides nothing */
+	m.dentries_growth = 40000;
+	m.loader_rchar_bytes = 32000 * 3000.0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+
+	/* running: CPU */
+	m = waiting_loaders();
+	m.loaders.running = 0.9;
+	m.loaders.sleeping = 0.08;
+	m.loader_file_read_s = 10;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
+
+	/* without io_classes there is nothing to attribute */
+	m.have_classes = false;
+	CHECK(!fs_loader_shares(&m, &sh));
+	CHECK(isnan(sh.network));
+}
+
 int main(void)
 {
+	test_host_io();
+	test_attribution();
 	test_compute_bound();
 	test_storage();
 	test_tracer_metadata();
