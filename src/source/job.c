@@ -6,7 +6,8 @@
  * task/TID/children file, plus (when we are the job's subreaper) every child
  * of this process. Kernels without children files get a /proc scan every
  * second instead. Descriptors stay open and are re-read with pread; see
- * jobproc.c. Tables: proc, cgroup. */
+ * jobproc.c. Which rank of a distributed job each process is: jobranks.c.
+ * Tables: proc, cgroup, ranks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -101,6 +102,7 @@ static void job_free(struct job_state *s)
 	free(s->dents);
 	free(s->scan);
 	free(s->dbuf);
+	free(s->envbuf);
 	fs_buf_free(&s->buf);
 	fs_pfile_close(&s->uptime);
 	fs_pfile_close(&s->delayacct);
@@ -127,11 +129,12 @@ static struct job_state *job_new(const struct fs_source_ctx *ctx)
 	s->max_kept_threads = max_kept_threads();
 	s->dbuf_len = DENTS_BYTES;
 	s->dbuf = malloc(s->dbuf_len);
+	s->envbuf = malloc(FS_RANKENV_CAP);
 	char path[512];
 	if (fs_pfile_init(&s->uptime, fs_proc_path(path, sizeof path, &s->paths, "uptime")) < 0 ||
 	    fs_pfile_init(&s->delayacct, fs_proc_path(path, sizeof path, &s->paths,
 						      "sys/kernel/task_delayacct")) < 0 ||
-	    !s->dbuf) {
+	    !s->dbuf || !s->envbuf) {
 		job_free(s);
 		return NULL;
 	}
@@ -352,6 +355,7 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		struct jrow j;
 		compute_proc(s, p, ctx->now_ns, &j);
 		emit_proc(s, ctx, p, &j);
+		job_ranks_sample(s, ctx, p);
 		p->prev = p->now.cur;
 		p->prev_ns = ctx->now_ns;
 		p->have_prev = true;

@@ -8,6 +8,7 @@
 
 #include "source/cgroup.h"
 #include "source/procstat.h"
+#include "source/rankenv.h"
 #include "source/source.h"
 #include "util/pfile.h"
 
@@ -42,6 +43,17 @@ struct jtick {
 	bool born;                                 /* started after the previous tick */
 };
 
+/* A process's environment as last read for the `ranks` table (jobranks.c):
+ * the program image it was read for, and the rank values it gave. */
+struct jenv {
+	bool read;             /* read (or tried) for the image below */
+	uint8_t reads;         /* reads so far; at most JOB_ENV_MAX_READS */
+	char comm[64];         /* the image: stat's comm, env_start and env_end */
+	uint64_t start, end;
+	bool emitted;          /* a ranks row of this process holds `last` */
+	struct fs_rankenv last;
+};
+
 struct jproc {
 	int pid;
 	int task_fd, stat_fd, io_fd; /* -1: not open */
@@ -54,6 +66,7 @@ struct jproc {
 	uint32_t tried, ok;          /* tick generation last tried / read fine */
 	bool member;                 /* full-scan mode: its parent chain reaches the job */
 	struct jtick now;
+	struct jenv env;
 };
 
 /* A directory entry with a numeric name. */
@@ -103,7 +116,8 @@ struct job_state {
 	struct fs_pfile delayacct;
 	int delayacct_on;          /* -1 not yet read */
 	uint64_t delayacct_ns;
-	bool said_io, said_fds;
+	bool said_io, said_fds, said_env;
+	char *envbuf;              /* FS_RANKENV_CAP bytes, wiped after each use */
 	struct fs_cgset cg;
 	int *pub;                  /* the pids published to other sources (fs_job.pids) */
 	int cap_pub;
@@ -140,6 +154,14 @@ struct jproc *job_add(struct job_state *s, int pid);
 
 /* Append pid to the visit queue (ignored on out of memory). */
 void job_queue(struct job_state *s, int pid);
+
+/* jobranks.c */
+
+/* Write p's `ranks` row if its environment, read once per program image,
+ * carries rank variables that differ from its last row. p must have been
+ * read fine this tick; its parent must be in the job (else nothing is read
+ * now). A permission error is said once in meta job.ranks. Never fails. */
+void job_ranks_sample(struct job_state *s, const struct fs_source_ctx *ctx, struct jproc *p);
 
 /* job.c */
 

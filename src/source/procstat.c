@@ -25,7 +25,7 @@ static bool scan_field(const char **p, int64_t *v)
 static int scan_fields(const char *p, struct fs_pstat *out)
 {
 	int field = 3;
-	for (int f = 4; f <= 42; f++) {
+	for (int f = 4; f <= 51; f++) {
 		int64_t v;
 		if (!scan_field(&p, &v))
 			break;
@@ -39,6 +39,8 @@ static int scan_fields(const char *p, struct fs_pstat *out)
 		case 22: out->starttime = (uint64_t)v; break;
 		case 24: out->rss_pages = v; break;
 		case 42: out->blkio_ticks = (uint64_t)v; break;
+		case 50: out->env_start = (uint64_t)v; break;
+		case 51: out->env_end = (uint64_t)v; break;
 		default: break;
 		}
 	}

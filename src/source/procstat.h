@@ -19,6 +19,8 @@ struct fs_pstat {
 	int64_t rss_pages;     /* field 24 */
 	bool have_blkio;       /* field 42 present (kernel >= 2.6.18) */
 	uint64_t blkio_ticks;  /* field 42: delayacct_blkio_ticks */
+	uint64_t env_start, env_end; /* fields 50, 51: where the environment lies; 0 when
+	                              * absent or hidden (no ptrace access to the process) */
 };
 
 /* Parse one stat line. comm is found by the last ')' so that a process named

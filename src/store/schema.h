@@ -99,6 +99,11 @@
 	X(GPU_PROC, t, REAL) X(GPU_PROC, gpu, INTEGER) X(GPU_PROC, pid, INTEGER) \
 	X(GPU_PROC, sm_util_pct, REAL) X(GPU_PROC, mem_util_pct, REAL)
 
+#define FS_COLS_RANKS(X)                                                        \
+	X(RANKS, pid, INTEGER) X(RANKS, ppid, INTEGER) X(RANKS, rank, INTEGER)   \
+	X(RANKS, local_rank, INTEGER) X(RANKS, world_size, INTEGER)              \
+	X(RANKS, node_rank, INTEGER) X(RANKS, var, TEXT) X(RANKS, t, REAL)
+
 #define FS_COLS_STEPS(X)                                                        \
 	X(STEPS, t, REAL) X(STEPS, pid, INTEGER) X(STEPS, loader, TEXT)          \
 	X(STEPS, epoch, INTEGER) X(STEPS, step, INTEGER) X(STEPS, wait_s, REAL)  \
@@ -176,6 +181,7 @@
 	X(CGROUP, cgroup, FS_COLS_CGROUP, 1)                                     \
 	X(GPU, gpu, FS_COLS_GPU, 1)                                              \
 	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)                               \
+	X(RANKS, ranks, FS_COLS_RANKS, 0)                                        \
 	X(STEPS, steps, FS_COLS_STEPS, 1)                                        \
 	X(PHASES, phases, FS_COLS_PHASES, 0)                                     \
 	X(FILES, files, FS_COLS_FILES, 0)                                        \
@@ -217,6 +223,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 2
+#define FS_SCHEMA_VERSION 3
 
 #endif

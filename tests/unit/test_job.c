@@ -42,6 +42,8 @@ static void test_stat(void)
 	CHECK_INT(st.rss_pages, 377);
 	CHECK(st.have_blkio);
 	CHECK_INT(st.blkio_ticks, 12);
+	CHECK_INT(st.env_start, 140727823567322); /* fields 50, 51 */
+	CHECK_INT(st.env_end, 140727823568875);
 
 	CHECK(fs_pstat_parse("1 ())" STAT_TAIL, &st)); /* comm ")" */
 	CHECK_STR(st.comm, ")");
@@ -55,6 +57,8 @@ static void test_stat(void)
 	CHECK_INT(st.rss_pages, 55);
 	CHECK_INT(st.state, 'R');
 	CHECK(!st.have_blkio);
+	CHECK_INT(st.env_start, 0);
+	CHECK_INT(st.env_end, 0);
 	/* Cut before rss, or before anything: refused. */
 	CHECK(!fs_pstat_parse("5 (cut) R 1 5 5 0 -1 0 0 0 2 0 3 4 0 0 20 0 1 0 99", &st));
 	CHECK(!fs_pstat_parse("5 (cut) ", &st));
