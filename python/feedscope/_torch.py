@@ -16,6 +16,11 @@ has run completely, the hook patches:
 - DataLoader.__init__: a subclass whose __iter__ does not go through
   DataLoader.__iter__ cannot be timed; the hook says so once per class.
 - torch.save: each call is a `checkpoint` phase.
+- torch.distributed's collectives and point-to-point calls (COLLECTIVES):
+  each outermost call is a `collective` phase (a call made inside another,
+  as all_gather_object makes, is part of it). With async_op=True the call
+  only enqueues: its wait() is not seen. DDP's gradient all-reduce runs in
+  C++ hooks during backward and is not seen either.
 
 Then the finder leaves sys.meta_path. Nothing here changes what the job sees:
 return values, exceptions and iteration are the original ones, and any
@@ -175,7 +180,51 @@ def _patch(torch):
     serialization = getattr(torch, "serialization", None)
     if getattr(serialization, "save", None) is orig_save:
         serialization.save = save
+    _patch_collectives(torch)
     _DataLoader = DataLoader
+
+
+COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object",
+               "reduce_scatter", "reduce_scatter_tensor", "broadcast", "broadcast_object_list",
+               "barrier", "monitored_barrier", "reduce", "all_to_all", "all_to_all_single",
+               "gather", "gather_object", "scatter", "scatter_object_list", "send", "recv")
+
+
+def _patch_collectives(torch):
+    """Wrap each of COLLECTIVES in torch.distributed and in the module that
+    defines it (distributed_c10d), once; the same wrapper in both, so a call
+    through either name is one phase."""
+    dist = getattr(torch, "distributed", None)
+    if dist is None or not getattr(dist, "is_available", lambda: False)():
+        return
+    import threading
+    depth = threading.local()
+    c10d = getattr(dist, "distributed_c10d", None)
+    for name in COLLECTIVES:
+        orig = getattr(dist, name, None)
+        if orig is None or not callable(orig) or getattr(orig, "_feedscope", False):
+            continue
+
+        def make(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                level = getattr(depth, "n", 0)
+                if level:
+                    return fn(*args, **kwargs)
+                depth.n = 1
+                t_start = _mono()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    depth.n = 0
+                    _send(b"P1 %d collective %d %d" % (_ch.pid, t_start, _mono()))
+            wrapper._feedscope = True
+            return wrapper
+
+        wrapped = make(orig)
+        setattr(dist, name, wrapped)
+        if c10d is not None and getattr(c10d, name, None) is orig:
+            setattr(c10d, name, wrapped)
 
 
 # ------------------------------------------------------------ loaders

@@ -26,6 +26,31 @@ struct fs_states {
 	long procs;           /* distinct processes */
 };
 
+/* One training process (a rank, or the job's only loop): its loop's time
+ * as the accounting (accounting.c) splits it. From the steps where the hook
+ * sent them; without steps, the process's lifetime in the window. */
+#define FS_MAX_LOOPS 16
+struct fs_loop_proc {
+	int pid;
+	int rank, local_rank;      /* from the ranks table; -1 when unknown */
+	bool have_steps;
+	long steps;
+	double t0, t1;             /* its loop's span: first step's start, last step's end (steps) */
+	double loop_s;             /* wait + compute + epoch_end, or the window without steps */
+	double wait_s, compute_s, epoch_end_s, epoch_excess_s;
+	long epoch_starts;         /* epochs > 0 counted in epoch_excess_s */
+	double collective_s;       /* collective phases (torch.distributed, under the hook) */
+	long collectives;
+	double host_io_s;          /* the checkpoint / host-I/O bucket (see checkpoint_s) */
+	double write_sync_s;       /* of which its main thread in write + sync on files (NaN: no io_classes) */
+	double checkpoint_phase_s; /* its torch.save phases */
+	double helper_write_s;     /* its other threads in write + sync on files, per tick at most the tick (NaN: no io_classes) */
+	double gpu_busy;           /* 0..1: its own GPU (gpu_proc, or the GPU of its local rank), else all GPUs' mean; NaN */
+	double gpu_busy_in_host_io; /* util % during its host-I/O bucket, NaN */
+	char gpu_basis[16];        /* "process", "local_rank", "all GPUs", "" */
+	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
+};
+
 struct fs_metrics {
 	/* the run */
 	char mode[16];
@@ -59,6 +84,15 @@ struct fs_metrics {
 	long checkpoints;          /* checkpoint phases */
 	double checkpoint_every_steps; /* steps between checkpoints, NaN if < 2 */
 	double loop_s;             /* wait + compute + epoch_end: the loop's time */
+
+	/* Every training process (at most FS_MAX_LOOPS, those that waited
+	 * longest first), and which of them the job-level figures above and
+	 * below describe: the straggler (trainer), the one the others wait on. */
+	int nloops;
+	struct fs_loop_proc loops[FS_MAX_LOOPS];
+	int trainer;               /* index into loops, -1 if none */
+	int trainer_pid;
+	char trainer_why[96];      /* how it was chosen */
 
 	/* loader configuration (meta loader.<loader>.*), -1 / "" when unknown */
 	int num_workers, batch_size, prefetch_factor;
@@ -100,8 +134,10 @@ struct fs_metrics {
 	double mem_available_min_bytes, cached_max_bytes, majflt_per_s;
 	double dentries_growth;      /* new dentries over the window */
 
-	/* the device the job read from (most bytes) */
+	/* the device that holds the data: under the files the loaders read
+	 * most (disk_basis says so), else the one read most */
 	char disk[64];
+	char disk_basis[48];
 	double disk_read_bytes_per_s, disk_util_pct, disk_req_bytes, disk_await_ms, disk_iops;
 	double disk_queue_depth, disk_read_bytes;
 	double disk_ceiling_bytes_per_s; /* the device's probed sequential read rate (meta probe.<disk>.*), NaN if never probed */
@@ -114,7 +150,9 @@ struct fs_metrics {
 };
 
 /* Read the metrics of the run file at path within window w (NULL: all).
- * Returns 0, or -1 with a reason in err (not a run file, cannot open). */
+ * Returns 0, or -1 with a reason in err (not a run file, cannot open, or a
+ * query failed: a damaged page, I/O error; a table or column an older run
+ * file lacks is "not recorded", not a failure). */
 int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metrics *m,
 		    char *err, size_t errlen);
 

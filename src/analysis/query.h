@@ -1,6 +1,15 @@
 /* query.h - the read side of a run file, shared by the summary and the
  * metrics: open read-only, run a query (binding the time window as ?1, ?2
- * and the trainer pid as ?3 where the SQL uses them), read numbers. */
+ * and the trainer pid as ?3 where the SQL uses them), read numbers.
+ *
+ * "Not recorded" and "failed" are kept apart. A query that names a table
+ * or a column this run file lacks (written by an older feedscope: SQLite's
+ * "no such table: X", "no such column: X" at prepare) is not recorded: no
+ * row, NaN, and nothing else. Every other failure, at prepare or at step
+ * (a corrupt page, not a database, out of memory, an I/O error, a syntax
+ * error, busy past the timeout), is
+ * counted in the struct fs_q and the first one kept with the start of its
+ * SQL: a reader checks fs_q_failed() before it trusts what it read. */
 #ifndef FS_QUERY_H
 #define FS_QUERY_H
 
@@ -12,15 +21,35 @@ struct fs_q {
 	sqlite3 *db;
 	double w0, w1; /* the window, seconds; -inf/+inf when open */
 	int trainer;   /* the pid running the loop (or the job's main pid) */
+	long errors;   /* queries that failed (not "not recorded") */
+	char failed[256]; /* the first of them: "MSG (in: SQL...)" */
 };
 
-/* Open path read-only and check it is a run file (it has meta rows).
- * Returns 0, or -1 with a reason in err. Close with fs_q_close. */
+/* How long a query waits for the recorder's lock (a run file is read while
+ * it is written, WAL mode; the recorder folds the WAL back at its close)
+ * before it fails with SQLITE_BUSY. */
+#define FS_Q_BUSY_MS 5000
+
+/* Open path read-only and check it is a run file (it has meta rows); the
+ * error count starts at 0. Returns 0, or -1 with a reason in err ("PATH:
+ * not a feedscope run file", or "PATH: " and SQLite's message when it
+ * cannot be read). Close with fs_q_close (also after -1: harmless). */
 int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen);
 void fs_q_close(struct fs_q *q);
 
-/* A prepared statement with the bindings above, or NULL. Caller finalizes. */
+/* A prepared statement with the bindings above, or NULL: not recorded (a
+ * table or column the run file lacks), or failed (recorded in q). Caller
+ * finalizes (sqlite3_finalize(NULL) is harmless). */
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql);
+
+/* Step st (NULL: false). True when it gave a row; false at the end, and
+ * false with the error recorded in q for anything but SQLITE_DONE. Loop
+ * with `while (fs_q_step(q, st))`; after false, only finalize. */
+bool fs_q_step(struct fs_q *q, sqlite3_stmt *st);
+
+/* NULL when no query of q has failed; else the first failure's message
+ * and the start of its SQL, owned by q (valid until fs_q_close). */
+const char *fs_q_failed(const struct fs_q *q);
 
 /* Column i of the current row as text: "" for NULL (never a NULL pointer).
  * Valid until the statement steps again or is finalized. */
@@ -30,14 +59,16 @@ const char *fs_q_col_text(sqlite3_stmt *st, int i);
 double fs_q_col(sqlite3_stmt *st, int i);
 
 /* Run sql; store the first row's first n columns in the doubles given
- * (NaN when there is no row). Returns true if there was a row. */
+ * (NaN when there is no row, or the query failed: then recorded in q).
+ * Returns true if there was a row. */
 bool fs_q_row(struct fs_q *q, const char *sql, int n, ...);
 
-/* The first column of the first row as text into out[cap] ("" if none). */
+/* The first column of the first row as text into out[cap] ("" if none;
+ * a failure is recorded in q). */
 void fs_q_text(struct fs_q *q, const char *sql, char *out, size_t cap);
 
 /* A meta value, as text ("" if absent) or as a number (NaN if absent, not
- * a number, or not finite). */
+ * a number, or not finite). A failed read is recorded in q. */
 void fs_q_meta(struct fs_q *q, const char *key, char *out, size_t cap);
 double fs_q_meta_num(struct fs_q *q, const char *key);
 

@@ -6,12 +6,13 @@
 #include "analysis/verdict.h"
 #include "util/fmt.h"
 
-static struct fs_recommendation *rec(struct fs_verdict *v, const char *knob, const char *current,
-				     const char *suggested)
+static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves, const char *knob,
+				     const char *current, const char *suggested)
 {
 	if (v->nrec >= FS_MAX_RECS)
 		return NULL;
 	struct fs_recommendation *r = &v->rec[v->nrec++];
+	snprintf(r->relieves, sizeof r->relieves, "%s", relieves);
 	snprintf(r->knob, sizeof r->knob, "%s", knob);
 	snprintf(r->current, sizeof r->current, "%s", current);
 	snprintf(r->suggested, sizeof r->suggested, "%s", suggested);
@@ -33,10 +34,9 @@ static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
 		snprintf(out, cap, "unknown");
 }
 
-static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc, enum fs_verdict_id id,
+static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *t, enum fs_verdict_id id,
 			struct fs_verdict *v)
 {
-	(void)vc;
 	char cur[128], sug[96], a[32], b[32];
 	struct fs_recommendation *r;
 	double step = m->have_steps ? m->loop_s / (double)m->steps : NAN;
@@ -48,7 +48,7 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		int w = m->num_workers > 0 ? m->num_workers : 1;
 		double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
 		snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
-		r = rec(v, "num_workers", cur, sug);
+		r = rec(v, "loader concurrency", "num_workers", cur, sug);
 		WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %s busy "
 		       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
 		    100 * m->loaders.sleeping, fs_fmt_fixed(a, 32, m->cpu_busy_pct, 0, "%"), spare, m->ncpu);
@@ -56,7 +56,7 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 	}
 	case FS_VERDICT_EPOCH_START: {
 		snprintf(cur, sizeof cur, "%s", m->persistent_workers[0] ? m->persistent_workers : "unknown");
-		r = rec(v, "persistent_workers", cur, "true");
+		r = rec(v, "worker start-up at each epoch", "persistent_workers", cur, "true");
 		WHY(r, "each epoch start cost %s more than a step's wait (workers started again, datasets "
 		       "re-opened); persistent workers start once",
 		    fs_fmt_time(a, 32, m->epoch_starts ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN));
@@ -66,16 +66,19 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		if (m->cg_throttled_pct > 0 && isfinite(m->cg_quota_cores)) {
 			snprintf(cur, sizeof cur, "%.2g cores", m->cg_quota_cores);
 			snprintf(sug, sizeof sug, "%d cores", m->ncpu);
-			r = rec(v, "cgroup CPU quota", cur, sug);
+			r = rec(v, "CPU (the cgroup quota)", "cgroup CPU quota", cur, sug);
 			WHY(r, "the job was throttled %.0f%% of the time by its CPU quota", m->cg_throttled_pct);
 		}
 		workers_text(m, cur, sizeof cur);
-		if (m->num_workers >= 0 && m->num_workers < m->ncpu && m->cpu_busy_pct < 85) {
+		/* More workers only where there are cores to run them: not at the
+		 * machine's saturation, not against the job's own CPU quota. */
+		if (m->num_workers >= 0 && m->num_workers < m->ncpu && m->cpu_busy_pct < t->cpu_saturated_pct &&
+		    !(m->cg_throttled_pct >= t->cgroup_throttled_pct)) {
 			snprintf(sug, sizeof sug, "%d", m->ncpu);
-			r = rec(v, "num_workers", cur, sug);
+			r = rec(v, "CPU (spare cores)", "num_workers", cur, sug);
 			WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
 		}
-		r = rec(v, "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
+		r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
 		if (isfinite(m->loaders.cpu_cores))
 			snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
 		else
@@ -84,34 +87,44 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		break;
 	case FS_VERDICT_STORAGE_BANDWIDTH:
 		snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
-		r = rec(v, "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
+		r = rec(v, "storage bandwidth", "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
 		WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
 		       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
 		break;
 	case FS_VERDICT_STORAGE_LATENCY:
 		snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
 			 fs_fmt_sig(b, 32, m->disk_queue_depth, 2, ""));
-		r = rec(v, "access pattern", cur, "larger contiguous reads (shards, record files)");
+		r = rec(v, "storage latency (reads per sample)", "access pattern", cur, "larger contiguous reads (shards, record files)");
 		WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
 		    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
 		workers_text(m, cur, sizeof cur);
-		if (m->num_workers >= 0) {
+		/* More reads in flight only help a device with room for them: not
+		 * one at its probed IOPS. (%util is no measure of that: a device
+		 * serving one read at a time all the time reads 100%.) */
+		bool iops_full = m->disk_ceiling_iops > 0 && m->disk_iops >= t->disk_busy_pct / 100 * m->disk_ceiling_iops;
+		if (m->num_workers >= 0 && !iops_full) {
 			snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
-			r = rec(v, "num_workers", cur, sug);
-			WHY(r, "more reads in flight (queue depth now %s) hide latency",
-			    fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""));
+			r = rec(v, "storage latency (reads in flight)", "num_workers", cur, sug);
+			if (m->disk_ceiling_iops > 0)
+				WHY(r, "more reads in flight (queue depth now %s) hide latency: the device did %s IO/s "
+				       "of its probed %s", fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""),
+				    fs_fmt_sig(b, 32, m->disk_iops, 3, ""), fs_fmt_sig((char[32]){0}, 32, m->disk_ceiling_iops, 3, ""));
+			else
+				WHY(r, "more reads in flight (queue depth now %s) hide latency, if the device has room "
+				       "for them (its IOPS ceiling is unknown: feedscope probe measures it)",
+				    fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""));
 		}
 		break;
 	case FS_VERDICT_METADATA:
 		snprintf(cur, sizeof cur, "%s files touched, ~%s per sample", fs_fmt_fixed(b, 32, m->dentries_growth, 0, ""),
 			 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
-		r = rec(v, "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
+		r = rec(v, "per-file costs (metadata)", "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
 		WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
 		break;
 	case FS_VERDICT_MEMORY_PRESSURE:
 		snprintf(cur, sizeof cur, "%s", isfinite(m->cg_mem_limit_bytes) ? fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes)
 									       : fs_fmt_bytes(a, 32, m->cached_max_bytes));
-		r = rec(v, isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
+		r = rec(v, "memory (page cache)", isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
 			"room for the dataset in the page cache, or a smaller (compressed/decoded-once) dataset");
 		WHY(r, "page cache at most %s while %s were read from storage for %s read by the job: "
 		       "the data is read again every epoch",
@@ -128,23 +141,33 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 		else
 			snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
 				 m->checkpoints == 1 ? "" : "s", a);
-		r = rec(v, "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
+		r = rec(v, "the loop's thread (host I/O)", "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
 		WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
 		    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
 				 0, "%"));
 		break;
-	case FS_VERDICT_NETWORK:
-		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
-		r = rec(v, "remote storage", cur, "cache the dataset on local disk, or a faster link");
+	case FS_VERDICT_NETWORK: {
+		/* The loaders' own sockets where the tracer saw them (the busiest
+		 * NIC of this namespace may not be on their path). */
+		struct fs_loader_shares sh;
+		bool timed = fs_loader_shares(m, &sh);
+		double rate = m->duration_s > 0 ? m->loader_sock_read_bytes / m->duration_s : NAN;
+		if (timed && m->loader_sock_read_bytes > 0)
+			snprintf(cur, sizeof cur, "data over sockets at %s", fs_fmt_rate(a, 32, rate));
+		else
+			snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
+		r = rec(v, "the network path to the data", "remote storage", cur, "cache the dataset on local disk, or a faster link");
 		if (m->nfs_read_ops_per_s > 0)
 			WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
 		else
-			WHY(r, "the loaders spend %s of their time reading sockets, %s received in all",
-			    fs_fmt_fixed(a, 32, m->loader_time_s > 0 ? 100 * m->loader_sock_read_s / m->loader_time_s : NAN, 0, "%"),
+			WHY(r, "the loaders spend %s of their time on sockets (reading, or waiting for data), %s "
+			       "received in all; more workers would share the same path",
+			    fs_fmt_fixed(a, 32, timed ? 100 * sh.network : NAN, 0, "%"),
 			    fs_fmt_bytes(b, 32, m->loader_sock_read_bytes));
 		break;
+	}
 	case FS_VERDICT_HOST_TO_DEVICE:
-		r = rec(v, "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
+		r = rec(v, "host-to-device copies", "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
 		WHY(r, "host-to-device copies are near the link's capacity; pinned memory copies faster");
 		break;
 	default:
@@ -152,27 +175,41 @@ static void for_finding(const struct fs_metrics *m, const struct fs_verdict *vc,
 	}
 }
 
-/* Mean step time / mean compute time, capped by the CPU the loaders need:
- * on this machine they cannot have more than the cores the loop leaves. */
+/* The speedup from the accounting: the verdict's bucket removed, capped by
+ * the next limit.
+ * - checkpoint_stall: written in the background, the checkpoints still take
+ *   the device as long as they take the loop now, so the loop cannot get
+ *   shorter than that: 1 / max(1 - host, host).
+ * - epoch_start: 1 / (1 - the epoch-boundary bucket).
+ * - an input cause, with steps: mean step / mean compute, capped by the CPU
+ *   the loaders need (they cannot have more than the cores the loop leaves);
+ *   without steps: 1 / (1 - the input bucket).
+ * - compute_bound: mean step / mean compute (what perfect input would give). */
 static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 {
-	char a[32];
-	if (v->primary == FS_VERDICT_UNDETERMINED)
+	char a[32], b[32];
+	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	if (v->primary == FS_VERDICT_UNDETERMINED || !A || !A->valid)
 		return;
+	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {
+		double host = A->share[FS_BUCKET_HOST_IO];
+		v->predicted_speedup = 1 / fmax(fmax(1 - host, host), 1e-9);
+		if (host > 0.5)
+			snprintf(v->speedup_cap, sizeof v->speedup_cap,
+				 "capped by the checkpoints' own writing: in the background they still need %s of the "
+				 "loop's %s", fs_fmt_time(a, 32, host * A->loop_s), fs_fmt_time(b, 32, A->loop_s));
+		return;
+	}
+	if (v->primary == FS_VERDICT_EPOCH_START) {
+		v->predicted_speedup = 1 / fmax(1 - A->share[FS_BUCKET_EPOCH], 1e-9);
+		return;
+	}
 	if (!m->have_steps) {
-		double ckpt = m->duration_s > 0 && m->checkpoint_s > 0 ? m->checkpoint_s / m->duration_s : 0;
-		if (v->primary == FS_VERDICT_CHECKPOINT_STALL && ckpt < 1)
-			v->predicted_speedup = 1 / (1 - ckpt); /* the bucket removed */
-		else if (m->have_gpu && m->gpu_busy > 0.01)
-			v->predicted_speedup = 1 / m->gpu_busy;
+		v->predicted_speedup = 1 / fmax(1 - A->share[FS_BUCKET_INPUT], 1e-9);
 		return;
 	}
 	double step = m->loop_s / (double)m->steps;
 	double compute = m->compute_s / (double)m->steps;
-	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {
-		v->predicted_speedup = m->loop_s / fmax(m->loop_s - m->checkpoint_s, 1e-9);
-		return;
-	}
 	double floor_s = 0;
 	double cores = m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
 	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0) {
@@ -188,11 +225,10 @@ static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 
 void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
-	(void)t;
 	speedup(m, v);
 	if (v->primary != FS_VERDICT_COMPUTE_BOUND)
-		for_finding(m, v, v->primary, v);
+		for_finding(m, t, v->primary, v);
 	for (int i = 0; i < v->nfind; i++)
 		if (v->find[i].id != v->primary)
-			for_finding(m, v, v->find[i].id, v);
+			for_finding(m, t, v->find[i].id, v);
 }

@@ -16,12 +16,10 @@ static long to_long(double v, long dflt)
 
 static void load_skipped(struct fs_q *q, struct fs_summary *s)
 {
-	sqlite3_stmt *st;
 	size_t n = 0;
-	if (sqlite3_prepare_v2(q->db, "SELECT substr(key, 8), value FROM meta WHERE key LIKE 'source.%' "
-				   "AND value != 'ok' ORDER BY key", -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW && n < sizeof s->skipped) {
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT substr(key, 8), value FROM meta WHERE key LIKE 'source.%' "
+				    "AND value != 'ok' ORDER BY key");
+	while (n < sizeof s->skipped && fs_q_step(q, st)) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *why = (const char *)sqlite3_column_text(st, 1);
 		if (why && !strncmp(why, "unavailable: ", 13))
@@ -37,7 +35,6 @@ static void load_skipped(struct fs_q *q, struct fs_summary *s)
 
 static void load_disks(struct fs_q *q, struct fs_summary *s)
 {
-	sqlite3_stmt *st;
 	const char *sql =
 		"SELECT d.device, avg(d.read_bytes_per_s), avg(d.write_bytes_per_s), avg(d.reads_per_s),"
 		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0),"
@@ -46,9 +43,8 @@ static void load_disks(struct fs_q *q, struct fs_summary *s)
 		" FROM disk d JOIN ticks k ON k.t = d.t GROUP BY d.device"
 		" HAVING sum(d.read_bytes_per_s + d.write_bytes_per_s) > 0 OR max(d.util_pct) > 0"
 		" ORDER BY sum(d.read_bytes_per_s + d.write_bytes_per_s) DESC, max(d.util_pct) DESC LIMIT 3";
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (s->ndisks < FS_SUMMARY_DISKS && sqlite3_step(st) == SQLITE_ROW) {
+	sqlite3_stmt *st = fs_q_prep(q, sql);
+	while (s->ndisks < FS_SUMMARY_DISKS && fs_q_step(q, st)) {
 		struct fs_summary_disk *d = &s->disks[s->ndisks++];
 		snprintf(d->name, sizeof d->name, "%s", fs_q_col_text(st, 0));
 		double *f[] = {&d->read_bytes_per_s, &d->write_bytes_per_s, &d->reads_per_s,
@@ -62,15 +58,12 @@ static void load_disks(struct fs_q *q, struct fs_summary *s)
 
 static void load_net(struct fs_q *q, struct fs_summary *s)
 {
-	sqlite3_stmt *st;
 	s->net_rx_bytes_per_s = s->net_tx_bytes_per_s = NAN;
-	if (sqlite3_prepare_v2(q->db, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
-				   " WHERE iface != 'lo' GROUP BY iface"
-				   " HAVING sum(rx_bytes_per_s + tx_bytes_per_s) > 0"
-				   " ORDER BY sum(rx_bytes_per_s + tx_bytes_per_s) DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
+				    " WHERE iface != 'lo' GROUP BY iface"
+				    " HAVING sum(rx_bytes_per_s + tx_bytes_per_s) > 0"
+				    " ORDER BY sum(rx_bytes_per_s + tx_bytes_per_s) DESC LIMIT 1");
+	if (fs_q_step(q, st)) {
 		snprintf(s->net_iface, sizeof s->net_iface, "%s", fs_q_col_text(st, 0));
 		s->net_rx_bytes_per_s = fs_q_col(st, 1);
 		s->net_tx_bytes_per_s = fs_q_col(st, 2);
@@ -105,42 +98,34 @@ static void load_gpu(struct fs_q *q, struct fs_summary *s)
 	fs_q_row(q, "SELECT count(DISTINCT gpu), avg(util_pct), max(mem_used_bytes) FROM gpu", 3, &n, &s->gpu_util,
 		 &s->gpu_mem_used_max);
 	s->ngpus = (int)to_long(n, 0); /* a count of rows */
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(q->db, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) ==
-	    SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(s->gpu_name, sizeof s->gpu_name, "%s", fs_q_col_text(st, 0));
-		sqlite3_finalize(st);
-	}
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1");
+	if (fs_q_step(q, st))
+		snprintf(s->gpu_name, sizeof s->gpu_name, "%s", fs_q_col_text(st, 0));
+	sqlite3_finalize(st);
 }
 
 static void load_steps(struct fs_q *q, struct fs_summary *s)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(q->db, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
-				   " FROM steps GROUP BY loader ORDER BY count(*) DESC LIMIT 3",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (s->nloaders < FS_SUMMARY_LOADERS && sqlite3_step(st) == SQLITE_ROW) {
-			struct fs_summary_loader *l = &s->loaders[s->nloaders++];
-			snprintf(l->name, sizeof l->name, "%s", fs_q_col_text(st, 0));
-			l->steps = sqlite3_column_int64(st, 1);
-			l->epochs = sqlite3_column_int64(st, 2);
-			l->wait_s = fs_q_col(st, 3);
-			l->compute_s = fs_q_col(st, 4);
-		}
-		sqlite3_finalize(st);
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
+				    " FROM steps GROUP BY loader ORDER BY count(*) DESC LIMIT 3");
+	while (s->nloaders < FS_SUMMARY_LOADERS && fs_q_step(q, st)) {
+		struct fs_summary_loader *l = &s->loaders[s->nloaders++];
+		snprintf(l->name, sizeof l->name, "%s", fs_q_col_text(st, 0));
+		l->steps = sqlite3_column_int64(st, 1);
+		l->epochs = sqlite3_column_int64(st, 2);
+		l->wait_s = fs_q_col(st, 3);
+		l->compute_s = fs_q_col(st, 4);
 	}
-	if (sqlite3_prepare_v2(q->db, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
-				   " GROUP BY name ORDER BY sum(t_end - t_start) DESC LIMIT 3",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (s->nphases < FS_SUMMARY_PHASES && sqlite3_step(st) == SQLITE_ROW) {
-			struct fs_summary_phase *p = &s->phases[s->nphases++];
-			snprintf(p->name, sizeof p->name, "%s", fs_q_col_text(st, 0));
-			p->count = sqlite3_column_int64(st, 1);
-			p->total_s = fs_q_col(st, 2);
-		}
-		sqlite3_finalize(st);
+	sqlite3_finalize(st);
+	st = fs_q_prep(q, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
+			  " GROUP BY name ORDER BY sum(t_end - t_start) DESC LIMIT 3");
+	while (s->nphases < FS_SUMMARY_PHASES && fs_q_step(q, st)) {
+		struct fs_summary_phase *p = &s->phases[s->nphases++];
+		snprintf(p->name, sizeof p->name, "%s", fs_q_col_text(st, 0));
+		p->count = sqlite3_column_int64(st, 1);
+		p->total_s = fs_q_col(st, 2);
 	}
+	sqlite3_finalize(st);
 	fs_q_meta(q, "hook", s->hook, sizeof s->hook);
 }
 
@@ -193,6 +178,11 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	s->recorder_cpu_s = fs_q_meta_num(&q, "recorder_cpu_s");
 	s->recorder_cpu_start_s = fs_q_meta_num(&q, "recorder_cpu_start_s");
 	s->recorder_sample_us = fs_q_meta_num(&q, "recorder_sample_us");
+	/* A query that failed (not a table this file lacks) would pass for
+	 * "not recorded": the summary is not to be trusted then. */
+	int rc = fs_q_failed(&q) ? -1 : 0;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: reading the run file failed: %s", path, fs_q_failed(&q));
 	fs_q_close(&q);
-	return 0;
+	return rc;
 }

@@ -24,6 +24,4 @@ const struct fs_thresholds fs_thresholds = {
 	.reread_ratio = 0.5,
 	.nic_saturated = 0.80,
 	.nfs_rtt_slow_ms = 10,
-	.checkpoint_gpu_idle = 30,
-	.epoch_start_min_s = 0.2,
 };

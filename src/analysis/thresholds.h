@@ -33,9 +33,6 @@ struct fs_thresholds {
 	double reread_ratio;         /* storage bytes read / bytes read by the job at or above: cache misses */
 	double nic_saturated;        /* NIC receive rate / link speed */
 	double nfs_rtt_slow_ms;      /* mean NFS READ round trip above: slow remote storage */
-	/* Checkpoints and epoch starts */
-	double checkpoint_gpu_idle;  /* accelerator util during checkpoint phases below this %: stalled */
-	double epoch_start_min_s;    /* an epoch start must cost at least this much more than a step's wait */
 };
 
 /* The thresholds in force. */

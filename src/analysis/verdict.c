@@ -64,6 +64,11 @@ static struct fs_finding *finding(struct fs_verdict *v, enum fs_verdict_id id, d
 
 #define EV(f, ...) fs_evidence_add((f)->ev, &(f)->nev, __VA_ARGS__)
 
+/* The runner-up of the loaders' time shares, set by attributed() during one
+ * fs_diagnose (single-threaded callers; copied into the verdict). */
+static _Thread_local char g_runner[32];
+static _Thread_local double g_runner_share;
+
 /* The tracer's word on the loaders: time inside I/O calls, read sizes. */
 static void io_call_evidence(const struct fs_metrics *m, struct fs_finding *f)
 {
@@ -279,6 +284,13 @@ static enum fs_verdict_id attributed(const struct fs_metrics *m, const struct fs
 		if (i != best && part[i] > second)
 			second = part[i];
 	*clarity = part[best] > 0 ? (part[best] - fmin(second, part[best])) / part[best] : 0;
+	static const char *const part_name[5] = {"network", "storage", "metadata", "cpu_preprocess",
+						 "loader_parallelism"};
+	for (int i = 0; i < 5; i++)
+		if (i != best && part[i] == second && second > 0 && second >= 0.5 * part[best]) {
+			snprintf(g_runner, sizeof g_runner, "%s", part_name[i]);
+			g_runner_share = second;
+		}
 	EV(f, "loader_time_shares", part[best], "fraction", "io_classes",
 	   "%s' time: sockets %.0f%%, file reads %.0f%% (page faults %.0f%%), metadata calls %.0f%%, "
 	   "on a CPU %.0f%%, idle %.0f%%", who, 100 * sh->network, 100 * sh->storage, 100 * sh->faults,
@@ -377,43 +389,50 @@ static void list_missing(const struct fs_metrics *m, struct fs_verdict *v)
 			   "and io_uring are not seen)");
 }
 
-/* The share of the checkpoint / host-I/O bucket the accelerator sat idle:
- * NVML's util during it where known, else all of it. */
-static double ckpt_idle(const struct fs_metrics *m)
-{
-	double u = m->have_gpu ? m->gpu_busy_in_checkpoints : NAN;
-	return isfinite(u) ? fmax(0, fmin(1, 1 - u / 100)) : 1;
-}
-
-/* Step-time shares, from the steps when there are any, else from the GPU. */
+/* The accounting of every training process (accounting.c); the verdict
+ * speaks for the trainer's (metrics.h: the straggler). Its buckets give the
+ * shares the findings compete with: host I/O (checkpoints), epoch
+ * boundaries, and the steady input wait. */
 static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckpt, double *epoch,
 		   double *steady)
 {
 	*ckpt = *epoch = 0;
 	*steady = NAN;
-	if (m->have_steps && m->loop_s > 0) {
-		v->input_bound_fraction = (m->wait_s + m->epoch_end_s) / m->loop_s;
-		/* The checkpoint / host-I/O bucket sits inside the steps' compute. */
-		*ckpt = fmin(m->checkpoint_s, m->compute_s) / m->loop_s * ckpt_idle(m);
-		*epoch = (m->epoch_start_excess_s + m->epoch_end_s) / m->loop_s;
-		if (*epoch > v->input_bound_fraction)
-			*epoch = v->input_bound_fraction;
-		*steady = v->input_bound_fraction - *epoch;
-		v->accelerator_idle_fraction = v->input_bound_fraction + *ckpt;
-		snprintf(v->basis, sizeof v->basis, "steps");
-	} else if (m->have_gpu) {
-		/* Without steps: the accelerator's idle time, less the main thread's
-		 * host I/O (checkpoints), is the input's. */
-		double idle = 1 - m->gpu_busy;
-		*ckpt = m->duration_s > 0 && m->checkpoint_s > 0
-				? fmin(idle, m->checkpoint_s / m->duration_s * ckpt_idle(m)) : 0;
-		v->input_bound_fraction = idle - *ckpt;
-		v->accelerator_idle_fraction = idle;
-		*steady = v->input_bound_fraction;
-		snprintf(v->basis, sizeof v->basis, "gpu");
-	} else {
-		snprintf(v->basis, sizeof v->basis, "system signals");
+	v->nacct = 0;
+	for (int i = 0; i < m->nloops && i < FS_MAX_LOOPS; i++)
+		fs_account(m, &m->loops[i], &v->acct[v->nacct++]);
+	v->trainer = m->trainer;
+	if (m->nloops == 0) {
+		/* Metrics without per-process loops (built by hand, not by
+		 * fs_metrics_load): the job-level figures as one process. */
+		struct fs_loop_proc one = {.pid = m->trainer_pid, .rank = -1, .local_rank = -1};
+		one.have_steps = m->have_steps;
+		one.steps = m->steps;
+		one.loop_s = m->have_steps ? m->loop_s : m->duration_s;
+		one.wait_s = m->wait_s;
+		one.compute_s = m->compute_s;
+		one.epoch_end_s = m->epoch_end_s;
+		one.epoch_excess_s = m->epoch_start_excess_s;
+		one.host_io_s = m->checkpoint_s;
+		one.gpu_busy = m->gpu_busy;
+		one.gpu_busy_in_host_io = m->gpu_busy_in_checkpoints;
+		fs_account(m, &one, &v->acct[0]);
+		v->nacct = 1;
+		v->trainer = 0;
 	}
+	snprintf(v->trainer_why, sizeof v->trainer_why, "%s", m->trainer_why);
+	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	if (!A || !A->valid) {
+		snprintf(v->basis, sizeof v->basis, "system signals");
+		return;
+	}
+	const double *b = A->share;
+	*ckpt = b[FS_BUCKET_HOST_IO];
+	*epoch = b[FS_BUCKET_EPOCH];
+	*steady = b[FS_BUCKET_INPUT];
+	v->input_bound_fraction = b[FS_BUCKET_INPUT] + b[FS_BUCKET_EPOCH];
+	v->accelerator_idle_fraction = 1 - b[FS_BUCKET_BUSY];
+	snprintf(v->basis, sizeof v->basis, "%s", A->basis);
 }
 
 static void add_findings(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v,
@@ -432,9 +451,9 @@ static void add_findings(const struct fs_metrics *m, const struct fs_thresholds 
 				f->severity = *clarity;
 		}
 	}
-	bool ckpt_idle = !m->have_gpu || isnan(m->gpu_busy_in_checkpoints) ||
-			 m->gpu_busy_in_checkpoints < t->checkpoint_gpu_idle;
-	if (ckpt >= t->finding_min_share && ckpt_idle) {
+	/* ckpt is the bucket's accelerator-idle part already (accounting.c):
+	 * a checkpoint the accelerator computes through is not a stall. */
+	if (ckpt >= t->finding_min_share) {
 		struct fs_finding *f = finding(v, FS_VERDICT_CHECKPOINT_STALL, ckpt);
 		if (f) {
 			if (m->checkpoints > 0)
@@ -449,13 +468,15 @@ static void add_findings(const struct fs_metrics *m, const struct fs_thresholds 
 			   "accelerator busy %.0f%% during them", m->gpu_busy_in_checkpoints);
 		}
 	}
-	double per_epoch = m->epoch_starts > 0 ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN;
-	if (epoch >= t->finding_min_share && per_epoch >= t->epoch_start_min_s) {
+	long boundaries = m->epoch_starts > m->epoch_ends ? m->epoch_starts : m->epoch_ends;
+	double per_epoch = boundaries > 0 ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)boundaries : NAN;
+	if (epoch >= t->finding_min_share && boundaries > 0) {
 		struct fs_finding *f = finding(v, FS_VERDICT_EPOCH_START, epoch);
 		if (f) {
 			EV(f, "epoch_boundary_share", epoch, "fraction", "steps",
-			   "epoch boundaries cost %s each (%ld epochs), %.0f%% of the loop's time",
-			   fs_fmt_time(a, 32, per_epoch), m->epochs, 100 * epoch);
+			   "epoch boundaries cost %s each (%ld after the first epoch%s), %.0f%% of the loop's time",
+			   fs_fmt_time(a, 32, per_epoch), boundaries,
+			   m->have_steps ? "" : ", seen from the DataLoader workers' restarts", 100 * epoch);
 			EV(f, "epoch_end_s", m->epoch_end_s, "s", "phases", "ending epochs (worker shutdown) took %s in all",
 			   fs_fmt_time(a, 32, m->epoch_end_s));
 		}
@@ -465,16 +486,41 @@ static void add_findings(const struct fs_metrics *m, const struct fs_thresholds 
 static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v,
 			 double clarity)
 {
-	double idle = v->accelerator_idle_fraction;
-	if (isfinite(idle) && idle < t->input_bound_min) {
-		v->primary = FS_VERDICT_COMPUTE_BOUND;
-		v->confidence = (m->have_steps ? 0.9 : 0.75) * (1 - idle / t->input_bound_min * 0.5);
-		return;
+	/* compute_bound: no bucket of accelerator idle time is worth a finding
+	 * (each below finding_min_share): what is left to gain is spread thin. */
+	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	if (A && A->valid) {
+		double biggest = 0;
+		for (int b = 0; b < FS_BUCKET__N; b++)
+			if (b != FS_BUCKET_BUSY && A->share[b] > biggest)
+				biggest = A->share[b];
+		if (biggest < t->finding_min_share) {
+			v->primary = FS_VERDICT_COMPUTE_BOUND;
+			v->confidence = (m->have_steps ? 0.9 : 0.75) * (1 - biggest / t->finding_min_share * 0.5);
+			return;
+		}
 	}
 	int best = -1;
 	for (int i = 0; i < v->nfind; i++)
 		if (best < 0 || v->find[i].severity > v->find[best].severity)
 			best = i;
+	/* The largest idle bucket is one no verdict names (waiting on other
+	 * ranks although this is the rank the others wait for, or host time
+	 * nothing explains): say so rather than name a smaller one. */
+	if (A && A->valid) {
+		enum fs_bucket big = A->share[FS_BUCKET_RANKS] >= A->share[FS_BUCKET_OTHER] ? FS_BUCKET_RANKS : FS_BUCKET_OTHER;
+		double share = A->share[big];
+		if (share >= t->finding_min_share && (best < 0 || share > v->find[best].severity)) {
+			fs_evidence_add(v->ev, &v->nev, "largest_idle_bucket", share, "fraction", "accounting",
+					big == FS_BUCKET_RANKS
+						? "the largest share of the loop, %.0f%%, is spent waiting on other ranks "
+						  "inside collectives, by the rank the others wait on"
+						: "the largest share of the loop, %.0f%%, is host-side time with the accelerator "
+						  "idle that no recorded signal explains",
+					100 * share);
+			best = -1;
+		}
+	}
 	if (best < 0) {
 		v->primary = FS_VERDICT_UNDETERMINED;
 		v->confidence = 0;
@@ -490,6 +536,19 @@ static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds 
 	if (v->primary != FS_VERDICT_CHECKPOINT_STALL && v->primary != FS_VERDICT_EPOCH_START)
 		margin = fmin(margin, clarity);
 	v->confidence = base * (0.5 + 0.5 * fmax(0, fmin(1, margin)));
+	/* The runner-up: another finding at least half as large, or (for an
+	 * input cause) the loaders' second-largest share. */
+	for (int i = 0; i < v->nfind; i++)
+		if (i != best && runner_up > 0 && v->find[i].severity == runner_up &&
+		    runner_up >= 0.5 * v->find[best].severity) {
+			snprintf(v->runner_up, sizeof v->runner_up, "%s", fs_verdict_name(v->find[i].id));
+			v->runner_up_share = runner_up;
+		}
+	if (!v->runner_up[0] && g_runner[0] && v->primary != FS_VERDICT_CHECKPOINT_STALL &&
+	    v->primary != FS_VERDICT_EPOCH_START) {
+		snprintf(v->runner_up, sizeof v->runner_up, "%s", g_runner);
+		v->runner_up_share = g_runner_share;
+	}
 	/* The verdict's own evidence: the headline number, then its finding's. */
 	for (int i = 0; i < v->find[best].nev && v->nev < FS_MAX_EVIDENCE; i++)
 		v->ev[v->nev++] = v->find[best].ev[i];
@@ -498,6 +557,9 @@ static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds 
 void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
 	memset(v, 0, sizeof *v);
+	g_runner[0] = '\0';
+	g_runner_share = NAN;
+	v->runner_up_share = NAN;
 	v->input_bound_fraction = v->accelerator_idle_fraction = v->predicted_speedup = NAN;
 	list_missing(m, v);
 	double ckpt, epoch, steady, clarity;
@@ -511,7 +573,13 @@ void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, stru
 				100 * v->input_bound_fraction, m->steps,
 				fs_fmt_time(a, 32, m->wait_s / (double)m->steps),
 				fs_fmt_time(b, 32, m->compute_s / (double)m->steps));
-	if (m->have_gpu)
+	const struct fs_loop_proc *T = m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
+	if (m->have_gpu && T && isfinite(T->gpu_busy))
+		fs_evidence_add(v->ev, &v->nev, "accelerator_busy", T->gpu_busy, "fraction", "gpu",
+				"accelerator busy %.0f%% of the loop's time (%s; %.0f%% over the whole run, %d GPU%s)",
+				100 * T->gpu_busy, T->gpu_basis[0] ? T->gpu_basis : "all GPUs", 100 * m->gpu_busy,
+				m->ngpus, m->ngpus == 1 ? "" : "s");
+	else if (m->have_gpu)
 		fs_evidence_add(v->ev, &v->nev, "accelerator_busy", m->gpu_busy, "fraction", "gpu",
 				"accelerator busy %.0f%% of the time (%d GPU%s)", 100 * m->gpu_busy, m->ngpus,
 				m->ngpus == 1 ? "" : "s");

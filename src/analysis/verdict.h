@@ -47,7 +47,36 @@ struct fs_finding {
 	struct fs_evidence ev[FS_MAX_EVIDENCE];
 };
 
+/* The accounting (accounting.c, docs/verdicts.md): a training process's
+ * loop time in buckets that add up to 1. */
+enum fs_bucket {
+	FS_BUCKET_BUSY,        /* the accelerator busy */
+	FS_BUCKET_INPUT,       /* waiting for input (steady state) */
+	FS_BUCKET_HOST_IO,     /* checkpoint and other host-side file I/O of the loop's thread */
+	FS_BUCKET_RANKS,       /* waiting on other ranks (inside collectives) */
+	FS_BUCKET_EPOCH,       /* epoch boundaries (worker start-up and shutdown) */
+	FS_BUCKET_OTHER,       /* host-side other: the rest, unexplained */
+	FS_BUCKET__N
+};
+
+/* The stable name of a bucket ("busy", "input_wait", "host_io",
+ * "other_ranks", "epoch_boundary", "other"). */
+const char *fs_bucket_name(enum fs_bucket b);
+
+struct fs_accounting {
+	bool valid;               /* false: neither steps nor an accelerator signal */
+	int pid, rank;            /* rank -1 when unknown */
+	double loop_s;
+	double share[FS_BUCKET__N]; /* 0..1, summing to 1 when valid */
+	char basis[32];           /* "steps + gpu", "steps", "gpu" */
+};
+
+/* Split process L's loop time (m for the job-wide signals). Returns
+ * a->valid. */
+bool fs_account(const struct fs_metrics *m, const struct fs_loop_proc *L, struct fs_accounting *a);
+
 struct fs_recommendation {
+	char relieves[64];  /* the resource it relieves: "loader concurrency", "storage bandwidth", ... */
 	char knob[64];
 	char current[128];
 	char suggested[96];
@@ -70,6 +99,15 @@ struct fs_verdict {
 	struct fs_finding find[FS_MAX_FINDINGS];
 	int nmissing;
 	char missing[FS_MAX_MISSING][160];
+	/* The accounting of every training process; acct[trainer] is the one
+	 * the verdict speaks for (the straggler: metrics.h). */
+	int nacct, trainer;
+	struct fs_accounting acct[FS_MAX_LOOPS];
+	char trainer_why[96];
+	/* The runner-up cause where the verdict's was close to it ("" if none),
+	 * and its share of the loaders' time / of the loop. */
+	char runner_up[32];
+	double runner_up_share;
 };
 
 /* The loaders' own time by what they did (attribution.c), shares 0..1 of

@@ -147,7 +147,12 @@ static int report(int argc, char **argv)
 		return 0;
 	}
 	struct fs_summary sum;
-	if (!windowed && fs_summary_load(path, &sum, err, sizeof err) == 0)
+	if (!windowed && fs_summary_load(path, &sum, err, sizeof err) < 0) {
+		char shown[sizeof err * 4]; /* a query failed: an unreadable run file, as above */
+		fs_error("report: %s", fs_text_escape(shown, sizeof shown, err));
+		return 1;
+	}
+	if (!windowed)
 		fs_summary_render_text(stdout, &sum, path);
 	fs_verdict_render_text(stdout, &m, &v);
 	return 0;

@@ -90,6 +90,55 @@ static void metrics(struct fs_json *j, const struct fs_metrics *m)
 	fs_json_end(j);
 }
 
+static void buckets(struct fs_json *j, const struct fs_accounting *a)
+{
+	fs_json_object(j, "buckets");
+	for (int b = 0; b < FS_BUCKET__N; b++)
+		fs_json_number(j, fs_bucket_name((enum fs_bucket)b), a->valid ? a->share[b] : NAN);
+	fs_json_end(j);
+}
+
+/* "accounting": the trainer's buckets, then every training process's. */
+static void accounting(struct fs_json *j, const struct fs_metrics *m, const struct fs_verdict *v)
+{
+	fs_json_object(j, "accounting");
+	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	fs_json_bool(j, "valid", A && A->valid);
+	if (A) {
+		fs_json_int(j, "pid", A->pid);
+		if (A->rank >= 0)
+			fs_json_int(j, "rank", A->rank);
+		else
+			fs_json_string(j, "rank", NULL);
+		fs_json_string(j, "chosen_because", v->trainer_why[0] ? v->trainer_why : NULL);
+		fs_json_string(j, "basis", A->valid ? A->basis : NULL);
+		fs_json_number(j, "loop_s", A->loop_s);
+		buckets(j, A);
+	}
+	fs_json_array(j, "processes");
+	for (int i = 0; i < v->nacct; i++) {
+		const struct fs_accounting *a = &v->acct[i];
+		const struct fs_loop_proc *L = &m->loops[i];
+		fs_json_object(j, NULL);
+		fs_json_int(j, "pid", a->pid);
+		if (a->rank >= 0)
+			fs_json_int(j, "rank", a->rank);
+		else
+			fs_json_string(j, "rank", NULL);
+		fs_json_bool(j, "trainer", i == v->trainer);
+		fs_json_string(j, "basis", a->valid ? a->basis : NULL);
+		fs_json_number(j, "loop_s", a->loop_s);
+		fs_json_int(j, "steps", L->steps);
+		fs_json_number(j, "collective_s", L->collective_s);
+		fs_json_number(j, "gpu_busy", L->gpu_busy);
+		fs_json_string(j, "gpu_basis", L->gpu_basis[0] ? L->gpu_basis : NULL);
+		buckets(j, a);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+	fs_json_end(j);
+}
+
 void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
 {
 	struct fs_json j;
@@ -103,12 +152,15 @@ void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct 
 	fs_json_number(&j, "predicted_speedup", v->predicted_speedup);
 	fs_json_string(&j, "speedup_cap", v->speedup_cap[0] ? v->speedup_cap : NULL);
 	fs_json_string(&j, "basis", v->basis);
+	fs_json_string(&j, "runner_up", v->runner_up[0] ? v->runner_up : NULL);
+	fs_json_number(&j, "runner_up_share", v->runner_up[0] ? v->runner_up_share : NAN);
 	fs_json_bool(&j, "incomplete", m->incomplete);
 	fs_json_number(&j, "recorded_until_s", m->recorded_until_s);
 	evidence(&j, v->ev, v->nev);
 	fs_json_array(&j, "recommendations");
 	for (int i = 0; i < v->nrec; i++) {
 		fs_json_object(&j, NULL);
+		fs_json_string(&j, "relieves", v->rec[i].relieves);
 		fs_json_string(&j, "knob", v->rec[i].knob);
 		fs_json_string(&j, "current", v->rec[i].current);
 		fs_json_string(&j, "suggested", v->rec[i].suggested);
@@ -117,6 +169,7 @@ void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct 
 	}
 	fs_json_end(&j);
 	fs_json_end(&j);
+	accounting(&j, m, v);
 	fs_json_array(&j, "findings");
 	for (int i = 0; i < v->nfind; i++) {
 		fs_json_object(&j, NULL);

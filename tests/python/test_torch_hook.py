@@ -223,6 +223,42 @@ class TestLoaders(HookTest):
         for p in phases:
             self.assertLessEqual(int(p[3]), int(p[4]))
 
+    COLLECTIVES = """
+        import tempfile
+        import torch.distributed as dist
+        from torch.distributed import all_reduce as imported_all_reduce
+        store = os.path.join(tempfile.mkdtemp(), "store")
+        dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
+        t = torch.ones(3)
+        for _ in range(3):
+            dist.all_reduce(t)
+        dist.distributed_c10d.all_reduce(t)
+        imported_all_reduce(t)
+        got = [None]
+        dist.all_gather_object(got, {"a": 1})
+        dist.barrier()
+        try:
+            dist.all_reduce("not a tensor")
+        except Exception as e:
+            print("raised", type(e).__name__)
+        print(t.tolist(), got)
+        dist.destroy_process_group()
+    """
+
+    def test_collectives_are_phases(self):
+        out, err, recs = self.job(self.COLLECTIVES)
+        plain, _ = self.plain(self.COLLECTIVES)
+        self.assertEqual(out, plain)
+        self.assertIn("raised", out)
+        phases = [r.split() for r in recs if r.startswith("P1 ")]
+        # 3 + 1 + 1 all_reduce, all_gather_object (its inner calls are part
+        # of it), barrier, and the call that raised: one phase each
+        self.assertEqual([p[2] for p in phases], ["collective"] * 8)
+        for p in phases:
+            self.assertLessEqual(int(p[3]), int(p[4]))
+        ends = [int(p[4]) for p in phases]
+        self.assertEqual(ends, sorted(ends))
+
 
 class TestSubclassesAndFailures(HookTest):
     SUBCLASSES = """

@@ -141,6 +141,16 @@ static void test_storage(void)
 	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
 	CHECK(has_knob(&v, "access pattern"));
 	CHECK(knob(&v, "num_workers") && !strcmp(knob(&v, "num_workers")->suggested, "4"));
+	/* at its probed IOPS the device has no room for more reads in flight */
+	m.disk_iops = 1000;
+	m.disk_ceiling_iops = 1050;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+	CHECK(!has_knob(&v, "num_workers"));
+	m.disk_ceiling_iops = 20000;
+	v = diagnose(&m);
+	CHECK(has_knob(&v, "num_workers"));
+	m.disk_ceiling_iops = NAN;
 
 	m.dentries_growth = 40000; /* 32000 samples, 1.25 new names each */
 	m.loader_rchar_bytes = 32000 * 3000.0;
@@ -234,9 +244,18 @@ static void test_cpu(void)
 	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
 	CHECK(has_knob(&v, "cgroup CPU quota"));
 	CHECK(has_knob(&v, "transforms"));
+	/* throttled by its own quota: more workers have no cores to run on */
+	CHECK(!has_knob(&v, "num_workers"));
 	/* loaders need 1 core x 100 s / 1000 steps = 100 ms of CPU per step;
 	 * 3.9 cores are left: the floor (26 ms) is below compute (50 ms): 2x */
 	CHECK_NEAR(v.predicted_speedup, 2.0, 1e-9);
+
+	/* no quota, cores spare: more workers use them */
+	m.cg_throttled_pct = 0;
+	m.cg_quota_cores = NAN;
+	v = diagnose(&m);
+	CHECK(has_knob(&v, "num_workers"));
+	CHECK(!has_knob(&v, "cgroup CPU quota"));
 
 	/* all 4 cores saturated by the loaders: the CPU caps the speedup */
 	m.cg_throttled_pct = 0;
@@ -348,6 +367,7 @@ static void test_host_io(void)
 	CHECK(has_knob(&v, "checkpointing"));
 	/* the same loop with the GPU busy through the writes: not a stall */
 	m.gpu_busy_in_checkpoints = 100;
+	m.gpu_busy = 80.0 / 82;
 	v = diagnose(&m);
 	CHECK_STR(fs_verdict_name(v.primary), "compute_bound");
 	CHECK_NEAR(v.accelerator_idle_fraction, 2.0 / 82, 1e-9);
@@ -367,7 +387,17 @@ static void test_host_io(void)
 	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
 	CHECK_NEAR(v.accelerator_idle_fraction, 0.8, 1e-9);
 	CHECK_NEAR(v.input_bound_fraction, 0.1, 1e-9);
-	CHECK_NEAR(v.predicted_speedup, 1 / 0.3, 1e-9);
+	/* written in the background the checkpoints still take 70% of the run:
+	 * that, not the 30% left, is the shortest the run can get */
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.7, 1e-9);
+	CHECK(v.speedup_cap[0] != '\0');
+	m.checkpoint_s = m.host_io_s = 0.2 * m.duration_s;
+	m.gpu_busy = 0.76;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.8, 1e-9);
+	CHECK(v.speedup_cap[0] == '\0');
+	m.gpu_busy = 0.2;
 	m.checkpoint_s = m.host_io_s = 0;
 	v = diagnose(&m);
 	CHECK(v.primary != FS_VERDICT_CHECKPOINT_STALL);
@@ -504,8 +534,124 @@ static void test_attribution(void)
 	CHECK(isnan(sh.network));
 }
 
+static double bucket_sum(const struct fs_accounting *a)
+{
+	double sum = 0;
+	for (int b = 0; b < FS_BUCKET__N; b++)
+		sum += a->share[b];
+	return sum;
+}
+
+static bool has_metric(const struct fs_verdict *v, const char *metric)
+{
+	for (int i = 0; i < v->nev; i++)
+		if (!strcmp(v->ev[i].metric, metric))
+			return true;
+	return false;
+}
+
+/* The accounting: buckets of one process's loop that add up to 1; the
+ * trainer chosen by the metrics is the one the verdict speaks for. */
+static void test_accounting(void)
+{
+	struct fs_metrics m = base();
+	struct fs_accounting a;
+	/* 100 s: 30 s waiting (5 s of it epoch starts), 70 s compute of which
+	 * 20 s in collectives and 10 s writing files with the GPU idle; the GPU
+	 * busy 30% of the loop's span. */
+	struct fs_loop_proc L = {.pid = 7, .rank = 1, .local_rank = 1, .have_steps = true, .steps = 100,
+				 .loop_s = 100, .wait_s = 30, .compute_s = 70, .epoch_excess_s = 5,
+				 .collective_s = 20, .collectives = 100, .host_io_s = 10, .gpu_busy = 0.3,
+				 .gpu_busy_in_host_io = 0};
+	CHECK(fs_account(&m, &L, &a));
+	CHECK_STR(a.basis, "steps + gpu");
+	CHECK_INT(a.rank, 1);
+	CHECK_NEAR(a.share[FS_BUCKET_EPOCH], 0.05, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_INPUT], 0.25, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_RANKS], 0.20, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0.10, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_BUSY], 0.30, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_OTHER], 0.10, 1e-9);
+	CHECK_NEAR(bucket_sum(&a), 1, 1e-9);
+	/* the GPU busy through the writes: that time is busy, not host I/O */
+	L.gpu_busy_in_host_io = 100;
+	L.gpu_busy = 0.5;
+	CHECK(fs_account(&m, &L, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_BUSY], 0.5, 1e-9);
+	CHECK_NEAR(bucket_sum(&a), 1, 1e-9);
+	/* a background writer the loop waits on: its write time while the
+	 * accelerator idles moves from other to host I/O, at most all of other */
+	L.gpu_busy_in_host_io = 0;
+	L.gpu_busy = 0.3;
+	L.helper_write_s = 6;
+	CHECK(fs_account(&m, &L, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0.16, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_OTHER], 0.04, 1e-9);
+	L.helper_write_s = 60;
+	CHECK(fs_account(&m, &L, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0.20, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_OTHER], 0, 1e-9);
+	CHECK_NEAR(bucket_sum(&a), 1, 1e-9);
+	L.helper_write_s = NAN;
+	L.gpu_busy_in_host_io = 100;
+	L.gpu_busy = 0.5;
+	/* without a GPU signal the writes are host I/O, the rest of compute busy */
+	m.have_gpu = false;
+	CHECK(fs_account(&m, &L, &a));
+	CHECK_STR(a.basis, "steps");
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0.1, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_BUSY], 0.4, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_OTHER], 0, 1e-9);
+	/* without steps: the GPU's idle time less the host-I/O bucket is input */
+	m.have_gpu = true;
+	struct fs_loop_proc N = {.pid = 8, .rank = -1, .local_rank = -1, .loop_s = 100, .host_io_s = 30,
+				 .gpu_busy = 0.2, .gpu_busy_in_host_io = NAN};
+	CHECK(fs_account(&m, &N, &a));
+	CHECK_STR(a.basis, "gpu");
+	CHECK_NEAR(a.share[FS_BUCKET_BUSY], 0.2, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_HOST_IO], 0.3, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_INPUT], 0.5, 1e-9);
+	CHECK_NEAR(bucket_sum(&a), 1, 1e-9);
+	/* nothing to go on */
+	m.have_gpu = false;
+	CHECK(!fs_account(&m, &N, &a));
+	CHECK(isnan(a.share[FS_BUCKET_BUSY]));
+
+	/* Two ranks: rank 1 waits for its data, rank 0 waits for rank 1 in the
+	 * collective; the metrics made rank 1 the trainer (loops[0]). */
+	m = base();
+	waits(&m, 80, 20);
+	m.loaders = (struct fs_states){.blocked = 0.7, .running = 0.1, .sleeping = 0.2, .cpu_cores = 0.1,
+				       .samples = 1200, .procs = 2};
+	m.disk_util_pct = 99;
+	m.nloops = 2;
+	m.loops[0] = (struct fs_loop_proc){.pid = 11, .rank = 1, .local_rank = 1, .have_steps = true, .steps = 1000,
+					   .loop_s = 100, .wait_s = 80, .compute_s = 20, .collective_s = 1,
+					   .collectives = 1000, .gpu_busy = 0.19, .gpu_busy_in_host_io = NAN};
+	m.loops[1] = (struct fs_loop_proc){.pid = 10, .rank = 0, .local_rank = 0, .have_steps = true, .steps = 1000,
+					   .loop_s = 100, .wait_s = 1, .compute_s = 99, .collective_s = 80,
+					   .collectives = 1000, .gpu_busy = 0.19, .gpu_busy_in_host_io = NAN};
+	m.trainer = 0;
+	m.trainer_pid = 11;
+	struct fs_verdict v = diagnose(&m);
+	CHECK_INT(v.nacct, 2);
+	CHECK_INT(v.trainer, 0);
+	CHECK_INT(v.acct[0].rank, 1);
+	CHECK_NEAR(v.acct[1].share[FS_BUCKET_RANKS], 0.80, 1e-9);
+	CHECK_NEAR(v.input_bound_fraction, 0.80, 1e-9);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	/* the same job seen from rank 0 as trainer: its biggest idle bucket is
+	 * the wait on the others, which no cause names */
+	m.trainer = 1;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "undetermined");
+	CHECK(has_metric(&v, "largest_idle_bucket"));
+}
+
 int main(void)
 {
+	test_accounting();
 	test_host_io();
 	test_attribution();
 	test_compute_bound();
