@@ -5,7 +5,7 @@
 #   make demo       record the bundled example training job and print the result
 #   make bench      print the recorder's own cost (figures, never asserted)
 #   make scenarios  the ground-truth scenario suite (root; tests/scenarios/README.md)
-#   make scenarios-all  the broad suite (not in `make test`; expected to fail today)
+#   make scenarios-all  the same suite, each scenario REPEAT times (stable verdicts?)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
 #   make tsan       the I/O tracer and a threaded job under ThreadSanitizer
 #   make fuzz       libFuzzer targets (clang) in build/fuzz, FUZZ_SECONDS each
@@ -152,10 +152,10 @@ scenarios: all $(FAKE_NVML)
 		[ "$${CI:-}" != true ] || { echo "make scenarios: FAIL: CI=true runs everything" >&2; exit 1; }; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# The broad scenario suite (issue 10): the 13 above plus the jobs the verdict
-# gets wrong today, each REPEAT times (default 1), with confusion tables with
-# and without the hook and the jobs' own truth per bucket. Exits 1 on any
-# wrong verdict; NOT part of `make test` (tests/scenarios/README.md).
+# The whole scenario suite (the one `make scenarios` runs: the 13 first
+# scenarios, their --no-hook twins and the broad jobs), each REPEAT times
+# (default 1): are the verdicts stable? Exits 1 on any wrong verdict
+# (tests/scenarios/README.md).
 scenarios-all: all $(FAKE_NVML)
 	@FEEDSCOPE_BUILD=$(BUILD) REPEAT=$${REPEAT:-1} tests/scenarios/run.sh --all; rc=$$?; \
 	if [ $$rc -eq 77 ]; then \

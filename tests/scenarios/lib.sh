@@ -417,3 +417,39 @@ http_server() {
 	[ -f "$ready" ] || die "the sample server did not start: $(tail -1 "$S/http.log")"
 	DATA_URL=http://$SRV_ADDR:8080/s/
 }
+
+# link_rate RATE [BURST]: re-shape the link shaped_link made (the same tbf
+# qdisc on the server's end, changed in place: no new namespaces, the
+# server keeps running) to RATE; BURST defaults to 32kbit, as shaped_link's.
+# Dies unless tc then shows the new rate.
+link_rate() {
+	[ -n "${NS_SRV:-}" ] || die "link_rate before shaped_link"
+	tc -n "$NS_SRV" qdisc change dev fsv0 root tbf rate "$1" burst "${2:-32kbit}" latency 100ms ||
+		die "tc tbf change to $1 on the server's end"
+	tc -n "$NS_SRV" qdisc show dev fsv0 | grep -qi "rate $1 " ||
+		die "the server's end is not at $1: $(tc -n "$NS_SRV" qdisc show dev fsv0)"
+}
+
+# report_knobs NAME: the knobs the report NAME.json (see verdict)
+# recommends, one per line ("verdict"."recommendations"[]."knob"); nothing
+# if it recommends none or cannot be read.
+report_knobs() {
+	"$PY" - "$S/$1.json" <<'PYEOF'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        recs = json.load(f).get("verdict", {}).get("recommendations") or []
+except (OSError, ValueError, AttributeError):
+    recs = []
+for r in recs:
+    if isinstance(r, dict) and r.get("knob"):
+        print(r["knob"])
+PYEOF
+}
+
+# speedup BEFORE AFTER: BEFORE / AFTER with two decimals ("nan" if either
+# is not a positive number)
+speedup() {
+	awk -v a="$1" -v b="$2" 'BEGIN { n = "^[0-9.eE+-]+$"
+		if (a ~ n && b ~ n && a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "nan" }'
+}

@@ -11,7 +11,9 @@
 #   scenario NAME expected=ID got=ID input_bound=X truth=X confidence=X time=Ns PASS|FAIL
 #
 # (truth: the steps table's wait share, or the job's own for hook-off runs),
-# then a confusion table (expected x got) and predicted vs obtained speedups.
+# then a confusion table (expected x got) and predicted vs obtained speedups
+# (one line per fix run, then one table of them all with the error of each
+# and the mean error).
 # Exits 1 if any verdict differs or a scenario could not be set up; 77 (skip)
 # when not root or a prerequisite is missing (1 under CI=true: a skip is a
 # failure there). See tests/scenarios/README.md.
@@ -19,11 +21,12 @@
 #   FEEDSCOPE_BUILD   build directory (default build)
 #   FS_KEEP=1         keep the run directory (run files, job output)
 #
-# tests/scenarios/run.sh --all (make scenarios-all): the broad suite, the
-# 13 above and BROAD below, each REPEAT times (default 1), then the
-# confusion tables with and without the hook and, per bucket, the job's own
-# truth beside feedscope's figure. Not part of `make test`; it is expected
-# to show wrong verdicts until the accounting model (issue 10) lands.
+# Without names it runs every scenario: the 13 first ones (CORE), their
+# --no-hook twins and the broad suite (BROAD), once each; `make test` runs
+# exactly that. Then the confusion tables with and without the hook and, per
+# bucket, the job's own truth beside feedscope's figure.
+# tests/scenarios/run.sh --all (make scenarios-all): the same, each REPEAT
+# times (default 1): are the verdicts stable?
 set -u
 cd "$(dirname "$0")/../.."
 FS_TOP=$PWD
@@ -32,16 +35,16 @@ FEEDSCOPE=$FS_BUILD/feedscope
 PY=/usr/bin/python3
 ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
 loader_parallelism memory_pressure checkpoint_stall epoch_start
-nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata"
+nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata
+nohook_compute_bound nohook_loader_parallelism nohook_memory_pressure nohook_epoch_start"
 BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_http mmap nohook_mmap
 rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun"
-broad=0
+broad=1
 if [ "${1:-}" = --all ]; then
-	broad=1
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD
 fi
+[ $# -gt 0 ] || set -- $ALL $BROAD
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -67,7 +70,6 @@ done
 	{ echo "scenarios: the fake NVML is not built (make unit)"; exit 1; }
 
 names=("$@")
-[ ${#names[@]} -gt 0 ] || read -r -a names <<<"$(echo $ALL)"
 for n in "${names[@]}"; do
 	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD))"; exit 2; }
 done
@@ -130,6 +132,7 @@ esac
 f2() { awk -v v="$1" 'BEGIN { if (v ~ /^[0-9.eE+-]+$/) printf "%.2f", v; else printf "nan" }'; }
 declare -A R
 pred=()
+ptab=() # the predictions table: "scenario<TAB>fix<TAB>predicted<TAB>obtained"
 fails=0
 hooked=()
 lines=()
@@ -187,6 +190,13 @@ for n in "${runs[@]}"; do
 	fi
 	if [ -n "${R[obtained_speedup]:-}" ]; then
 		pred+=("prediction $n: predicted $(f2 "${R[predicted_speedup]:-}")x (verdict of the first run), obtained $(f2 "${R[obtained_speedup]}")x (mean step ${R[step_mean_s]:-?} s -> ${R[fixed_step_mean_s]:-?} s with ${R[fixed_by]:-the cause removed})")
+		ptab+=("$n	${R[fixed_by]:-the cause removed}	$(f2 "${R[predicted_speedup]:-}")	$(f2 "${R[obtained_speedup]}")")
+	fi
+	# a change the report must not recommend: reported, never a failure
+	if [ -n "${R[no_useless_rec]:-}" ]; then
+		pred+=("no_useless_rec $n: ${R[no_useless_rec]} (the first run's report recommends: ${R[recommended]:-?}); ${R[workers_by]:-the useless change} obtained $(f2 "${R[workers_speedup]:-}")x (mean step ${R[step_mean_s]:-?} s -> ${R[workers_step_mean_s]:-?} s)")
+		case ${R[no_useless_rec]} in yes) wpred=none ;; no) wpred=recommended ;; *) wpred=unknown ;; esac
+		ptab+=("$n	${R[workers_by]:-the useless change}	$wpred	$(f2 "${R[workers_speedup]:-}")")
 	fi
 done
 
@@ -251,6 +261,29 @@ fi
 if [ ${#pred[@]} -gt 0 ]; then
 	echo
 	printf '%s\n' "${pred[@]}"
+fi
+# the table: error = |predicted - obtained| / obtained; a row without a
+# numeric prediction (a change the report does not recommend: "none") is
+# left out of the mean
+if [ ${#ptab[@]} -gt 0 ]; then
+	echo
+	echo "predicted vs obtained speedup of the mean step (error = |predicted - obtained| / obtained)"
+	printf '%s\n' "${ptab[@]}" | awk -F '\t' '
+		function num(x) { return x ~ /^[0-9.eE+-]+$/ }
+		function sp(x) { return num(x) ? sprintf("%.2fx", x) : x }
+		BEGIN { printf "%-20s %-44s %11s %9s %8s\n", "scenario", "fix", "predicted", "obtained", "error" }
+		{
+			err = "-"
+			if (num($3) && num($4) && $4 > 0) {
+				e = ($3 - $4) / $4 * 100; if (e < 0) e = -e
+				err = sprintf("%.1f%%", e); n++; sum += e
+			}
+			printf "%-20s %-44s %11s %9s %8s\n", $1, $2, sp($3), sp($4), err
+		}
+		END {
+			if (n) printf "mean error %.1f%% over %d fix%s with a prediction\n", sum / n, n, (n == 1 ? "" : "es")
+			else print "mean error: no fix with both a prediction and a result"
+		}'
 fi
 echo
 echo "scenarios: $(( ${#runs[@]} - fails )) of ${#runs[@]} passed"

@@ -9,7 +9,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--busy-file PATH] [--seed S]
     broad-suite options (additive; the defaults keep the behaviour above):
         [--format http|memmap|jpeg] [--records N] [--record-kib K]
-        [--netns PATH] [--ckpt-mode torch|write|numpy] [--fresh-epochs]
+        [--netns PATH] [--ckpt-mode torch|write|numpy] [--ckpt-async]
+        [--fresh-epochs]
         [--val-data DIR --val-samples N --val-compute-ms MS]
         [--dist --slow-rank R --slow-data DIR --slow-format FMT]
 
@@ -47,6 +48,11 @@ Storage and DLIO do) and adds that time to --busy-file (cumulative busy
 seconds, replaced atomically, every 10 ms of a step), which the tests' fake
 NVML turns into GPU utilization. Every --ckpt-every steps: torch.save() of a --ckpt-mib MiB tensor
 into --ckpt-dir, fsync'd inside torch.save (the file's flush() fsyncs).
+--ckpt-async: the loop thread takes a snapshot (a copy) of the weights and
+hands it to one background thread, which writes and fsyncs it; the loop
+waits only while the previous checkpoint is still being written (that wait
+and the snapshot are the loop's checkpoint time), and after the loop it
+waits for the last one (counted as checkpoint time too, inside total_s).
 
 The last line on stdout is a summary with the job's own timing, measured the
 way feedscope's hook measures it (wait = inside the loader's __next__,
@@ -54,9 +60,11 @@ compute = everything else in the loop body, checkpoints included):
   train: steps=N epochs=E samples=M wait_s=W compute_s=C busy_s=B ckpt_n=K
          ckpt_s=S first_wait_s=F total_s=T wait_share=X   (one line)
          rank=R coll_s=L val_s=V val_busy_s=VB b_busy=.. b_input=.. b_ckpt=..
-         b_coll=.. b_val=.. b_other=..
+         b_coll=.. b_val=.. b_other=.. ckpt_async=0|1 ckpt_wait_s=CW
 first_wait_s is the wait of each epoch's first step, summed. coll_s: time
 inside all_reduce; val_s: the validation passes (val_busy_s of it computing).
+ckpt_wait_s: with --ckpt-async, the part of ckpt_s spent waiting for the
+writer thread (the rest is taking the snapshots).
 The b_* buckets are shares of total_s (the whole loop, validation included)
 and add up to 1: accelerator busy in training steps, waiting for input,
 checkpoints, collectives, validation passes, and the rest (b_other).
@@ -66,6 +74,7 @@ import io
 import os
 import random
 import sys
+import threading
 import time
 
 import ctypes
@@ -236,6 +245,104 @@ def save_checkpoint(mode, path, step, weights):
         os.fsync(f.fileno())
 
 
+class CkptWriter:
+    """--ckpt-async: one background thread that writes and fsyncs one
+    checkpoint at a time (save_checkpoint). A failed write is raised again
+    on the loop thread, by the next submit() or by close()."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.job = None
+        self.error = None
+        self.cv = threading.Condition()
+        self.closing = False
+        self.thread = threading.Thread(target=self._run, name="ckpt-writer", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while True:
+            with self.cv:
+                while self.job is None and not self.closing:
+                    self.cv.wait()
+                if self.job is None:
+                    return
+                path, step, snap = self.job
+            try:
+                save_checkpoint(self.mode, path, step, snap)
+            except BaseException as e:  # handed to the loop thread
+                with self.cv:
+                    self.error = e
+            with self.cv:
+                self.job = None
+                self.cv.notify_all()
+
+    def wait(self):
+        """Wait until no checkpoint is being written; raise a failed one."""
+        with self.cv:
+            while self.job is not None:
+                self.cv.wait()
+            if self.error is not None:
+                e, self.error = self.error, None
+                raise e
+
+    def submit(self, path, step, snapshot):
+        """Wait for the previous checkpoint, then hand this one over (the
+        writer owns `snapshot` from here on)."""
+        self.wait()
+        with self.cv:
+            self.job = (path, step, snapshot)
+            self.cv.notify_all()
+
+    def close(self):
+        """Wait for the last checkpoint and end the thread."""
+        self.wait()
+        with self.cv:
+            self.closing = True
+            self.cv.notify_all()
+        self.thread.join()
+
+
+class Checkpoints:
+    """The job's checkpoints, every --ckpt-every steps: written on the loop
+    thread, or (--ckpt-async) from a snapshot by a CkptWriter. Counts them
+    and the loop thread's seconds in them (n, seconds, wait_s)."""
+
+    def __init__(self, a, rank, world):
+        self.a, self.rank, self.world = a, rank, world
+        self.weights = torch.zeros(a.ckpt_mib * (1 << 20) // 4, dtype=torch.float32)
+        self.writer = CkptWriter(a.ckpt_mode) if a.ckpt_async else None
+        self.n = 0
+        self.seconds = self.wait_s = 0.0
+
+    def _path(self):
+        mode = self.a.ckpt_mode
+        ext = "pt" if mode == "torch" else ("npy" if mode == "numpy" else "bin")
+        name = "ckpt-%d.%s" % (self.n % 2, ext) if self.world == 1 else \
+            "ckpt-r%d-%d.%s" % (self.rank, self.n % 2, ext)
+        return os.path.join(self.a.ckpt_dir, name)
+
+    def save(self, step):
+        t_s = time.perf_counter()
+        if self.writer is None:
+            save_checkpoint(self.a.ckpt_mode, self._path(), step, self.weights)
+        else:
+            snap = self.weights.clone()  # the bytes as they are at this step
+            t_w = time.perf_counter()
+            self.writer.submit(self._path(), step, snap)
+            self.wait_s += time.perf_counter() - t_w
+        self.seconds += time.perf_counter() - t_s
+        self.n += 1
+
+    def close(self):
+        """After the loop: wait for the last asynchronous checkpoint."""
+        if self.writer is not None:
+            t_w = time.perf_counter()
+            self.writer.close()
+            dt = time.perf_counter() - t_w
+            self.wait_s += dt
+            self.seconds += dt
+
+
 def join_netns(path):
     """Move this thread into the network namespace at PATH (a DataLoader
     worker, before its first request)."""
@@ -293,6 +400,8 @@ def parse_args():
     ap.add_argument("--ckpt-mib", type=int, default=0)
     ap.add_argument("--ckpt-dir", default="")
     ap.add_argument("--ckpt-mode", choices=("torch", "write", "numpy"), default="torch")
+    ap.add_argument("--ckpt-async", action="store_true",
+                    help="write checkpoints from a snapshot in a background thread")
     ap.add_argument("--busy-file", default="")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--records", type=int, default=1, help="rand: 4 KiB reads per sample")
@@ -311,6 +420,8 @@ def parse_args():
         ap.error("--format rand needs --samples")
     if a.ckpt_every and not (a.ckpt_dir and a.ckpt_mib):
         ap.error("--ckpt-every needs --ckpt-dir and --ckpt-mib")
+    if a.ckpt_async and not a.ckpt_every:
+        ap.error("--ckpt-async needs --ckpt-every")
     if a.netns and a.workers < 1:
         ap.error("--netns needs --workers >= 1 (the workers join it)")
     if a.val_data and a.val_samples < 1:
@@ -383,7 +494,7 @@ def main():
             a.format = a.slow_format or a.format
     ds = Samples(a)
     loader = make_loader(a, ds, a.seed)
-    ckpt = torch.zeros(a.ckpt_mib * (1 << 20) // 4, dtype=torch.float32) if a.ckpt_every else None
+    ckpt = Checkpoints(a, rank, world) if a.ckpt_every else None
     busy_path = a.busy_file
     if busy_path and world > 1 and rank > 0:
         busy_path = "%s.%d" % (busy_path, rank)
@@ -391,8 +502,8 @@ def main():
     compute_s = a.compute_ms / 1000.0
     token = torch.ones(16)
 
-    wait = compute = first_wait = ckpt_time = coll = val = val_busy = 0.0
-    steps = ckpt_n = samples = 0
+    wait = compute = first_wait = coll = val = val_busy = 0.0
+    steps = samples = 0
     t0 = time.perf_counter()
     for epoch in range(a.epochs):
         ds.epoch = epoch  # non-persistent workers get it when the epoch starts
@@ -409,22 +520,18 @@ def main():
                 dist.all_reduce(token)
                 coll += time.perf_counter() - t_r
             steps += 1
-            if a.ckpt_every and steps % a.ckpt_every == 0:
-                t_s = time.perf_counter()
-                ext = "pt" if a.ckpt_mode == "torch" else ("npy" if a.ckpt_mode == "numpy" else "bin")
-                name = "ckpt-%d.%s" % (ckpt_n % 2, ext) if world == 1 else \
-                    "ckpt-r%d-%d.%s" % (rank, ckpt_n % 2, ext)
-                path = os.path.join(a.ckpt_dir, name)
-                save_checkpoint(a.ckpt_mode, path, steps, ckpt)
-                ckpt_time += time.perf_counter() - t_s
-                ckpt_n += 1
+            if ckpt is not None and steps % a.ckpt_every == 0:
+                ckpt.save(steps)
             t_ask = time.perf_counter()
             compute += t_ask - t_got
         if a.val_data:
             v, vb = validate(a, busy)
             val += v
             val_busy += vb
+    if ckpt is not None:
+        ckpt.close()
     total = time.perf_counter() - t0
+    ckpt_n, ckpt_time = (ckpt.n, ckpt.seconds) if ckpt is not None else (0, 0.0)
     busy_train = busy.total - val_busy
     share = wait / (wait + compute) if wait + compute > 0 else 0.0
     b = {}
@@ -436,9 +543,10 @@ def main():
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
     print("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
           "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
-          "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s"
+          "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f"
           % (steps, a.epochs, samples, wait, compute, busy.total, ckpt_n, ckpt_time, first_wait,
-             total, share, rank, coll, val, val_busy, buckets))
+             total, share, rank, coll, val, val_busy, buckets, int(a.ckpt_async),
+             ckpt.wait_s if ckpt is not None else 0.0))
     sys.stdout.flush()
     if a.dist:
         dist.barrier()
