@@ -1,5 +1,6 @@
 #include "analysis/summary.h"
 
+#include "analysis/metricdefs.h"
 #include "analysis/query.h"
 
 #include <limits.h>
@@ -92,12 +93,33 @@ static void load_job(struct fs_q *q, struct fs_summary *s)
 		    " JOIN ticks k ON k.t = p.t", 2, &s->job_read_bytes, &s->job_rchar);
 }
 
-static void load_gpu(struct fs_q *q, struct fs_summary *s)
+/* The machine's figures, from their one definition (metricdefs.c), over
+ * the whole run (q's window is open): NaN where not valid. */
+static void load_machine(struct fs_q *q, struct fs_summary *s)
 {
-	double n;
-	fs_q_row(q, "SELECT count(DISTINCT gpu), avg(util_pct), max(mem_used_bytes) FROM gpu", 3, &n, &s->gpu_util,
-		 &s->gpu_mem_used_max);
-	s->ngpus = (int)to_long(n, 0); /* a count of rows */
+	struct fs_metric_values mv;
+	fs_metricdefs_load(q, &mv);
+	const double *v = mv.v;
+	s->cpu_user = v[FS_MD_CPU_USER_PCT];
+	s->cpu_system = v[FS_MD_CPU_SYSTEM_PCT];
+	s->cpu_iowait = v[FS_MD_CPU_IOWAIT_PCT];
+	s->cpu_idle = v[FS_MD_CPU_IDLE_PCT];
+	s->cpu_steal = v[FS_MD_CPU_STEAL_PCT];
+	s->psi_cpu_some = v[FS_MD_PSI_CPU_SOME_PCT];
+	s->psi_io_some = v[FS_MD_PSI_IO_SOME_PCT];
+	s->psi_io_full = v[FS_MD_PSI_IO_FULL_PCT];
+	s->psi_mem_some = v[FS_MD_PSI_MEMORY_SOME_PCT];
+	s->psi_mem_full = v[FS_MD_PSI_MEMORY_FULL_PCT];
+	s->mem_available_min = v[FS_MD_MEM_AVAILABLE_MIN_BYTES];
+	s->mem_cached_max = v[FS_MD_PAGE_CACHE_MAX_BYTES];
+	s->majflt_per_s = v[FS_MD_MAJOR_FAULTS_PER_S];
+	s->ngpus = (int)to_long(v[FS_MD_GPU_COUNT], 0); /* NaN: none sampled */
+	s->gpu_util = v[FS_MD_GPU_UTIL_PCT];
+	s->gpu_mem_used_max = v[FS_MD_GPU_MEM_USED_MAX_BYTES];
+}
+
+static void load_gpu_name(struct fs_q *q, struct fs_summary *s)
+{
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT name FROM gpu WHERE name IS NOT NULL LIMIT 1");
 	if (fs_q_step(q, st))
 		snprintf(s->gpu_name, sizeof s->gpu_name, "%s", fs_q_col_text(st, 0));
@@ -159,21 +181,11 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	load_completeness(&q, s);
 	load_skipped(&q, s);
 
-	fs_q_row(&q, "SELECT avg(user_pct + coalesce(nice_pct, 0)), avg(system_pct), avg(iowait_pct), avg(idle_pct),"
-		     " avg(steal_pct) FROM cpu", 5, &s->cpu_user, &s->cpu_system, &s->cpu_iowait, &s->cpu_idle,
-		 &s->cpu_steal);
-	fs_q_row(&q, "SELECT avg(CASE WHEN resource = 'cpu' THEN some_pct END),"
-		     " avg(CASE WHEN resource = 'io' THEN some_pct END), avg(CASE WHEN resource = 'io' THEN full_pct END),"
-		     " avg(CASE WHEN resource = 'memory' THEN some_pct END),"
-		     " avg(CASE WHEN resource = 'memory' THEN full_pct END) FROM psi",
-		 5, &s->psi_cpu_some, &s->psi_io_some, &s->psi_io_full, &s->psi_mem_some, &s->psi_mem_full);
-	fs_q_row(&q, "SELECT min(available_bytes), max(cached_bytes), avg(majflt_per_s) FROM mem", 3,
-		 &s->mem_available_min, &s->mem_cached_max, &s->majflt_per_s);
-
+	load_machine(&q, s);
 	load_disks(&q, s);
 	load_net(&q, s);
 	load_job(&q, s);
-	load_gpu(&q, s);
+	load_gpu_name(&q, s);
 	load_steps(&q, s);
 	s->recorder_cpu_s = fs_q_meta_num(&q, "recorder_cpu_s");
 	s->recorder_cpu_start_s = fs_q_meta_num(&q, "recorder_cpu_start_s");

@@ -17,6 +17,8 @@ the run file cannot give is printed as "nan".
                     (with several ranks: rank 0's line)
   job_b_busy, job_b_input, job_b_ckpt, job_b_coll, job_b_val, job_b_other
                     the job's own buckets (shares of its loop time; rank 0)
+  job_accel_busy    the job's accelerator busy share: b_busy plus its
+                    validation passes' compute (val_busy_s / total_s)
   job_ranks, job_wait_share_max, job_slow_rank, job_b_input_slow,
   job_coll_share_r0
                     several ranks: how many, the largest wait share, its
@@ -41,8 +43,9 @@ the run file cannot give is printed as "nan".
                     of the run's step time; gpu_util_ckpt: GPU util inside them
   verdict, input_bound, confidence, predicted_speedup   from --report
   fs_idle, fs_ckpt_share   the report's accelerator idle fraction, and its
-                    checkpoint seconds over its loop time (wait + compute +
-                    epoch_end)
+                    host-I/O bucket (accounting; older reports: checkpoint
+                    seconds over wait + compute + epoch_end)
+  fs_coll_r0        the report's rank 0 share in collectives (accounting)
 """
 import argparse
 import json
@@ -129,6 +132,10 @@ def main():
         ev["job_b_input_slow"] = ranks[slow].get("b_input", NAN)
         ev["job_coll_share_r0"] = (r0["coll_s"] / r0["total_s"]
                                    if r0.get("total_s") and "coll_s" in r0 else NAN)
+        # the accelerator's busy share of the loop: training steps and the
+        # validation passes' compute (b_busy holds the former only)
+        ev["job_accel_busy"] = (r0.get("b_busy", NAN) + r0["val_busy_s"] / r0["total_s"]
+                                if r0.get("total_s") and "val_busy_s" in r0 else r0.get("b_busy", NAN))
     if a.job_out:
         try:
             with open(a.job_out) as f:
@@ -196,7 +203,7 @@ def main():
                               "AND g.t > p.t_start + 0.1 AND g.t <= p.t_end")
 
     ev["verdict"], ev["input_bound"], ev["confidence"], ev["predicted_speedup"] = "none", NAN, NAN, NAN
-    ev["fs_idle"], ev["fs_ckpt_share"] = NAN, NAN
+    ev["fs_idle"], ev["fs_ckpt_share"], ev["fs_coll_r0"] = NAN, NAN, NAN
     if a.report:
         try:
             with open(a.report) as f:
@@ -209,6 +216,16 @@ def main():
             loop = sum(float(m.get(k) or 0) for k in ("wait_s", "compute_s", "epoch_end_s"))
             ck = m.get("checkpoint_s")
             ev["fs_ckpt_share"] = float(ck) / loop if ck is not None and loop > 0 else NAN
+            with open(a.report) as f:
+                acct = json.load(f).get("accounting", {})
+            b = acct.get("buckets") or {}
+            if b.get("host_io") is not None:
+                ev["fs_ckpt_share"] = float(b["host_io"])
+            # rank 0's share in collectives (the broad suite's torchrun truth
+            # is rank 0's): the process the accounting says is rank 0
+            for p in acct.get("processes") or []:
+                if p.get("rank") == 0 and (p.get("buckets") or {}).get("other_ranks") is not None:
+                    ev["fs_coll_r0"] = float(p["buckets"]["other_ranks"])
             for k in ("input_bound_fraction", "confidence", "predicted_speedup"):
                 x = v.get(k)
                 ev[{"input_bound_fraction": "input_bound"}.get(k, k)] = float(x) if x is not None else NAN

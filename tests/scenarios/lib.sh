@@ -346,8 +346,10 @@ finish() {
 	result truth_input "${EV[$tin]:-nan}"
 	result truth_ckpt "${EV[job_b_ckpt]:-nan}"
 	result fs_ckpt "${EV[fs_ckpt_share]:-nan}"
-	result truth_idle "$(awk -v b="${EV[job_b_busy]:-nan}" 'BEGIN { if (b == "nan") print "nan"; else printf "%.4f", 1 - b }')"
+	result truth_idle "$(awk -v b="${EV[job_accel_busy]:-${EV[job_b_busy]:-nan}}" 'BEGIN { if (b == "nan") print "nan"; else printf "%.4f", 1 - b }')"
 	result fs_idle "${EV[fs_idle]:-nan}"
+	result truth_coll "${EV[job_coll_share_r0]:-nan}"
+	result fs_coll "${EV[fs_coll_r0]:-nan}"
 }
 
 # ---- the broad suite (run.sh --all) --------------------------------------

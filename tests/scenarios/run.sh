@@ -184,7 +184,7 @@ for n in "${runs[@]}"; do
 	results+=("$exp $got")
 	case $n in nohook_*) hook=off ;; *) hook=on ;; esac
 	hooked+=("$hook $exp $got")
-	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}")")
+	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}") $(f2 "${R[truth_coll]:-}") $(f2 "${R[fs_coll]:-}")")
 	if [ -n "${R[untraced_verdict]:-}" ]; then
 		pred+=("tracer $n: with the tracer $got, without it (--no-trace) ${R[untraced_verdict]}")
 	fi
@@ -246,12 +246,13 @@ if [ $broad = 1 ]; then
 			n[k]++; sum[k] += e; if (e > worst[k]) worst[k] = e
 			return sprintf(" %5.2f %5.2f %5.1f", t, f, e)
 		}
-		BEGIN { printf "%-32s %-4s %5s %5s %5s %5s %5s %5s %5s %5s %5s\n", "scenario", "hook",
-			"input", "fs", "err", "ckpt", "fs", "err", "idle", "fs", "err" }
-		{ printf "%-32s %-4s%s%s%s\n", $1, $2, cell($3, $4, "input"), cell($5, $6, "ckpt"), cell($7, $8, "idle") }
+		BEGIN { printf "%-32s %-4s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s\n", "scenario", "hook",
+			"input", "fs", "err", "ckpt", "fs", "err", "idle", "fs", "err", "coll", "fs", "err" }
+		{ printf "%-32s %-4s%s%s%s%s\n", $1, $2, cell($3, $4, "input"), cell($5, $6, "ckpt"), cell($7, $8, "idle"),
+			cell($9, $10, "coll") }
 		END {
-			split("input ckpt idle", ks, " ")
-			for (i = 1; i <= 3; i++) {
+			split("input ckpt idle coll", ks, " ")
+			for (i = 1; i <= 4; i++) {
 				k = ks[i]
 				if (n[k]) printf "bucket %-5s mean error %.1f points, worst %.1f (%d runs)\n", k, sum[k] / n[k], worst[k], n[k]
 				else printf "bucket %-5s no run gave both figures\n", k

@@ -1,0 +1,42 @@
+/* metrics_int.h - what metrics.c and loops.c share (not part of the
+ * analysis' interface). */
+#ifndef FS_METRICS_INT_H
+#define FS_METRICS_INT_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "analysis/metrics.h"
+#include "analysis/query.h"
+
+/* v as an int, or dflt when it is NaN or out of int's range (a cast would
+ * be undefined behaviour). */
+static inline int to_int(double v, int dflt)
+{
+	return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
+}
+
+/* A count read as a double (NaN when its query failed, e.g. a table the run
+ * file lacks): 0 unless it is a representable non-negative number. */
+static inline long to_count(double v)
+{
+	return v >= 0 && v <= (double)LONG_MAX / 2 ? (long)v : 0;
+}
+
+static inline int loader_int(struct fs_q *q, const char *loader, const char *knob)
+{
+	char key[160];
+	snprintf(key, sizeof key, "loader.%s.%s", loader, knob);
+	return to_int(fs_q_meta_num(q, key), -1);
+}
+
+/* The loader with the most steps of process ?3 (q->trainer) into out[cap]
+ * ("" if it sent none). */
+void fs_m_main_loader(struct fs_q *q, char *out, size_t cap);
+
+/* Fill m->loops, m->trainer, m->trainer_pid and m->trainer_why (loops.c),
+ * and leave q->trainer at the trainer's pid. q->trainer is the job's main
+ * pid on entry. */
+void fs_m_load_loops(struct fs_q *q, struct fs_metrics *m);
+
+#endif
