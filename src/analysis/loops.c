@@ -173,16 +173,23 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 	free(sp);
 }
 
-/* Which GPU process ?3 used: its own NVML samples (gpu_proc), else the GPU
- * whose index is its local rank (the usual torch.cuda.set_device(local_rank);
- * NVML's order can differ from CUDA's), else all GPUs' mean. */
+/* Which GPU process ?3 used, and how busy it was over q's window:
+ * - the only GPU, when there is one;
+ * - else the GPU whose index is its local rank (the usual
+ *   torch.cuda.set_device(local_rank); NVML's order can differ from CUDA's);
+ * - else its own NVML process samples (gpu_proc), time-weighted over the
+ *   window with the ticks it has no sample in as idle (NVML lists a process
+ *   only when it used the GPU; per-process samples are coarse, so they come
+ *   after the device's own figure);
+ * - else all GPUs' mean. */
 static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 {
 	double busy = NAN, n;
-	fs_q_row(q, "SELECT count(*), avg(sm_util_pct) FROM gpu_proc WHERE pid = ?3 AND t BETWEEN ?1 AND ?2", 2, &n, &busy);
-	if (n > 0 && !isnan(busy)) {
-		L->gpu_busy = busy / 100;
-		snprintf(L->gpu_basis, sizeof L->gpu_basis, "process");
+	if (ngpus == 1) {
+		fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2", 1, &busy);
+		L->gpu_busy = isnan(busy) ? NAN : busy / 100;
+		if (!isnan(busy))
+			snprintf(L->gpu_basis, sizeof L->gpu_basis, "its GPU");
 		return;
 	}
 	if (ngpus > 1 && L->local_rank >= 0 && L->local_rank < ngpus) {
@@ -194,6 +201,14 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 			snprintf(L->gpu_basis, sizeof L->gpu_basis, "local_rank");
 			return;
 		}
+	}
+	fs_q_row(q, "SELECT count(*), total(g.sm_util_pct * k.dt_s) / (SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2)"
+	       " FROM gpu_proc g JOIN ticks k ON k.t = g.t WHERE g.pid = ?3 AND g.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL",
+		 2, &n, &busy);
+	if (n > 0 && !isnan(busy)) {
+		L->gpu_busy = fmin(1, busy / 100);
+		snprintf(L->gpu_basis, sizeof L->gpu_basis, "process");
+		return;
 	}
 	fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2", 1, &busy);
 	L->gpu_busy = isnan(busy) ? NAN : busy / 100;
@@ -236,8 +251,9 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 	char sql[256];
 	/* The generation's tick covers (t - dt, t], the GPU sample of that tick
 	 * too: busy then is busy before the workers came. */
-	snprintf(sql, sizeof sql, "SELECT (SELECT max(t) FROM gpu WHERE util_pct > 0 AND t <= ?4 AND t >= ?1%s),"
-		 " (SELECT min(t) FROM gpu WHERE util_pct > 0 AND t > ?4 AND t <= ?2%s)", gpu_filter, gpu_filter);
+	snprintf(sql, sizeof sql, "SELECT a, b, (SELECT dt_s FROM ticks WHERE t = b) FROM"
+		 " (SELECT (SELECT max(t) FROM gpu WHERE util_pct > 0 AND t <= ?4 AND t >= ?1%s) AS a,"
+		 " (SELECT min(t) FROM gpu WHERE util_pct > 0 AND t > ?4 AND t <= ?2%s) AS b)", gpu_filter, gpu_filter);
 	sqlite3_stmt *gap = st ? fs_q_prep(q, sql) : NULL;
 	while (gap && fs_q_step(q, st)) {
 		double start = fs_q_col(st, 0);
@@ -245,9 +261,11 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 		sqlite3_bind_double(gap, 4, start);
 		sqlite3_bind_int(gap, 5, L->local_rank);
 		if (fs_q_step(q, gap)) {
-			double a = fs_q_col(gap, 0), b = fs_q_col(gap, 1);
-			if (b > a) {
-				L->epoch_excess_s += b - a;
+			/* the idle samples between a and b cover (a, b - dt_b] */
+			double a = fs_q_col(gap, 0), b = fs_q_col(gap, 1), dt = fs_q_col(gap, 2);
+			double idle = b - a - (dt > 0 ? dt : 0);
+			if (idle > 0) {
+				L->epoch_excess_s += idle;
 				L->epoch_starts++;
 			}
 		}

@@ -45,9 +45,9 @@ struct fs_loop_proc {
 	double write_sync_s;       /* of which its main thread in write + sync on files (NaN: no io_classes) */
 	double checkpoint_phase_s; /* its torch.save phases */
 	double helper_write_s;     /* its other threads in write + sync on files, per tick at most the tick (NaN: no io_classes) */
-	double gpu_busy;           /* 0..1: its own GPU (gpu_proc, or the GPU of its local rank), else all GPUs' mean; NaN */
+	double gpu_busy;           /* 0..1: its GPU (the only one, the one of its local rank, or its gpu_proc samples), else all GPUs' mean; NaN */
 	double gpu_busy_in_host_io; /* util % during its host-I/O bucket, NaN */
-	char gpu_basis[16];        /* "process", "local_rank", "all GPUs", "" */
+	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */
 	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
 };
 

@@ -1,0 +1,257 @@
+/* The training processes of a run file (src/analysis/loops.c), on small
+ * golden run files: which processes are ranks (the ranks table, its latest
+ * row per process, the topmost of each rank), which one the verdict speaks
+ * for (the least time in collectives; the longest wait; the busiest
+ * loaders), a wrapper looked through, epoch boundaries from worker
+ * restarts without steps, the GPU of a rank, and the device under the
+ * files the loaders read. Expected values are worked out beside each
+ * check. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/metrics.h"
+#include "analysis/verdict.h"
+#include "check.h"
+#include "golden.h"
+
+#define EXACT 1e-9
+
+static char dir[] = "/tmp/fs-loops-XXXXXX";
+
+static void path_of(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static struct fs_store *begin(const char *path, const char *pid, int ticks)
+{
+	struct fs_store *st = golden_create(path);
+	if (!st)
+		return NULL;
+	struct fs_sink *s = fs_store_sink(st);
+	fs_sink_meta(s, "mode", "run");
+	fs_sink_meta(s, "pid", pid);
+	fs_sink_meta(s, "interval_s", "1");
+	fs_sink_meta(s, "ncpu", "4");
+	fs_sink_meta(s, "end_unix", "1700000010");
+	golden_row(s, FS_T_TICKS, 0, "missed=0");
+	for (int t = 1; t <= ticks; t++)
+		golden_row(s, FS_T_TICKS, t, "dt_s=1 missed=0");
+	return st;
+}
+
+static const struct fs_loop_proc *loop_of(const struct fs_metrics *m, int pid)
+{
+	for (int i = 0; i < m->nloops; i++)
+		if (m->loops[i].pid == pid)
+			return &m->loops[i];
+	return NULL;
+}
+
+/* torchrun (pid 50) with two ranks, 100 (rank 0) and 200 (rank 1), each
+ * with a DataLoader worker (101, 201) that inherits its rank. Rank 0 has
+ * an older row without a rank (seen before its exec). */
+static void ranks_and_procs(struct fs_sink *s, int ticks, bool busy0)
+{
+	golden_row(s, FS_T_RANKS, 0, "pid=100 ppid=50 t=0.1");
+	golden_row(s, FS_T_RANKS, 0, "pid=100 ppid=50 rank=0 local_rank=0 world_size=2 var=RANK t=1");
+	golden_row(s, FS_T_RANKS, 0, "pid=200 ppid=50 rank=1 local_rank=1 world_size=2 var=RANK t=1");
+	golden_row(s, FS_T_RANKS, 0, "pid=101 ppid=100 rank=0 local_rank=0 world_size=2 var=RANK t=1.5");
+	golden_row(s, FS_T_RANKS, 0, "pid=201 ppid=200 rank=1 local_rank=1 world_size=2 var=RANK t=1.5");
+	for (int t = 1; t <= ticks; t++) {
+		golden_row(s, FS_T_PROC, t, "pid=50 ppid=1 role=main running=0 blocked_io=0 sleeping=1");
+		golden_row(s, FS_T_PROC, t, "pid=100 ppid=50 role=worker running=0 blocked_io=0 sleeping=3");
+		golden_row(s, FS_T_PROC, t, "pid=200 ppid=50 role=worker running=0 blocked_io=0 sleeping=3");
+		/* rank 0's worker blocked in I/O (busy) or asleep; rank 1's the other way */
+		golden_row(s, FS_T_PROC, t, "pid=101 ppid=100 role=worker running=0 blocked_io=%d sleeping=1", busy0);
+		golden_row(s, FS_T_PROC, t, "pid=201 ppid=200 role=worker running=0 blocked_io=%d sleeping=1", !busy0);
+		golden_row(s, FS_T_GPU, t, "gpu=0 name=G util_pct=30");
+		golden_row(s, FS_T_GPU, t, "gpu=1 name=G util_pct=40");
+	}
+}
+
+/* With steps: rank 0 waits 0.5 s a step but spends 0.45 s of its compute
+ * in the collective; rank 1 waits 0.4 s and never in a collective: rank 1
+ * is the one the other waits for, though rank 0 waited longer. */
+static void test_collectives(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "coll.db");
+	struct fs_store *st = begin(path, "50", 5);
+	struct fs_sink *s = fs_store_sink(st);
+	ranks_and_procs(s, 5, false);
+	for (int i = 0; i < 4; i++) {
+		golden_row(s, FS_T_STEPS, 1.5 + i, "pid=100 loader=train epoch=0 step=%d wait_s=0.5 compute_s=0.5", i);
+		golden_row(s, FS_T_STEPS, 1.5 + i, "pid=200 loader=train epoch=0 step=%d wait_s=0.4 compute_s=0.6", i);
+		golden_row(s, FS_T_PHASES, 0, "t_start=%g t_end=%g pid=100 name=collective", 1.55 + i, 2.0 + i);
+	}
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK_INT(m.nloops, 2);
+	CHECK_INT(m.loops[0].pid, 100); /* the longest wait first */
+	const struct fs_loop_proc *r0 = loop_of(&m, 100), *r1 = loop_of(&m, 200);
+	CHECK(r0 && r1);
+	if (!r0 || !r1)
+		return;
+	CHECK_INT(r0->rank, 0); /* its latest row, not the one before its exec */
+	CHECK_INT(r1->rank, 1);
+	CHECK_INT(r0->collectives, 4);
+	CHECK_NEAR(r0->collective_s, 4 * 0.45, EXACT);
+	CHECK_NEAR(r1->collective_s, 0, EXACT);
+	CHECK_NEAR(r0->loop_s, 4, EXACT);
+	CHECK_INT(m.trainer_pid, 200);
+	CHECK(strstr(m.trainer_why, "collectives") != NULL);
+	CHECK_NEAR(m.wait_s, 1.6, EXACT); /* the job-level figures are the trainer's */
+	/* two GPUs: each rank's is the one of its local rank, over its loop */
+	CHECK_STR(r1->gpu_basis, "local_rank");
+	CHECK_NEAR(r0->gpu_busy, 0.30, EXACT);
+	CHECK_NEAR(r1->gpu_busy, 0.40, EXACT);
+	/* the accounting: rank 0's collective share is its wait on rank 1 */
+	struct fs_accounting a;
+	CHECK(fs_account(&m, r0, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_RANKS], 0.45, EXACT);
+	CHECK_NEAR(a.share[FS_BUCKET_INPUT], 0.5, EXACT);
+	CHECK_NEAR(a.share[FS_BUCKET_BUSY], 0.05, EXACT); /* 0.05 of compute left, GPU busier than that */
+	/* the loaders of the trainer: rank 1's worker */
+	CHECK_INT(m.loaders.procs, 1);
+}
+
+/* Without steps: the ranks are the topmost processes of each rank (not
+ * the workers that inherit it, not the launcher), and the one whose
+ * loaders are busiest is the one the other waits for. */
+static void test_ranks_without_steps(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "ranks.db");
+	struct fs_store *st = begin(path, "50", 5);
+	ranks_and_procs(fs_store_sink(st), 5, true);
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK(!m.have_steps);
+	CHECK_INT(m.nloops, 2);
+	CHECK(loop_of(&m, 100) && loop_of(&m, 200));
+	CHECK(!loop_of(&m, 101) && !loop_of(&m, 50));
+	CHECK_INT(m.trainer_pid, 100); /* its worker is in D, rank 1's asleep */
+	CHECK(strstr(m.trainer_why, "busiest loaders") != NULL);
+	const struct fs_loop_proc *r0 = loop_of(&m, 100);
+	if (r0) {
+		CHECK_NEAR(r0->loader_active, 1, EXACT);
+		CHECK_NEAR(r0->gpu_busy, 0.30, EXACT);
+		CHECK_NEAR(r0->loop_s, 5, EXACT); /* the GPU's span: t 1..5, each tick 1 s */
+	}
+}
+
+/* A shell script that runs the trainer: sh (10) -> python (11) -> two
+ * workers. No ranks, no steps: the trainer is python. */
+static void test_wrapper(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "wrap.db");
+	struct fs_store *st = begin(path, "10", 3);
+	struct fs_sink *s = fs_store_sink(st);
+	for (int t = 1; t <= 3; t++) {
+		golden_row(s, FS_T_PROC, t, "pid=10 ppid=1 role=main sleeping=1");
+		golden_row(s, FS_T_PROC, t, "pid=11 ppid=10 role=worker sleeping=2");
+		golden_row(s, FS_T_PROC, t, "pid=12 ppid=11 role=worker blocked_io=1");
+		golden_row(s, FS_T_PROC, t, "pid=13 ppid=11 role=worker sleeping=1");
+	}
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK_INT(m.nloops, 1);
+	CHECK_INT(m.trainer_pid, 11);
+	CHECK(strstr(m.trainer_why, "wrapper") != NULL);
+	CHECK_INT(m.loaders.procs, 2); /* python's workers, not python */
+	CHECK_NEAR(m.loaders.blocked, 0.5, EXACT);
+}
+
+/* Without steps, epoch boundaries from worker restarts: workers 21, 22 at
+ * t 1..3, then 23, 24 from t 4 (the old ones gone within the tick); the
+ * GPU busy at 1..3 and 8..10, idle at 4..7. The restart at 4 costs the
+ * idle samples between the busy ones at 3 and 8: 4 s. The first
+ * generation, seen with the GPU already busy in its tick, none. */
+static void test_worker_restarts(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "epochs.db");
+	struct fs_store *st = begin(path, "20", 11);
+	struct fs_sink *s = fs_store_sink(st);
+	for (int t = 1; t <= 11; t++) {
+		golden_row(s, FS_T_PROC, t, "pid=20 ppid=1 role=main sleeping=1");
+		golden_row(s, FS_T_PROC, t, "pid=%d ppid=20 role=worker sleeping=1", t <= 3 ? 21 : 23);
+		golden_row(s, FS_T_PROC, t, "pid=%d ppid=20 role=worker sleeping=1", t <= 3 ? 22 : 24);
+		golden_row(s, FS_T_GPU, t, "gpu=0 name=G util_pct=%d", (t <= 3 || (t >= 8 && t <= 10)) ? 50 : 0);
+	}
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK_INT(m.nloops, 1);
+	const struct fs_loop_proc *L = &m.loops[0];
+	CHECK_INT(L->epoch_starts, 1);
+	CHECK_NEAR(L->epoch_excess_s, 4, EXACT);
+	CHECK_NEAR(L->loop_s, 10, EXACT);          /* the GPU's span, t 1..10 */
+	CHECK_NEAR(L->gpu_busy, 6 * 50 / 10.0 / 100, EXACT);
+	struct fs_accounting a;
+	CHECK(fs_account(&m, L, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_EPOCH], 0.4, EXACT);
+	CHECK_NEAR(a.share[FS_BUCKET_INPUT], 1 - 0.3 - 0.4, EXACT);
+	struct fs_verdict v;
+	fs_diagnose(&m, &fs_thresholds, &v);
+	CHECK_STR(fs_verdict_name(v.primary), "epoch_start");
+}
+
+/* The device that holds the data: the loop device under /data, where the
+ * loaders' files are, although the disk under it (and the root file
+ * system) read more; with hashed paths, the rule of bytes read. */
+static void data_disk(bool hashed)
+{
+	char path[256];
+	path_of(path, sizeof path, hashed ? "disk-hashed.db" : "disk.db");
+	struct fs_store *st = begin(path, "30", 3);
+	struct fs_sink *s = fs_store_sink(st);
+	golden_row(s, FS_T_MOUNTS, 0, "mount=/ device=vda disks=vda");
+	golden_row(s, FS_T_MOUNTS, 0, "mount=/data device=loop0 disks=vda");
+	golden_row(s, FS_T_MOUNTS, 0, "mount=/data/cache hidden=1"); /* covered: no path reaches it */
+	for (int t = 1; t <= 3; t++) {
+		golden_row(s, FS_T_PROC, t, "pid=30 ppid=1 role=main sleeping=1");
+		golden_row(s, FS_T_PROC, t, "pid=31 ppid=30 role=worker blocked_io=1");
+		golden_row(s, FS_T_DISK, t, "device=vda reads_per_s=10 read_bytes_per_s=1000 util_pct=10");
+		golden_row(s, FS_T_DISK, t, "device=loop0 reads_per_s=1 read_bytes_per_s=300 util_pct=90");
+	}
+	golden_row(s, FS_T_FILES, 0, "pid=31 path=%s reads=3 read_bytes=900", hashed ? "a1b2c3d4" : "/data/cache/x");
+	golden_row(s, FS_T_FILES, 0, "pid=31 path=%s reads=1 read_bytes=100", hashed ? "b1b2c3d4" : "/etc/hosts");
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK_STR(m.disk, hashed ? "vda" : "loop0");
+	CHECK_STR(m.disk_basis, hashed ? "" : "the files the loaders read");
+	CHECK_NEAR(m.disk_util_pct, hashed ? 10 : 90, EXACT);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_collectives();
+	test_ranks_without_steps();
+	test_wrapper();
+	test_worker_restarts();
+	data_disk(false);
+	data_disk(true);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_exit("test_loops_golden");
+}
