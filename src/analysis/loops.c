@@ -93,24 +93,33 @@ static size_t merge_spans(struct span *sp, size_t n)
 	return k;
 }
 
-/* Mean GPU util of the samples inside the merged spans (NaN if none). */
+/* Mean GPU util inside the merged spans (NaN if none): each GPU sample
+ * covers its tick, (t - dt, t], and weighs by how much of that the spans
+ * cover, so a 1 ms write inside a busy tick (a log line, a small file)
+ * counts a thousandth of a 2 s fsync's tick, not as much. */
 static double util_inside(struct fs_q *q, const struct span *sp, size_t n)
 {
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT t, avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2 GROUP BY t ORDER BY t");
-	double sum = 0;
-	long cnt = 0;
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT g.t, avg(g.util_pct), k.dt_s FROM gpu g JOIN ticks k ON k.t = g.t"
+				   " WHERE g.t BETWEEN ?1 AND ?2 AND k.dt_s > 0 GROUP BY g.t ORDER BY g.t");
+	double sum = 0, weight = 0;
 	size_t i = 0;
 	while (fs_q_step(q, st)) {
-		double t = fs_q_col(st, 0), u = fs_q_col(st, 1);
-		while (i < n && sp[i].b < t)
+		double t = fs_q_col(st, 0), u = fs_q_col(st, 1), dt = fs_q_col(st, 2);
+		if (isnan(u) || !(dt > 0))
+			continue;
+		double lo = t - dt;
+		while (i < n && sp[i].b <= lo)
 			i++;
-		if (i < n && t > sp[i].a && t <= sp[i].b && !isnan(u)) {
-			sum += u;
-			cnt++;
+		double cover = 0;
+		for (size_t j = i; j < n && sp[j].a < t; j++)
+			cover += fmin(sp[j].b, t) - fmax(sp[j].a, lo);
+		if (cover > 0) {
+			sum += u * cover;
+			weight += cover;
 		}
 	}
 	sqlite3_finalize(st);
-	return cnt > 0 ? sum / (double)cnt : NAN;
+	return weight > 0 ? sum / weight : NAN;
 }
 
 /* The host-I/O bucket of process ?3 (its checkpoint phases' time phase_s
