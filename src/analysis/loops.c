@@ -182,6 +182,44 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 	free(sp);
 }
 
+/* The time process ?3's other threads spent in write + sync on files, as
+ * a union of intervals: for each tick t whose calls took s, (t - s, t], as
+ * for the main thread (the tracer books a call in the tick it ends: a 2 s
+ * fsync is the 2 s before it; several threads' time in one tick is summed,
+ * an overestimate only when they wrote at the same time). NaN without
+ * io_classes. */
+static double helper_writes(struct fs_q *q)
+{
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT t - s, t FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes"
+				   " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t)"
+				   " WHERE s > 0 ORDER BY t");
+	if (!st)
+		return NAN;
+	struct span *sp = NULL;
+	size_t n = 0, cap = 0;
+	while (fs_q_step(q, st)) {
+		if (n == cap) {
+			struct span *more = realloc(sp, (cap = cap ? 2 * cap : 256) * sizeof *sp);
+			if (!more)
+				break;
+			sp = more;
+		}
+		sp[n] = (struct span){fs_q_col(st, 0), fs_q_col(st, 1)};
+		if (sp[n].b > sp[n].a)
+			n++;
+	}
+	sqlite3_finalize(st);
+	double total = 0;
+	if (n > 0) {
+		qsort(sp, n, sizeof *sp, by_start);
+		n = merge_spans(sp, n);
+		for (size_t i = 0; i < n; i++)
+			total += sp[i].b - sp[i].a;
+	}
+	free(sp);
+	return total;
+}
+
 /* Which GPU process ?3 used, and how busy it was over q's window:
  * - the only GPU, when there is one;
  * - else the GPU whose index is its local rank (the usual
@@ -304,10 +342,7 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 	       " AND t_end >= ?1 AND t_start <= ?2", 1, &v);
 	L->checkpoint_phase_s = v > 0 ? v : 0;
 	host_io_for(q, L->checkpoint_phase_s, &L->host_io_s, &L->write_sync_s, &L->gpu_busy_in_host_io);
-	L->helper_write_s = NAN;
-	fs_q_row(q, "SELECT total(min(c.s, k.dt_s)) FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes"
-	       " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t) c"
-	       " JOIN ticks k ON k.t = c.t WHERE k.dt_s IS NOT NULL", 1, &L->helper_write_s);
+	L->helper_write_s = helper_writes(q);
 	if (L->have_steps) {
 		char loader[64];
 		fs_m_main_loader(q, loader, sizeof loader);

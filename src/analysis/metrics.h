@@ -44,7 +44,7 @@ struct fs_loop_proc {
 	double host_io_s;          /* the checkpoint / host-I/O bucket (see checkpoint_s) */
 	double write_sync_s;       /* of which its main thread in write + sync on files (NaN: no io_classes) */
 	double checkpoint_phase_s; /* its torch.save phases */
-	double helper_write_s;     /* its other threads in write + sync on files, per tick at most the tick (NaN: no io_classes) */
+	double helper_write_s;     /* its other threads in write + sync on files, a union of intervals (NaN: no io_classes) */
 	double gpu_busy;           /* 0..1: its GPU (the only one, the one of its local rank, or its gpu_proc samples), else all GPUs' mean; NaN */
 	double gpu_busy_in_host_io; /* util % during its host-I/O bucket, NaN */
 	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */

@@ -34,6 +34,14 @@ static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
 		snprintf(out, cap, "unknown");
 }
 
+/* The trainer's file writes are mostly its other threads' (a background
+ * checkpoint writer the loop waits on), not its loop thread's. */
+static bool background_writer(const struct fs_metrics *m)
+{
+	const struct fs_loop_proc *T = m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
+	return T && T->helper_write_s > 0 && !(T->write_sync_s >= T->helper_write_s);
+}
+
 static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *t, enum fs_verdict_id id,
 			struct fs_verdict *v)
 {
@@ -141,6 +149,22 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 		else
 			snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
 				 m->checkpoints == 1 ? "" : "s", a);
+		{
+			/* Written by other threads already (a background writer the
+			 * loop waits for): making it asynchronous is done; the
+			 * storage's write rate, or how often, is what is left. */
+			const struct fs_loop_proc *T = m->trainer >= 0 ? &m->loops[m->trainer] : NULL;
+			if (T && background_writer(m)) {
+				snprintf(cur, sizeof cur, "written by a background thread, %s of writing in all",
+					 fs_fmt_time(a, 32, T->helper_write_s));
+				r = rec(v, "the checkpoint storage's write rate", "checkpointing", cur,
+					"faster storage for the checkpoints, or checkpoint less often");
+				WHY(r, "the loop waits for the background writer %s of its time while the accelerator "
+				       "idles: the writes do not keep up with the steps",
+				    fs_fmt_fixed(b, 32, 100 * v->acct[v->trainer].share[FS_BUCKET_HOST_IO], 0, "%"));
+				break;
+			}
+		}
 		r = rec(v, "the loop's thread (host I/O)", "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
 		WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
 		    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
@@ -179,7 +203,8 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
  * the next limit.
  * - checkpoint_stall: written in the background, the checkpoints still take
  *   the device as long as they take the loop now, so the loop cannot get
- *   shorter than that: 1 / max(1 - host, host).
+ *   shorter than that: 1 / max(1 - host, host). Written in the background
+ *   already (the fix is faster storage): 1 / (1 - host).
  * - epoch_start: 1 / (1 - the epoch-boundary bucket).
  * - an input cause, with steps: mean step / mean compute, capped by the CPU
  *   the loaders need (they cannot have more than the cores the loop leaves);
@@ -193,6 +218,10 @@ static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 		return;
 	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {
 		double host = A->share[FS_BUCKET_HOST_IO];
+		if (background_writer(m)) { /* the fix is faster storage: the bucket removed */
+			v->predicted_speedup = 1 / fmax(1 - host, 1e-9);
+			return;
+		}
 		v->predicted_speedup = 1 / fmax(fmax(1 - host, host), 1e-9);
 		if (host > 0.5)
 			snprintf(v->speedup_cap, sizeof v->speedup_cap,

@@ -28,7 +28,6 @@ need "job_b_ckpt >= 0.5" "checkpoints take most of the loop's time"
 need "job_b_input <= 0.1" "data never the problem"
 finish
 if [ "${NOHOOK:-0}" = 1 ]; then exit 0; fi # the fix run compares step times (the hook's)
-before=${EV[step_mean_s]}
 
 # The cause removed: the checkpoint written by a background thread, to a
 # fresh device at the same limit (the same page cache state: warm loader).
@@ -45,6 +44,10 @@ show job_b_busy job_b_input job_b_ckpt gpu_util disk_wmbps_max step_mean_s
 say "the loop thread waited for the writer $(train_key fixed ckpt_wait_s) s; the job's whole loop" \
 	"(the last checkpoint waited for after it, outside the steps) $(train_key run total_s) s ->" \
 	"$(train_key fixed total_s) s"
-result fixed_by "checkpoint written by a background thread"
-result fixed_step_mean_s "${EV[step_mean_s]}"
-result obtained_speedup "$(speedup "$before" "${EV[step_mean_s]}")"
+# The prediction is of the loop's time (its buckets), and a background
+# writer's last checkpoint is waited for after the steps: the obtained
+# speedup is the job's whole loop, total_s, not its mean step.
+result fixed_by "checkpoint written by a background thread (the job's whole loop, total_s)"
+result step_mean_s "$(train_key run total_s)"
+result fixed_step_mean_s "$(train_key fixed total_s)"
+result obtained_speedup "$(speedup "$(train_key run total_s)" "$(train_key fixed total_s)")"

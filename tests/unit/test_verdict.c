@@ -641,6 +641,32 @@ static void test_accounting(void)
 	CHECK_NEAR(v.acct[1].share[FS_BUCKET_RANKS], 0.80, 1e-9);
 	CHECK_NEAR(v.input_bound_fraction, 0.80, 1e-9);
 	CHECK_STR(fs_verdict_name(v.primary), "storage_bandwidth");
+	/* A background checkpoint writer the loop waits on: 6 s of the 10 s
+	 * loop in its other threads' writes, the GPU idle then: a stall whose
+	 * fix is the storage's write rate (it is asynchronous already). */
+	struct fs_metrics b = base();
+	waits(&b, 1, 9);
+	b.steps = 1000;
+	b.gpu_busy = 0.3;
+	b.nloops = 1;
+	b.trainer = 0;
+	b.loops[0] = (struct fs_loop_proc){.pid = 5, .rank = -1, .local_rank = -1, .have_steps = true, .steps = 1000,
+					   .loop_s = 10, .wait_s = 1, .compute_s = 9, .host_io_s = 0, .write_sync_s = 0,
+					   .helper_write_s = 6, .gpu_busy = 0.3, .gpu_busy_in_host_io = NAN};
+	v = diagnose(&b);
+	CHECK_STR(fs_verdict_name(v.primary), "checkpoint_stall");
+	CHECK_NEAR(v.acct[0].share[FS_BUCKET_HOST_IO], 0.6, 1e-9);
+	const struct fs_recommendation *ck = knob(&v, "checkpointing");
+	CHECK(ck && strstr(ck->suggested, "faster storage") && !strstr(ck->suggested, "asynchronously"));
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.4, 1e-9);
+	/* the same writes on the loop's own thread: make them asynchronous */
+	b.loops[0].host_io_s = b.loops[0].write_sync_s = 6;
+	b.loops[0].helper_write_s = 0;
+	v = diagnose(&b);
+	ck = knob(&v, "checkpointing");
+	CHECK(ck && strstr(ck->suggested, "asynchronously"));
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.6, 1e-9);
+
 	/* the same job seen from rank 0 as trainer: its biggest idle bucket is
 	 * the wait on the others, which no cause names */
 	m.trainer = 1;
