@@ -122,6 +122,50 @@ static double util_inside(struct fs_q *q, const struct span *sp, size_t n)
 	return weight > 0 ? sum / weight : NAN;
 }
 
+/* The rows (a, b[, kind]) of st as spans, sorted and merged; the caller
+ * frees them and finalizes st. Rows with b <= a (or NaN) are left out;
+ * *kind1_s (when not NULL) gets the length, before merging, of the rows
+ * whose third column is 1. On running out of memory *oom is set and the
+ * spans read so far are returned. *n is the count (0: NULL may come back). */
+static struct span *read_spans(struct fs_q *q, sqlite3_stmt *st, size_t *n, double *kind1_s, bool *oom)
+{
+	struct span *sp = NULL;
+	size_t cap = 0;
+	*n = 0;
+	*oom = false;
+	if (kind1_s)
+		*kind1_s = 0;
+	while (fs_q_step(q, st)) {
+		if (*n == cap) {
+			struct span *more = realloc(sp, (cap = cap ? 2 * cap : 1024) * sizeof *sp);
+			if (!more) {
+				*oom = true;
+				break;
+			}
+			sp = more;
+		}
+		struct span x = {fs_q_col(st, 0), fs_q_col(st, 1)};
+		if (!(x.b > x.a))
+			continue;
+		if (kind1_s && sqlite3_column_int(st, 2))
+			*kind1_s += x.b - x.a;
+		sp[(*n)++] = x;
+	}
+	if (*n > 0) {
+		qsort(sp, *n, sizeof *sp, by_start);
+		*n = merge_spans(sp, *n);
+	}
+	return sp;
+}
+
+static double span_length(const struct span *sp, size_t n)
+{
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += sp[i].b - sp[i].a;
+	return total;
+}
+
 /* The host-I/O bucket of process ?3 (its checkpoint phases' time phase_s
  * is already known): *bucket, *io (its main thread in write + sync, NaN
  * without io_classes) and *util (mean GPU util inside the bucket, NaN). A
@@ -137,26 +181,10 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 		" AND pid = ?3 AND t_end >= ?1 AND t_start <= ?2");
 	if (!st)
 		return; /* no io_classes in this run file: the phases alone */
-	struct span *sp = NULL;
-	size_t n = 0, cap = 0;
-	double io = 0;
-	bool oom = false;
-	while (!oom && fs_q_step(q, st)) {
-		if (n == cap) {
-			struct span *more = realloc(sp, (cap = cap ? 2 * cap : 1024) * sizeof *sp);
-			if (!more) {
-				oom = true;
-				break;
-			}
-			sp = more;
-		}
-		sp[n] = (struct span){fs_q_col(st, 0), fs_q_col(st, 1)};
-		if (isnan(sp[n].a) || isnan(sp[n].b) || sp[n].b <= sp[n].a)
-			continue;
-		if (sqlite3_column_int(st, 2))
-			io += sp[n].b - sp[n].a;
-		n++;
-	}
+	size_t n;
+	double io;
+	bool oom;
+	struct span *sp = read_spans(q, st, &n, &io, &oom);
 	sqlite3_finalize(st);
 	if (!sp && !oom)
 		*io_s = 0; /* nothing written, no phases */
@@ -164,11 +192,7 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 		free(sp);
 		return; /* the phases alone */
 	}
-	qsort(sp, n, sizeof *sp, by_start);
-	n = merge_spans(sp, n);
-	double bucket = 0;
-	for (size_t i = 0; i < n; i++)
-		bucket += sp[i].b - sp[i].a;
+	double bucket = span_length(sp, n);
 	double meta, written;
 	fs_q_row(q, "SELECT sum(main_meta_time_s), sum(main_write_time_s) FROM files WHERE pid = ?3 AND write_bytes > 0",
 		 2, &meta, &written);
@@ -192,30 +216,14 @@ static double helper_writes(struct fs_q *q)
 {
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT t - s, t FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes"
 				   " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t)"
-				   " WHERE s > 0 ORDER BY t");
+				   " WHERE s > 0");
 	if (!st)
 		return NAN;
-	struct span *sp = NULL;
-	size_t n = 0, cap = 0;
-	while (fs_q_step(q, st)) {
-		if (n == cap) {
-			struct span *more = realloc(sp, (cap = cap ? 2 * cap : 256) * sizeof *sp);
-			if (!more)
-				break;
-			sp = more;
-		}
-		sp[n] = (struct span){fs_q_col(st, 0), fs_q_col(st, 1)};
-		if (sp[n].b > sp[n].a)
-			n++;
-	}
+	size_t n;
+	bool oom; /* what was read still counts */
+	struct span *sp = read_spans(q, st, &n, NULL, &oom);
 	sqlite3_finalize(st);
-	double total = 0;
-	if (n > 0) {
-		qsort(sp, n, sizeof *sp, by_start);
-		n = merge_spans(sp, n);
-		for (size_t i = 0; i < n; i++)
-			total += sp[i].b - sp[i].a;
-	}
+	double total = span_length(sp, n);
 	free(sp);
 	return total;
 }
@@ -232,13 +240,6 @@ static double helper_writes(struct fs_q *q)
 static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 {
 	double busy = NAN, n;
-	if (ngpus == 1) {
-		fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2", 1, &busy);
-		L->gpu_busy = isnan(busy) ? NAN : busy / 100;
-		if (!isnan(busy))
-			snprintf(L->gpu_basis, sizeof L->gpu_basis, "its GPU");
-		return;
-	}
 	if (ngpus > 1 && L->local_rank >= 0 && L->local_rank < ngpus) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "SELECT avg(util_pct) FROM gpu WHERE gpu = %d AND t BETWEEN ?1 AND ?2", L->local_rank);
@@ -249,18 +250,21 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 			return;
 		}
 	}
-	fs_q_row(q, "SELECT count(*), total(g.sm_util_pct * k.dt_s) / (SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2)"
-	       " FROM gpu_proc g JOIN ticks k ON k.t = g.t WHERE g.pid = ?3 AND g.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL",
-		 2, &n, &busy);
-	if (n > 0 && !isnan(busy)) {
-		L->gpu_busy = fmin(1, busy / 100);
-		snprintf(L->gpu_basis, sizeof L->gpu_basis, "process");
-		return;
+	if (ngpus > 1) {
+		fs_q_row(q, "SELECT count(*), total(g.sm_util_pct * k.dt_s) / (SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2)"
+		       " FROM gpu_proc g JOIN ticks k ON k.t = g.t WHERE g.pid = ?3 AND g.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL",
+			 2, &n, &busy);
+		if (n > 0 && !isnan(busy)) {
+			L->gpu_busy = fmin(1, busy / 100);
+			snprintf(L->gpu_basis, sizeof L->gpu_basis, "process");
+			return;
+		}
 	}
+	/* the only GPU, or all GPUs' mean */
 	fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2", 1, &busy);
 	L->gpu_busy = isnan(busy) ? NAN : busy / 100;
 	if (!isnan(busy))
-		snprintf(L->gpu_basis, sizeof L->gpu_basis, "all GPUs");
+		snprintf(L->gpu_basis, sizeof L->gpu_basis, "%s", ngpus == 1 ? "its GPU" : "all GPUs");
 }
 
 /* loop_gpu_in over the loop's span where the steps give one (start-up and

@@ -27,7 +27,7 @@ static void load_completeness(struct fs_q *q, struct fs_metrics *m)
 /* The job-level step figures: the trainer's (m->loops[m->trainer]). */
 static void load_steps(struct fs_q *q, struct fs_metrics *m)
 {
-	const struct fs_loop_proc *L = m->trainer >= 0 ? &m->loops[m->trainer] : NULL;
+	const struct fs_loop_proc *L = fs_metrics_trainer(m);
 	m->have_steps = L && L->have_steps && L->steps > 0;
 	if (!m->have_steps) {
 		if (L) { /* the boundaries seen from worker restarts */
@@ -159,10 +159,17 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 	    4, &m->cg_quota_cores, &m->cg_throttled_pct, &m->cg_mem_limit_bytes, &m->cg_mem_usage_max_bytes);
 }
 
+/* SQL for the pids of the loaders (the trainer ?3's children, or the
+ * trainer itself when it has none), for "pid IN (...)". */
+static const char *loaders_sql(const struct fs_metrics *m)
+{
+	return m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
+}
+
 /* The tracer's view of the loaders: time inside I/O calls, files, opens. */
 static void load_trace(struct fs_q *q, struct fs_metrics *m)
 {
-	const char *loaders = m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
+	const char *loaders = loaders_sql(m);
 	char sql[512];
 	double n;
 	fs_q_row(q, "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals)", 1, &n);
@@ -204,7 +211,7 @@ static void load_classes(struct fs_q *q, struct fs_metrics *m)
 		 " total(CASE WHEN class = 'file' THEN read_s END), total(CASE WHEN class = 'file' THEN read_bytes END),"
 		 " total(CASE WHEN class = 'file' THEN meta_s END) FROM io_classes"
 		 " WHERE thread = 'main' AND t BETWEEN ?1 AND ?2 AND pid IN (%s)",
-		 m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3");
+		 loaders_sql(m));
 	fs_q_row(q, sql, 5, &m->loader_sock_read_s, &m->loader_sock_read_bytes, &m->loader_file_read_s,
 		 &m->loader_file_read_bytes, &m->loader_meta_s);
 }
@@ -239,7 +246,7 @@ static void data_device(struct fs_q *q, const struct fs_metrics *m, char *out, s
 		 " ORDER BY length(mo.mount) DESC LIMIT 1) AS device"
 		 " FROM files f WHERE substr(f.path, 1, 1) = '/' AND f.pid IN (%s))"
 		 " SELECT device, sum(b) AS total FROM fm GROUP BY device HAVING total > 0 ORDER BY total DESC LIMIT 1",
-		 m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3");
+		 loaders_sql(m));
 	out[0] = '\0';
 	sqlite3_stmt *st = fs_q_prep(q, sql);
 	if (fs_q_step(q, st))

@@ -149,6 +149,12 @@ struct fs_metrics {
 	double nfs_read_ops_per_s, nfs_rtt_ms;
 };
 
+/* The trainer's entry of m->loops, or NULL when there is none. */
+static inline const struct fs_loop_proc *fs_metrics_trainer(const struct fs_metrics *m)
+{
+	return m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
+}
+
 /* Read the metrics of the run file at path within window w (NULL: all).
  * Returns 0, or -1 with a reason in err (not a run file, cannot open, or a
  * query failed: a damaged page, I/O error; a table or column an older run

@@ -38,7 +38,7 @@ static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
  * checkpoint writer the loop waits on), not its loop thread's. */
 static bool background_writer(const struct fs_metrics *m)
 {
-	const struct fs_loop_proc *T = m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
 	return T && T->helper_write_s > 0 && !(T->write_sync_s >= T->helper_write_s);
 }
 
@@ -153,7 +153,7 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 			/* Written by other threads already (a background writer the
 			 * loop waits for): making it asynchronous is done; the
 			 * storage's write rate, or how often, is what is left. */
-			const struct fs_loop_proc *T = m->trainer >= 0 ? &m->loops[m->trainer] : NULL;
+			const struct fs_loop_proc *T = fs_metrics_trainer(m);
 			if (T && background_writer(m)) {
 				snprintf(cur, sizeof cur, "written by a background thread, %s of writing in all",
 					 fs_fmt_time(a, 32, T->helper_write_s));
@@ -161,7 +161,8 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 					"faster storage for the checkpoints, or checkpoint less often");
 				WHY(r, "the loop waits for the background writer %s of its time while the accelerator "
 				       "idles: the writes do not keep up with the steps",
-				    fs_fmt_fixed(b, 32, 100 * v->acct[v->trainer].share[FS_BUCKET_HOST_IO], 0, "%"));
+				    fs_fmt_fixed(b, 32, fs_verdict_trainer(v) ? 100 * fs_verdict_trainer(v)->share[FS_BUCKET_HOST_IO] : NAN,
+						 0, "%"));
 				break;
 			}
 		}
@@ -213,7 +214,7 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 {
 	char a[32], b[32];
-	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	const struct fs_accounting *A = fs_verdict_trainer(v);
 	if (v->primary == FS_VERDICT_UNDETERMINED || !A || !A->valid)
 		return;
 	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {

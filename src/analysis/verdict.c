@@ -421,7 +421,7 @@ static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckp
 		v->trainer = 0;
 	}
 	snprintf(v->trainer_why, sizeof v->trainer_why, "%s", m->trainer_why);
-	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	const struct fs_accounting *A = fs_verdict_trainer(v);
 	if (!A || !A->valid) {
 		snprintf(v->basis, sizeof v->basis, "system signals");
 		return;
@@ -488,7 +488,7 @@ static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds 
 {
 	/* compute_bound: no bucket of accelerator idle time is worth a finding
 	 * (each below finding_min_share): what is left to gain is spread thin. */
-	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	const struct fs_accounting *A = fs_verdict_trainer(v);
 	if (A && A->valid) {
 		double biggest = 0;
 		for (int b = 0; b < FS_BUCKET__N; b++)
@@ -573,7 +573,7 @@ void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, stru
 				100 * v->input_bound_fraction, m->steps,
 				fs_fmt_time(a, 32, m->wait_s / (double)m->steps),
 				fs_fmt_time(b, 32, m->compute_s / (double)m->steps));
-	const struct fs_loop_proc *T = m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
 	if (m->have_gpu && T && isfinite(T->gpu_busy))
 		fs_evidence_add(v->ev, &v->nev, "accelerator_busy", T->gpu_busy, "fraction", "gpu",
 				"accelerator busy %.0f%% of the loop's time (%s; %.0f%% over the whole run, %d GPU%s)",

@@ -110,6 +110,12 @@ struct fs_verdict {
 	double runner_up_share;
 };
 
+/* The accounting the verdict speaks for (the trainer's), or NULL. */
+static inline const struct fs_accounting *fs_verdict_trainer(const struct fs_verdict *v)
+{
+	return v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+}
+
 /* The loaders' own time by what they did (attribution.c), shares 0..1 of
  * their sampled process time: socket reads (network), file reads plus page
  * faults (storage, of which faults), metadata calls, running on a CPU

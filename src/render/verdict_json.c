@@ -102,7 +102,7 @@ static void buckets(struct fs_json *j, const struct fs_accounting *a)
 static void accounting(struct fs_json *j, const struct fs_metrics *m, const struct fs_verdict *v)
 {
 	fs_json_object(j, "accounting");
-	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	const struct fs_accounting *A = fs_verdict_trainer(v);
 	fs_json_bool(j, "valid", A && A->valid);
 	if (A) {
 		fs_json_int(j, "pid", A->pid);

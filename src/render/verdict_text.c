@@ -51,7 +51,7 @@ static void bucket_line(FILE *out, const struct fs_accounting *a)
  * training process when there are several. */
 static void accounting(FILE *out, const struct fs_verdict *v)
 {
-	const struct fs_accounting *A = v->trainer >= 0 && v->trainer < v->nacct ? &v->acct[v->trainer] : NULL;
+	const struct fs_accounting *A = fs_verdict_trainer(v);
 	char why[ESC_CAP];
 	if (!A || !A->valid)
 		return;
