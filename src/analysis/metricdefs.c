@@ -2,9 +2,47 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 _Static_assert(FS_MD__N <= 64, "one validity bit per definition in a uint64_t");
-_Static_assert(FS_T__COUNT <= 32, "one bit per table in FS_MD_FROM's uint32_t");
+_Static_assert(FS_MDK__N <= 64, "one validity bit per keyed definition in a uint64_t");
+_Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
+
+#define WINDOW "t BETWEEN ?1 AND ?2"
+
+/* The sources. A view joins the ticks for their lengths (dt) where a rate
+ * is integrated, and keeps t for the window. */
+const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
+	[FS_MS_CPU] = {FS_MS_CPU, "cpu", FS_T_CPU, "cpu", WINDOW, NULL},
+	[FS_MS_PSI] = {FS_MS_PSI, "psi", FS_T_PSI, "psi", WINDOW, NULL},
+	[FS_MS_MEM] = {FS_MS_MEM, "mem", FS_T_MEM, "mem", WINDOW, NULL},
+	[FS_MS_TCP] = {FS_MS_TCP, "tcp", FS_T_TCP, "tcp", WINDOW, NULL},
+	[FS_MS_NFS] = {FS_MS_NFS, "nfs", FS_T_NFS, "nfs", WINDOW, NULL},
+	[FS_MS_GPU] = {FS_MS_GPU, "gpu", FS_T_GPU, "gpu", WINDOW, NULL},
+	[FS_MS_CGROUP] = {FS_MS_CGROUP, "cgroup", FS_T_CGROUP, "cgroup", WINDOW, NULL},
+	[FS_MS_TICKS] = {FS_MS_TICKS, "ticks", FS_T_TICKS, "ticks", WINDOW, NULL},
+	[FS_MS_NET_TICKS] = {FS_MS_NET_TICKS, "net per tick", FS_T_NET,
+			     "(SELECT t, sum(rx_bytes_per_s) AS rx, sum(tx_bytes_per_s) AS tx FROM net"
+			     " WHERE iface != 'lo' GROUP BY t)", WINDOW, NULL},
+	[FS_MS_JOB_TICKS] = {FS_MS_JOB_TICKS, "proc per tick", FS_T_PROC,
+			     "(SELECT t, count(*) AS procs, sum(threads) AS threads, sum(running) AS run,"
+			     " sum(blocked_io) AS blk, sum(sleeping) AS slp, sum(cpu_pct) AS cpu FROM proc GROUP BY t)",
+			     WINDOW, NULL},
+	[FS_MS_JOB] = {FS_MS_JOB, "proc", FS_T_PROC,
+		       "(SELECT p.*, k.dt_s AS dt, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot,"
+		       " p.role = 'worker' AS w FROM proc p LEFT JOIN ticks k ON k.t = p.t)", WINDOW, NULL},
+	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
+			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t)", WINDOW, "device"},
+	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
+		       "(SELECT n.*, k.dt_s AS dt FROM net n JOIN ticks k ON k.t = n.t WHERE n.iface != 'lo')", WINDOW,
+		       "iface"},
+	[FS_MS_LOADER] = {FS_MS_LOADER, "steps by loader", FS_T_STEPS, "steps", WINDOW, "loader"},
+	[FS_MS_PHASE] = {FS_MS_PHASE, "phases by name", FS_T_PHASES, "phases", "t_end >= ?1 AND t_start <= ?2", "name"},
+	[FS_MS_PROCS] = {FS_MS_PROCS, "proc by group", FS_T_PROC,
+			 "(SELECT CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'children' ELSE 'others' END"
+			 " AS grp, p.*, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t WHERE k.dt_s IS NOT NULL)",
+			 WINDOW, "grp"},
+};
 
 /* A mean over samples is over rows: each row is one sample of the
  * interval that ends at its t. PSI has a row per resource, told apart in
@@ -12,70 +50,219 @@ _Static_assert(FS_T__COUNT <= 32, "one bit per table in FS_MD_FROM's uint32_t");
 #define PSI(res, col) "avg(CASE WHEN resource = '" res "' THEN " col " END)"
 
 const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
-	[FS_MD_CPU_BUSY_PCT] = {FS_MD_CPU_BUSY_PCT, "cpu_busy_pct", "%", FS_T_CPU, "avg(100 - idle_pct - iowait_pct)",
+	[FS_MD_CPU_BUSY_PCT] = {FS_MD_CPU_BUSY_PCT, "cpu_busy_pct", "%", FS_MS_CPU, "avg(100 - idle_pct - iowait_pct)",
 				"all CPUs' time neither idle nor in iowait (user, nice, system, irq, steal), mean"},
-	[FS_MD_CPU_IOWAIT_PCT] = {FS_MD_CPU_IOWAIT_PCT, "cpu_iowait_pct", "%", FS_T_CPU, "avg(iowait_pct)",
+	[FS_MD_CPU_IOWAIT_PCT] = {FS_MD_CPU_IOWAIT_PCT, "cpu_iowait_pct", "%", FS_MS_CPU, "avg(iowait_pct)",
 				  "all CPUs' time idle with I/O outstanding, mean"},
-	[FS_MD_CPU_USER_PCT] = {FS_MD_CPU_USER_PCT, "cpu_user_pct", "%", FS_T_CPU,
+	[FS_MD_CPU_USER_PCT] = {FS_MD_CPU_USER_PCT, "cpu_user_pct", "%", FS_MS_CPU,
 				"avg(user_pct + coalesce(nice_pct, 0))", "user time, niced included, mean"},
-	[FS_MD_CPU_SYSTEM_PCT] = {FS_MD_CPU_SYSTEM_PCT, "cpu_system_pct", "%", FS_T_CPU, "avg(system_pct)",
+	[FS_MD_CPU_SYSTEM_PCT] = {FS_MD_CPU_SYSTEM_PCT, "cpu_system_pct", "%", FS_MS_CPU, "avg(system_pct)",
 				  "kernel time, mean"},
-	[FS_MD_CPU_STEAL_PCT] = {FS_MD_CPU_STEAL_PCT, "cpu_steal_pct", "%", FS_T_CPU, "avg(steal_pct)",
+	[FS_MD_CPU_STEAL_PCT] = {FS_MD_CPU_STEAL_PCT, "cpu_steal_pct", "%", FS_MS_CPU, "avg(steal_pct)",
 				 "time the hypervisor gave to others, mean"},
-	[FS_MD_CPU_IDLE_PCT] = {FS_MD_CPU_IDLE_PCT, "cpu_idle_pct", "%", FS_T_CPU, "avg(idle_pct)",
+	[FS_MD_CPU_IDLE_PCT] = {FS_MD_CPU_IDLE_PCT, "cpu_idle_pct", "%", FS_MS_CPU, "avg(idle_pct)",
 				"idle time (iowait apart), mean"},
-	[FS_MD_PSI_CPU_SOME_PCT] = {FS_MD_PSI_CPU_SOME_PCT, "psi_cpu_some_pct", "%", FS_T_PSI, PSI("cpu", "some_pct"),
+	[FS_MD_PSI_CPU_SOME_PCT] = {FS_MD_PSI_CPU_SOME_PCT, "psi_cpu_some_pct", "%", FS_MS_PSI, PSI("cpu", "some_pct"),
 				    "time some task waited for a CPU, mean"},
-	[FS_MD_PSI_CPU_FULL_PCT] = {FS_MD_PSI_CPU_FULL_PCT, "psi_cpu_full_pct", "%", FS_T_PSI, PSI("cpu", "full_pct"),
+	[FS_MD_PSI_CPU_FULL_PCT] = {FS_MD_PSI_CPU_FULL_PCT, "psi_cpu_full_pct", "%", FS_MS_PSI, PSI("cpu", "full_pct"),
 				    "time all non-idle tasks waited for a CPU (cgroups; 0 machine-wide), mean"},
-	[FS_MD_PSI_IO_SOME_PCT] = {FS_MD_PSI_IO_SOME_PCT, "psi_io_some_pct", "%", FS_T_PSI, PSI("io", "some_pct"),
+	[FS_MD_PSI_IO_SOME_PCT] = {FS_MD_PSI_IO_SOME_PCT, "psi_io_some_pct", "%", FS_MS_PSI, PSI("io", "some_pct"),
 				   "time some task was stalled on I/O, mean"},
-	[FS_MD_PSI_IO_FULL_PCT] = {FS_MD_PSI_IO_FULL_PCT, "psi_io_full_pct", "%", FS_T_PSI, PSI("io", "full_pct"),
+	[FS_MD_PSI_IO_FULL_PCT] = {FS_MD_PSI_IO_FULL_PCT, "psi_io_full_pct", "%", FS_MS_PSI, PSI("io", "full_pct"),
 				   "time all non-idle tasks were stalled on I/O, mean"},
-	[FS_MD_PSI_MEMORY_SOME_PCT] = {FS_MD_PSI_MEMORY_SOME_PCT, "psi_memory_some_pct", "%", FS_T_PSI,
+	[FS_MD_PSI_MEMORY_SOME_PCT] = {FS_MD_PSI_MEMORY_SOME_PCT, "psi_memory_some_pct", "%", FS_MS_PSI,
 				       PSI("memory", "some_pct"), "time some task was stalled on memory (reclaim, refaults), mean"},
-	[FS_MD_PSI_MEMORY_FULL_PCT] = {FS_MD_PSI_MEMORY_FULL_PCT, "psi_memory_full_pct", "%", FS_T_PSI,
+	[FS_MD_PSI_MEMORY_FULL_PCT] = {FS_MD_PSI_MEMORY_FULL_PCT, "psi_memory_full_pct", "%", FS_MS_PSI,
 				       PSI("memory", "full_pct"), "time all non-idle tasks were stalled on memory, mean"},
-	[FS_MD_MEM_AVAILABLE_MIN_BYTES] = {FS_MD_MEM_AVAILABLE_MIN_BYTES, "mem_available_min_bytes", "bytes", FS_T_MEM,
+	[FS_MD_MEM_AVAILABLE_MIN_BYTES] = {FS_MD_MEM_AVAILABLE_MIN_BYTES, "mem_available_min_bytes", "bytes", FS_MS_MEM,
 					   "min(available_bytes)", "the lowest MemAvailable seen"},
-	[FS_MD_PAGE_CACHE_MAX_BYTES] = {FS_MD_PAGE_CACHE_MAX_BYTES, "page_cache_max_bytes", "bytes", FS_T_MEM,
+	[FS_MD_PAGE_CACHE_MAX_BYTES] = {FS_MD_PAGE_CACHE_MAX_BYTES, "page_cache_max_bytes", "bytes", FS_MS_MEM,
 					"max(cached_bytes)", "the largest page cache (Cached) seen"},
-	[FS_MD_MAJOR_FAULTS_PER_S] = {FS_MD_MAJOR_FAULTS_PER_S, "major_faults_per_s", "1/s", FS_T_MEM,
+	[FS_MD_MAJOR_FAULTS_PER_S] = {FS_MD_MAJOR_FAULTS_PER_S, "major_faults_per_s", "1/s", FS_MS_MEM,
 				      "avg(majflt_per_s)", "the machine's major page faults (pgmajfault), mean rate"},
-	[FS_MD_DENTRIES_GROWTH] = {FS_MD_DENTRIES_GROWTH, "dentries_growth", "count", FS_T_MEM,
+	[FS_MD_DENTRIES_GROWTH] = {FS_MD_DENTRIES_GROWTH, "dentries_growth", "count", FS_MS_MEM,
 				   "max(dentries) - min(dentries)",
 				   "the dentry cache's growth, largest less smallest count (new file names looked up)"},
-	[FS_MD_TCP_RETRANS_PER_S] = {FS_MD_TCP_RETRANS_PER_S, "tcp_retrans_per_s", "1/s", FS_T_TCP,
+	[FS_MD_TCP_RETRANS_PER_S] = {FS_MD_TCP_RETRANS_PER_S, "tcp_retrans_per_s", "1/s", FS_MS_TCP,
 				     "avg(retrans_segs_per_s)", "TCP segments retransmitted, mean rate"},
-	[FS_MD_NFS_READ_OPS_PER_S] = {FS_MD_NFS_READ_OPS_PER_S, "nfs_read_ops_per_s", "1/s", FS_T_NFS,
+	[FS_MD_NFS_READ_OPS_PER_S] = {FS_MD_NFS_READ_OPS_PER_S, "nfs_read_ops_per_s", "1/s", FS_MS_NFS,
 				      "avg(read_ops_per_s)", "NFS READ operations, mean rate over the mounts' samples"},
-	[FS_MD_NFS_READ_RTT_MS] = {FS_MD_NFS_READ_RTT_MS, "nfs_read_rtt_ms", "ms", FS_T_NFS,
+	[FS_MD_NFS_READ_RTT_MS] = {FS_MD_NFS_READ_RTT_MS, "nfs_read_rtt_ms", "ms", FS_MS_NFS,
 				   "sum(read_rtt_ms * read_ops_per_s) / nullif(sum(read_ops_per_s), 0)",
 				   "NFS READ round trip, weighted by READs (none: not valid)"},
-	[FS_MD_GPU_COUNT] = {FS_MD_GPU_COUNT, "gpu_count", "count", FS_T_GPU, "nullif(count(DISTINCT gpu), 0)",
+	[FS_MD_GPU_COUNT] = {FS_MD_GPU_COUNT, "gpu_count", "count", FS_MS_GPU, "nullif(count(DISTINCT gpu), 0)",
 			     "GPUs sampled (none: not valid)"},
-	[FS_MD_GPU_UTIL_PCT] = {FS_MD_GPU_UTIL_PCT, "gpu_util_pct", "%", FS_T_GPU, "avg(util_pct)",
+	[FS_MD_GPU_UTIL_PCT] = {FS_MD_GPU_UTIL_PCT, "gpu_util_pct", "%", FS_MS_GPU, "avg(util_pct)",
 				"GPU busy (NVML utilization), mean over all GPUs' samples"},
-	[FS_MD_GPU_MEM_USED_MAX_BYTES] = {FS_MD_GPU_MEM_USED_MAX_BYTES, "gpu_mem_used_max_bytes", "bytes", FS_T_GPU,
+	[FS_MD_GPU_MEM_USED_MAX_BYTES] = {FS_MD_GPU_MEM_USED_MAX_BYTES, "gpu_mem_used_max_bytes", "bytes", FS_MS_GPU,
 					  "max(mem_used_bytes)", "the most memory used on one GPU"},
 	[FS_MD_GPU_PCIE_RX_MAX_BYTES_PER_S] = {FS_MD_GPU_PCIE_RX_MAX_BYTES_PER_S, "gpu_pcie_rx_max_bytes_per_s", "B/s",
-					       FS_T_GPU, "max(pcie_rx_bytes_per_s)",
+					       FS_MS_GPU, "max(pcie_rx_bytes_per_s)",
 					       "the highest PCIe receive rate of one GPU"},
+	[FS_MD_CGROUP_CPU_QUOTA_CORES] = {FS_MD_CGROUP_CPU_QUOTA_CORES, "cgroup_cpu_quota_cores", "cores", FS_MS_CGROUP,
+					  "max(cpu_quota_cores)", "the job's cgroup CPU quota (cpu.max, cfs_quota/period), largest"},
+	[FS_MD_CGROUP_THROTTLED_PCT] = {FS_MD_CGROUP_THROTTLED_PCT, "cgroup_throttled_pct", "%", FS_MS_CGROUP,
+					"avg(throttled_pct)", "the job's cgroup's periods throttled by its quota, mean"},
+	[FS_MD_CGROUP_MEM_LIMIT_BYTES] = {FS_MD_CGROUP_MEM_LIMIT_BYTES, "cgroup_mem_limit_bytes", "bytes", FS_MS_CGROUP,
+					  "max(mem_limit_bytes)", "the job's cgroup memory limit"},
+	[FS_MD_CGROUP_MEM_USAGE_MAX_BYTES] = {FS_MD_CGROUP_MEM_USAGE_MAX_BYTES, "cgroup_mem_usage_max_bytes", "bytes",
+					      FS_MS_CGROUP, "max(mem_usage_bytes)", "the job's cgroup memory use, largest"},
+	[FS_MD_TICKS_COUNT] = {FS_MD_TICKS_COUNT, "ticks_count", "count", FS_MS_TICKS, "nullif(count(*), 0)",
+			       "samples taken (ticks; none: not valid)"},
+	[FS_MD_RECORDED_S] = {FS_MD_RECORDED_S, "recorded_s", "s", FS_MS_TICKS, "sum(dt_s)",
+			      "time the samples cover: the sum of the ticks' lengths"},
+	[FS_MD_FIRST_TICK_S] = {FS_MD_FIRST_TICK_S, "first_tick_s", "s", FS_MS_TICKS, "min(t)", "the first sample's t"},
+	[FS_MD_LAST_TICK_S] = {FS_MD_LAST_TICK_S, "last_tick_s", "s", FS_MS_TICKS, "max(t)", "the last sample's t"},
+	[FS_MD_NET_RX_BYTES_PER_S] = {FS_MD_NET_RX_BYTES_PER_S, "net_rx_bytes_per_s", "B/s", FS_MS_NET_TICKS, "avg(rx)",
+				      "received on every interface but lo, mean of the ticks' sums"},
+	[FS_MD_NET_TX_BYTES_PER_S] = {FS_MD_NET_TX_BYTES_PER_S, "net_tx_bytes_per_s", "B/s", FS_MS_NET_TICKS, "avg(tx)",
+				      "sent on every interface but lo, mean of the ticks' sums"},
+	[FS_MD_JOB_PROCS_MAX] = {FS_MD_JOB_PROCS_MAX, "job_procs_max", "count", FS_MS_JOB_TICKS, "max(procs)",
+				 "the job's processes, most at once"},
+	[FS_MD_JOB_PROCS_MEAN] = {FS_MD_JOB_PROCS_MEAN, "job_procs_mean", "count", FS_MS_JOB_TICKS, "avg(procs)",
+				  "the job's processes, mean over ticks"},
+	[FS_MD_JOB_THREADS_MAX] = {FS_MD_JOB_THREADS_MAX, "job_threads_max", "count", FS_MS_JOB_TICKS, "max(threads)",
+				   "the job's threads, most at once"},
+	[FS_MD_JOB_THREADS_MEAN] = {FS_MD_JOB_THREADS_MEAN, "job_threads_mean", "count", FS_MS_JOB_TICKS,
+				    "avg(threads)", "the job's threads, mean over ticks"},
+	[FS_MD_JOB_THREADS_RUNNING_MEAN] = {FS_MD_JOB_THREADS_RUNNING_MEAN, "job_threads_running_mean", "count",
+					    FS_MS_JOB_TICKS, "avg(run)", "the job's threads running or runnable (R), mean"},
+	[FS_MD_JOB_THREADS_BLOCKED_MEAN] = {FS_MD_JOB_THREADS_BLOCKED_MEAN, "job_threads_blocked_mean", "count",
+					    FS_MS_JOB_TICKS, "avg(blk)", "the job's threads blocked in I/O (D), mean"},
+	[FS_MD_JOB_THREADS_SLEEPING_MEAN] = {FS_MD_JOB_THREADS_SLEEPING_MEAN, "job_threads_sleeping_mean", "count",
+					     FS_MS_JOB_TICKS, "avg(slp)", "the job's threads sleeping (S), mean"},
+	[FS_MD_JOB_CPU_PCT] = {FS_MD_JOB_CPU_PCT, "job_cpu_pct", "%", FS_MS_JOB_TICKS, "avg(cpu)",
+			       "the job's CPU use, % of one core, mean over ticks of the sum over processes"},
+	[FS_MD_THREADS_RUNNING_PCT] = {FS_MD_THREADS_RUNNING_PCT, "threads_running_pct", "%", FS_MS_JOB,
+				       "100.0 * sum(running) / nullif(sum(tot), 0)", "the job's thread samples running (R)"},
+	[FS_MD_THREADS_BLOCKED_PCT] = {FS_MD_THREADS_BLOCKED_PCT, "threads_blocked_pct", "%", FS_MS_JOB,
+				       "100.0 * sum(blocked_io) / nullif(sum(tot), 0)",
+				       "the job's thread samples blocked in I/O (D)"},
+	[FS_MD_THREADS_SLEEPING_PCT] = {FS_MD_THREADS_SLEEPING_PCT, "threads_sleeping_pct", "%", FS_MS_JOB,
+					"100.0 * sum(sleeping) / nullif(sum(tot), 0)", "the job's thread samples sleeping (S)"},
+	[FS_MD_THREADS_OTHER_PCT] = {FS_MD_THREADS_OTHER_PCT, "threads_other_pct", "%", FS_MS_JOB,
+				     "100.0 * sum(coalesce(other, 0)) / nullif(sum(tot), 0)",
+				     "the job's thread samples in another state (stopped, zombie, idle kernel)"},
+	[FS_MD_WORKER_THREADS_RUNNING_PCT] = {FS_MD_WORKER_THREADS_RUNNING_PCT, "worker_threads_running_pct", "%",
+					      FS_MS_JOB, "100.0 * sum(w * running) / nullif(sum(w * tot), 0)",
+					      "DataLoader workers' thread samples running (R)"},
+	[FS_MD_WORKER_THREADS_BLOCKED_PCT] = {FS_MD_WORKER_THREADS_BLOCKED_PCT, "worker_threads_blocked_pct", "%",
+					      FS_MS_JOB, "100.0 * sum(w * blocked_io) / nullif(sum(w * tot), 0)",
+					      "DataLoader workers' thread samples blocked in I/O (D)"},
+	[FS_MD_WORKER_THREADS_SLEEPING_PCT] = {FS_MD_WORKER_THREADS_SLEEPING_PCT, "worker_threads_sleeping_pct", "%",
+					       FS_MS_JOB, "100.0 * sum(w * sleeping) / nullif(sum(w * tot), 0)",
+					       "DataLoader workers' thread samples sleeping (S)"},
+	[FS_MD_JOB_READ_BYTES] = {FS_MD_JOB_READ_BYTES, "job_read_bytes", "bytes", FS_MS_JOB, "sum(read_bytes_per_s * dt)",
+				  "the job's processes' reads from storage (read_bytes), total"},
+	[FS_MD_JOB_RCHAR_BYTES] = {FS_MD_JOB_RCHAR_BYTES, "job_rchar_bytes", "bytes", FS_MS_JOB, "sum(rchar_per_s * dt)",
+				   "the job's processes' bytes through read calls (rchar), total"},
 };
+
+/* Keyed: a row per device, interface, loader, phase name, process group. */
+const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
+	[FS_MDK_DISK_READ_BYTES] = {FS_MDK_DISK_READ_BYTES, "disk_read_bytes", "bytes", FS_MS_DISK,
+				    "sum(read_bytes_per_s * dt)", "the device's bytes read, total"},
+	[FS_MDK_DISK_WRITE_BYTES] = {FS_MDK_DISK_WRITE_BYTES, "disk_write_bytes", "bytes", FS_MS_DISK,
+				     "sum(write_bytes_per_s * dt)", "the device's bytes written, total"},
+	[FS_MDK_DISK_READ_BYTES_PER_S] = {FS_MDK_DISK_READ_BYTES_PER_S, "disk_read_bytes_per_s", "B/s", FS_MS_DISK,
+					  "avg(read_bytes_per_s)", "the device's read rate, mean"},
+	[FS_MDK_DISK_WRITE_BYTES_PER_S] = {FS_MDK_DISK_WRITE_BYTES_PER_S, "disk_write_bytes_per_s", "B/s", FS_MS_DISK,
+					   "avg(write_bytes_per_s)", "the device's write rate, mean"},
+	[FS_MDK_DISK_RW_BYTES_PER_S] = {FS_MDK_DISK_RW_BYTES_PER_S, "disk_rw_bytes_per_s", "B/s", FS_MS_DISK,
+					"avg(read_bytes_per_s + write_bytes_per_s)", "the device's read + write rate, mean"},
+	[FS_MDK_DISK_READS_PER_S] = {FS_MDK_DISK_READS_PER_S, "disk_reads_per_s", "1/s", FS_MS_DISK, "avg(reads_per_s)",
+				     "the device's read requests completed (IOPS), mean"},
+	[FS_MDK_DISK_READ_REQ_BYTES] = {FS_MDK_DISK_READ_REQ_BYTES, "disk_read_req_bytes", "bytes", FS_MS_DISK,
+					"sum(read_bytes_per_s * dt) / nullif(sum(reads_per_s * dt), 0)",
+					"the device's mean read request: bytes over requests"},
+	[FS_MDK_DISK_READ_AWAIT_MS] = {FS_MDK_DISK_READ_AWAIT_MS, "disk_read_await_ms", "ms", FS_MS_DISK,
+				       "sum(read_await_ms * reads_per_s) / nullif(sum(reads_per_s), 0)",
+				       "the device's read latency (queue + service), weighted by reads"},
+	[FS_MDK_DISK_UTIL_PCT] = {FS_MDK_DISK_UTIL_PCT, "disk_util_pct", "%", FS_MS_DISK, "avg(util_pct)",
+				  "the device's time busy (io_ticks), mean"},
+	[FS_MDK_DISK_UTIL_MAX_PCT] = {FS_MDK_DISK_UTIL_MAX_PCT, "disk_util_max_pct", "%", FS_MS_DISK, "max(util_pct)",
+				      "the device's time busy, highest tick"},
+	[FS_MDK_DISK_QUEUE_DEPTH] = {FS_MDK_DISK_QUEUE_DEPTH, "disk_queue_depth", "count", FS_MS_DISK,
+				     "avg(queue_depth)", "the device's requests in flight (time-weighted), mean"},
+	[FS_MDK_NIC_BYTES] = {FS_MDK_NIC_BYTES, "nic_bytes", "bytes", FS_MS_NIC,
+			      "sum((rx_bytes_per_s + tx_bytes_per_s) * dt)", "the interface's bytes received and sent, total"},
+	[FS_MDK_NIC_RX_BYTES_PER_S] = {FS_MDK_NIC_RX_BYTES_PER_S, "nic_rx_bytes_per_s", "B/s", FS_MS_NIC,
+				       "avg(rx_bytes_per_s)", "the interface's receive rate, mean"},
+	[FS_MDK_NIC_TX_BYTES_PER_S] = {FS_MDK_NIC_TX_BYTES_PER_S, "nic_tx_bytes_per_s", "B/s", FS_MS_NIC,
+				       "avg(tx_bytes_per_s)", "the interface's send rate, mean"},
+	[FS_MDK_NIC_SPEED_BYTES_PER_S] = {FS_MDK_NIC_SPEED_BYTES_PER_S, "nic_speed_bytes_per_s", "B/s", FS_MS_NIC,
+					  "max(speed_mbps) * 125000.0", "the interface's nominal link speed"},
+	[FS_MDK_LOADER_STEPS] = {FS_MDK_LOADER_STEPS, "loader_steps", "count", FS_MS_LOADER, "count(*)",
+				 "steps of the loader (all processes)"},
+	[FS_MDK_LOADER_EPOCHS] = {FS_MDK_LOADER_EPOCHS, "loader_epochs", "count", FS_MS_LOADER, "count(DISTINCT epoch)",
+				  "epochs of the loader"},
+	[FS_MDK_LOADER_WAIT_S] = {FS_MDK_LOADER_WAIT_S, "loader_wait_s", "s", FS_MS_LOADER, "sum(wait_s)",
+				  "time the loop waited for the loader's next batch, total"},
+	[FS_MDK_LOADER_COMPUTE_S] = {FS_MDK_LOADER_COMPUTE_S, "loader_compute_s", "s", FS_MS_LOADER, "sum(compute_s)",
+				     "time from a batch's arrival to the next request, total"},
+	[FS_MDK_LOADER_WAIT_SHARE] = {FS_MDK_LOADER_WAIT_SHARE, "loader_wait_share", "fraction", FS_MS_LOADER,
+				      "sum(wait_s) / nullif(sum(wait_s + compute_s), 0)",
+				      "waiting's share of step time (the verdict's input_wait bucket is of loop time)"},
+	[FS_MDK_PHASE_COUNT] = {FS_MDK_PHASE_COUNT, "phase_count", "count", FS_MS_PHASE, "count(*)",
+				"phases of that name"},
+	[FS_MDK_PHASE_TOTAL_S] = {FS_MDK_PHASE_TOTAL_S, "phase_total_s", "s", FS_MS_PHASE, "sum(t_end - t_start)",
+				  "phases of that name, total time"},
+	[FS_MDK_PROCS_SAMPLES] = {FS_MDK_PROCS_SAMPLES, "procs_samples", "count", FS_MS_PROCS, "count(*)",
+				  "process samples of the group"},
+	[FS_MDK_PROCS_BLOCKED_SAMPLES] = {FS_MDK_PROCS_BLOCKED_SAMPLES, "procs_blocked_samples", "count", FS_MS_PROCS,
+					  "sum(blocked_io > 0)", "of which a thread was blocked in I/O (D)"},
+	[FS_MDK_PROCS_RUNNING_SAMPLES] = {FS_MDK_PROCS_RUNNING_SAMPLES, "procs_running_samples", "count", FS_MS_PROCS,
+					  "sum(blocked_io = 0 AND running > 0)", "of which none was in D and one running (R)"},
+	[FS_MDK_PROCS_COUNT] = {FS_MDK_PROCS_COUNT, "procs_count", "count", FS_MS_PROCS, "count(DISTINCT pid)",
+				"distinct processes of the group"},
+	[FS_MDK_PROCS_CPU_S] = {FS_MDK_PROCS_CPU_S, "procs_cpu_s", "s", FS_MS_PROCS, "sum(cpu_pct * dt) / 100",
+				"the group's CPU time"},
+	[FS_MDK_PROCS_RUN_WAIT_S] = {FS_MDK_PROCS_RUN_WAIT_S, "procs_run_wait_s", "s", FS_MS_PROCS,
+				     "sum(run_wait_pct * dt) / 100", "the group's time runnable but waiting for a CPU"},
+	[FS_MDK_PROCS_RCHAR_BYTES] = {FS_MDK_PROCS_RCHAR_BYTES, "procs_rchar_bytes", "bytes", FS_MS_PROCS,
+				      "sum(rchar_per_s * dt)", "the group's bytes through read calls (rchar)"},
+	[FS_MDK_PROCS_READ_BYTES] = {FS_MDK_PROCS_READ_BYTES, "procs_read_bytes", "bytes", FS_MS_PROCS,
+				     "sum(read_bytes_per_s * dt)", "the group's reads from storage (read_bytes)"},
+	[FS_MDK_PROCS_ALIVE_S] = {FS_MDK_PROCS_ALIVE_S, "procs_alive_s", "s", FS_MS_PROCS, "sum(dt)",
+				  "process-seconds the group's processes were sampled alive"},
+	[FS_MDK_PROCS_MAJOR_FAULTS] = {FS_MDK_PROCS_MAJOR_FAULTS, "procs_major_faults", "count", FS_MS_PROCS,
+				       "sum(majflt_per_s * dt)", "the group's major page faults (mmap'd or swapped-in pages read)"},
+};
+
+static const struct fs_metricdef *defs_of(enum fs_md_source source, int *n)
+{
+	bool keyed = fs_md_sources[source].key != NULL;
+	*n = keyed ? FS_MDK__N : FS_MD__N;
+	return keyed ? fs_metricdefs_by : fs_metricdefs;
+}
 
 bool fs_metricdefs_valid(const struct fs_metric_values *mv, enum fs_md_id id)
 {
 	return (int)id >= 0 && (int)id < FS_MD__N && (mv->valid >> id & 1);
 }
 
-int fs_metricdefs_sql(enum fs_table_id table, int only, char *out, size_t cap)
+bool fs_metricdefs_row_valid(const struct fs_metric_row *r, enum fs_mdk_id id)
 {
+	return (int)id >= 0 && (int)id < FS_MDK__N && (r->valid >> id & 1);
+}
+
+int fs_metricdefs_sql(enum fs_md_source source, int only, char *out, size_t cap)
+{
+	if ((int)source < 0 || source >= FS_MS__N)
+		return 0;
+	const struct fs_md_sourcedef *src = &fs_md_sources[source];
+	int ndefs;
+	const struct fs_metricdef *defs = defs_of(source, &ndefs);
 	size_t n = 0;
 	int cols = 0;
-	for (int i = 0; i < FS_MD__N; i++) {
-		if (fs_metricdefs[i].table != table || (only >= 0 && i != only))
+	int w = snprintf(out, cap, "SELECT %s", src->key ? src->key : "");
+	if (w < 0 || (size_t)w >= cap)
+		return -1;
+	n = (size_t)w;
+	for (int i = 0; i < ndefs; i++) {
+		if (defs[i].source != source || (only >= 0 && i != only))
 			continue;
-		int w = snprintf(out + n, cap - n, "%s%s", cols ? ", " : "SELECT ", fs_metricdefs[i].expr);
+		w = snprintf(out + n, cap - n, "%s%s", cols || src->key ? ", " : "", defs[i].expr);
 		if (w < 0 || (size_t)w >= cap - n)
 			return -1;
 		n += (size_t)w;
@@ -83,7 +270,11 @@ int fs_metricdefs_sql(enum fs_table_id table, int only, char *out, size_t cap)
 	}
 	if (cols == 0)
 		return 0;
-	int w = snprintf(out + n, cap - n, " FROM %s WHERE t BETWEEN ?1 AND ?2", fs_tables[table].name);
+	if (src->key)
+		w = snprintf(out + n, cap - n, " FROM %s WHERE %s AND %s IS NOT NULL GROUP BY %s ORDER BY %s", src->from,
+			     src->where, src->key, src->key, src->key);
+	else
+		w = snprintf(out + n, cap - n, " FROM %s WHERE %s", src->from, src->where);
 	return w < 0 || (size_t)w >= cap - n ? -1 : cols;
 }
 
@@ -98,40 +289,91 @@ static bool has_table(struct fs_q *q, enum fs_table_id table)
 	return st != NULL;
 }
 
-/* Run table's query (all its definitions, or only `only`) and store its
- * row. Returns 1 when it ran, 0 when not recorded, -1 when it failed (in q). */
-static int run_one(struct fs_q *q, enum fs_table_id table, int only, struct fs_metric_values *out)
+/* Where one query's values go: a one-row load, or the rows of a keyed one. */
+struct dest {
+	struct fs_metric_values *one;
+	struct fs_metric_row *rows;
+	int cap, n;
+};
+
+static void reset_row(struct fs_metric_row *r)
+{
+	r->key[0] = '\0';
+	r->valid = 0;
+	for (int i = 0; i < FS_MDK__N; i++)
+		r->v[i] = NAN;
+}
+
+/* The row of key in d->rows (the rows come in key order from every query
+ * of the source, so a key is either the last one or new), or NULL when
+ * full. */
+static struct fs_metric_row *row_for(struct dest *d, const char *key)
+{
+	for (int i = d->n - 1; i >= 0; i--)
+		if (!strncmp(d->rows[i].key, key, sizeof d->rows[i].key - 1))
+			return &d->rows[i];
+	if (d->n >= d->cap)
+		return NULL;
+	struct fs_metric_row *r = &d->rows[d->n++];
+	reset_row(r);
+	snprintf(r->key, sizeof r->key, "%s", key);
+	return r;
+}
+
+/* Run source's query (all its definitions, or only `only`) and store its
+ * row(s). Returns 1 when it ran, 0 when not recorded, -1 when it failed
+ * (in q). */
+static int run_one(struct fs_q *q, enum fs_md_source source, int only, struct dest *d)
 {
 	char sql[2048];
-	if (fs_metricdefs_sql(table, only, sql, sizeof sql) <= 0)
+	if (fs_metricdefs_sql(source, only, sql, sizeof sql) <= 0)
 		return 0; /* no definition (cannot overflow: the table is fixed) */
 	long before = q->errors;
 	sqlite3_stmt *st = fs_q_prep(q, sql);
 	if (!st)
 		return q->errors > before ? -1 : 0;
-	if (fs_q_step(q, st)) {
-		int c = 0;
-		for (int i = 0; i < FS_MD__N; i++) {
-			if (fs_metricdefs[i].table != table || (only >= 0 && i != only))
+	int ndefs;
+	const struct fs_metricdef *defs = defs_of(source, &ndefs);
+	bool keyed = fs_md_sources[source].key != NULL;
+	while (fs_q_step(q, st)) {
+		double *v;
+		uint64_t *valid;
+		if (keyed) {
+			struct fs_metric_row *r = row_for(d, fs_q_col_text(st, 0));
+			if (!r)
 				continue;
-			out->v[i] = fs_q_col(st, c++);
-			if (!isnan(out->v[i]))
-				out->valid |= UINT64_C(1) << i;
+			v = r->v;
+			valid = &r->valid;
+		} else {
+			v = d->one->v;
+			valid = &d->one->valid;
 		}
+		int c = keyed ? 1 : 0;
+		for (int i = 0; i < ndefs; i++) {
+			if (defs[i].source != source || (only >= 0 && i != only))
+				continue;
+			v[i] = fs_q_col(st, c++);
+			if (!isnan(v[i]))
+				*valid |= UINT64_C(1) << i;
+		}
+		if (!keyed)
+			break;
 	}
 	sqlite3_finalize(st);
 	return q->errors > before ? -1 : 1;
 }
 
-/* Table's definitions: one query; when the file lacks a column one of
+/* Source's definitions: one query; when the file lacks a column one of
  * them reads (an older feedscope), each alone, so the others still count. */
-static void load_table(struct fs_q *q, enum fs_table_id table, struct fs_metric_values *out)
+static void load_source(struct fs_q *q, enum fs_md_source source, struct dest *d)
 {
-	if (run_one(q, table, -1, out) != 0 || !has_table(q, table))
+	if (run_one(q, source, -1, d) != 0 || !has_table(q, fs_md_sources[source].table))
 		return;
-	for (int i = 0; i < FS_MD__N; i++)
-		if (fs_metricdefs[i].table == table)
-			run_one(q, table, i, out);
+	int ndefs;
+	const struct fs_metricdef *defs = defs_of(source, &ndefs);
+	for (int i = 0; i < ndefs; i++)
+		if (defs[i].source == source)
+			run_one(q, source, i, d);
 }
 
 static void reset(struct fs_metric_values *out)
@@ -145,9 +387,10 @@ int fs_metricdefs_load_from(struct fs_q *q, uint32_t mask, struct fs_metric_valu
 {
 	reset(out);
 	long before = q->errors;
-	for (int t = 0; t < FS_T__COUNT; t++)
-		if (mask & FS_MD_FROM(t))
-			load_table(q, (enum fs_table_id)t, out);
+	struct dest d = {.one = out};
+	for (int s = 0; s < FS_MS__N; s++)
+		if ((mask & FS_MD_FROM(s)) && !fs_md_sources[s].key)
+			load_source(q, (enum fs_md_source)s, &d);
 	if (q->errors == before)
 		return 0;
 	reset(out); /* nothing of a file that failed a query is kept as valid */
@@ -157,7 +400,44 @@ int fs_metricdefs_load_from(struct fs_q *q, uint32_t mask, struct fs_metric_valu
 int fs_metricdefs_load(struct fs_q *q, struct fs_metric_values *out)
 {
 	uint32_t mask = 0;
-	for (int i = 0; i < FS_MD__N; i++)
-		mask |= FS_MD_FROM(fs_metricdefs[i].table);
+	for (int s = 0; s < FS_MS__N; s++)
+		mask |= FS_MD_FROM(s);
 	return fs_metricdefs_load_from(q, mask, out);
+}
+
+int fs_metricdefs_load_keyed(struct fs_q *q, enum fs_md_source source, struct fs_metric_row *out, int cap)
+{
+	if ((int)source < 0 || source >= FS_MS__N || !fs_md_sources[source].key || cap <= 0)
+		return 0;
+	long before = q->errors;
+	struct dest d = {.rows = out, .cap = cap};
+	load_source(q, source, &d);
+	return q->errors == before ? d.n : -1;
+}
+
+static double or0(const struct fs_metric_row *r, int id)
+{
+	return (r->valid >> id & 1) ? r->v[id] : 0;
+}
+
+static double moved(const struct fs_metric_row *r)
+{
+	return or0(r, FS_MDK_DISK_READ_BYTES) + or0(r, FS_MDK_DISK_WRITE_BYTES) + or0(r, FS_MDK_NIC_BYTES);
+}
+
+bool fs_metricdefs_active(const struct fs_metric_row *r)
+{
+	return moved(r) > 0 || or0(r, FS_MDK_DISK_UTIL_MAX_PCT) > 0;
+}
+
+int fs_metricdefs_busier(const void *a, const void *b)
+{
+	const struct fs_metric_row *x = a, *y = b;
+	double bx = moved(x), by = moved(y);
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	double ux = or0(x, FS_MDK_DISK_UTIL_MAX_PCT), uy = or0(y, FS_MDK_DISK_UTIL_MAX_PCT);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	return strcmp(x->key, y->key);
 }

@@ -1,14 +1,23 @@
-/* metricdefs.h - the machine-wide figures, each defined once.
+/* metricdefs.h - every figure read out of a run file, each defined once.
  *
- * One const table (metricdefs.c) says, for every figure of the machine
- * (cpu, psi, mem, tcp, nfs, gpu tables), its name, unit, source table, the
- * SQL aggregate over that table's rows and what it means. The summary and
- * the metrics both read these figures through fs_metricdefs_load, so a
- * figure has one formula (docs/verdicts.md, "Metric definitions", lists
- * them; tests/unit/test_metricdefs.c pins each against a golden run file).
- *
- * Per-device disk figures, the network interface, the job's processes,
- * steps and phases are not here (metrics.c, summary.c).
+ * Two const tables of one kind (metricdefs.c) say, for each figure, its
+ * name, unit, source and the SQL aggregate over the source's rows, and
+ * what it means:
+ *   fs_metricdefs     one value per window: the machine (cpu, psi, mem,
+ *                     tcp, nfs, gpu, cgroup), the ticks, and the job's
+ *                     processes taken together;
+ *   fs_metricdefs_by  one value per key and window: per disk device, per
+ *                     network interface, per loader (steps), per phase
+ *                     name, per group of the job's processes (the trainer,
+ *                     its children, the rest).
+ * A source is a run-file table, or a view over one (the ticks' lengths
+ * joined in, interfaces summed per tick, ...), and the window's condition
+ * on it. The summary, the metrics (verdict, report) and `watch` read these
+ * figures only through fs_metricdefs_load*, so a figure has one formula
+ * (docs/verdicts.md section 6 lists them; tests/unit/test_metricdefs.c pins
+ * them against golden run files). What the accounting makes of the steps
+ * and phases of each training process (loops.c) is analysis, not a figure
+ * of a table, and is not here.
  */
 #ifndef FS_METRICDEFS_H
 #define FS_METRICDEFS_H
@@ -19,6 +28,39 @@
 
 #include "analysis/query.h"
 #include "store/schema.h"
+
+/* Where a definition's rows come from. */
+enum fs_md_source {
+	FS_MS_CPU,
+	FS_MS_PSI,
+	FS_MS_MEM,
+	FS_MS_TCP,
+	FS_MS_NFS,
+	FS_MS_GPU,
+	FS_MS_CGROUP,
+	FS_MS_TICKS,
+	FS_MS_NET_TICKS,  /* per tick: every interface but lo, summed */
+	FS_MS_JOB_TICKS,  /* per tick: the job's processes, summed */
+	FS_MS_JOB,        /* the job's process samples, with their tick's length */
+	/* keyed: a row per key */
+	FS_MS_DISK,       /* by device, with the tick's length */
+	FS_MS_NIC,        /* by interface (lo apart), with the tick's length */
+	FS_MS_LOADER,     /* steps by loader */
+	FS_MS_PHASE,      /* phases by name (a phase counts when it overlaps the window) */
+	FS_MS_PROCS,      /* process samples by group: main (pid ?3), children (ppid ?3), others */
+	FS_MS__N
+};
+
+struct fs_md_sourcedef {
+	enum fs_md_source id;
+	const char *name;     /* as docs/verdicts.md names it */
+	enum fs_table_id table; /* the table it reads (its absence: not recorded) */
+	const char *from;     /* SQL after FROM */
+	const char *where;    /* the window (?1..?2) on it */
+	const char *key;      /* NULL, or the column a row per value of is made for */
+};
+
+extern const struct fs_md_sourcedef fs_md_sources[FS_MS__N];
 
 enum fs_md_id {
 	FS_MD_CPU_BUSY_PCT,
@@ -44,56 +86,144 @@ enum fs_md_id {
 	FS_MD_GPU_UTIL_PCT,
 	FS_MD_GPU_MEM_USED_MAX_BYTES,
 	FS_MD_GPU_PCIE_RX_MAX_BYTES_PER_S,
+	FS_MD_CGROUP_CPU_QUOTA_CORES,
+	FS_MD_CGROUP_THROTTLED_PCT,
+	FS_MD_CGROUP_MEM_LIMIT_BYTES,
+	FS_MD_CGROUP_MEM_USAGE_MAX_BYTES,
+	FS_MD_TICKS_COUNT,
+	FS_MD_RECORDED_S,
+	FS_MD_FIRST_TICK_S,
+	FS_MD_LAST_TICK_S,
+	FS_MD_NET_RX_BYTES_PER_S,
+	FS_MD_NET_TX_BYTES_PER_S,
+	FS_MD_JOB_PROCS_MAX,
+	FS_MD_JOB_PROCS_MEAN,
+	FS_MD_JOB_THREADS_MAX,
+	FS_MD_JOB_THREADS_MEAN,
+	FS_MD_JOB_THREADS_RUNNING_MEAN,
+	FS_MD_JOB_THREADS_BLOCKED_MEAN,
+	FS_MD_JOB_THREADS_SLEEPING_MEAN,
+	FS_MD_JOB_CPU_PCT,
+	FS_MD_THREADS_RUNNING_PCT,
+	FS_MD_THREADS_BLOCKED_PCT,
+	FS_MD_THREADS_SLEEPING_PCT,
+	FS_MD_THREADS_OTHER_PCT,
+	FS_MD_WORKER_THREADS_RUNNING_PCT,
+	FS_MD_WORKER_THREADS_BLOCKED_PCT,
+	FS_MD_WORKER_THREADS_SLEEPING_PCT,
+	FS_MD_JOB_READ_BYTES,
+	FS_MD_JOB_RCHAR_BYTES,
 	FS_MD__N
 };
 
-/* One definition: the value is `SELECT expr FROM table WHERE t BETWEEN
- * ?1 AND ?2` (the window of the struct fs_q). unit is one of "%",
- * "bytes", "B/s", "1/s", "fraction", "count", "ms"; the name is the key
- * the verdict's JSON uses for it where it has one. */
+enum fs_mdk_id {
+	FS_MDK_DISK_READ_BYTES,
+	FS_MDK_DISK_WRITE_BYTES,
+	FS_MDK_DISK_READ_BYTES_PER_S,
+	FS_MDK_DISK_WRITE_BYTES_PER_S,
+	FS_MDK_DISK_RW_BYTES_PER_S,
+	FS_MDK_DISK_READS_PER_S,
+	FS_MDK_DISK_READ_REQ_BYTES,
+	FS_MDK_DISK_READ_AWAIT_MS,
+	FS_MDK_DISK_UTIL_PCT,
+	FS_MDK_DISK_UTIL_MAX_PCT,
+	FS_MDK_DISK_QUEUE_DEPTH,
+	FS_MDK_NIC_BYTES,
+	FS_MDK_NIC_RX_BYTES_PER_S,
+	FS_MDK_NIC_TX_BYTES_PER_S,
+	FS_MDK_NIC_SPEED_BYTES_PER_S,
+	FS_MDK_LOADER_STEPS,
+	FS_MDK_LOADER_EPOCHS,
+	FS_MDK_LOADER_WAIT_S,
+	FS_MDK_LOADER_COMPUTE_S,
+	FS_MDK_LOADER_WAIT_SHARE,
+	FS_MDK_PHASE_COUNT,
+	FS_MDK_PHASE_TOTAL_S,
+	FS_MDK_PROCS_SAMPLES,
+	FS_MDK_PROCS_BLOCKED_SAMPLES,
+	FS_MDK_PROCS_RUNNING_SAMPLES,
+	FS_MDK_PROCS_COUNT,
+	FS_MDK_PROCS_CPU_S,
+	FS_MDK_PROCS_RUN_WAIT_S,
+	FS_MDK_PROCS_RCHAR_BYTES,
+	FS_MDK_PROCS_READ_BYTES,
+	FS_MDK_PROCS_ALIVE_S,
+	FS_MDK_PROCS_MAJOR_FAULTS,
+	FS_MDK__N
+};
+
+/* One definition: the value is `SELECT expr FROM <source> WHERE <window>`
+ * (GROUP BY its key for a keyed source). unit is one of "%", "bytes",
+ * "B/s", "1/s", "fraction", "count", "ms", "s", "cores"; the name carries
+ * it and is the key the verdict's JSON uses for it where it has one. id is
+ * an enum fs_md_id (fs_metricdefs) or fs_mdk_id (fs_metricdefs_by). */
 struct fs_metricdef {
-	enum fs_md_id id;
-	const char *name;    /* snake_case, unit in the name: "cpu_busy_pct" */
+	int id;
+	const char *name;
 	const char *unit;
-	enum fs_table_id table;
-	const char *expr;    /* an SQL aggregate over the table's columns */
+	enum fs_md_source source;
+	const char *expr;    /* an SQL aggregate over the source's columns */
 	const char *meaning; /* one line */
 };
 
-/* The table, indexed by id (fs_metricdefs[i].id == i). */
+/* The tables, indexed by id. */
 extern const struct fs_metricdef fs_metricdefs[FS_MD__N];
+extern const struct fs_metricdef fs_metricdefs_by[FS_MDK__N];
 
 /* The values of one load. v[id] is NaN unless bit id of valid is set:
- * valid = the source table is in the run file and the aggregate was not
+ * valid = the source's table is in the run file and the aggregate was not
  * NULL (no rows in the window, or none with the columns it reads). */
 struct fs_metric_values {
 	double v[FS_MD__N];
 	uint64_t valid;
 };
 
-/* A bit per source table for fs_metricdefs_load_from. */
-#define FS_MD_FROM(table) (UINT32_C(1) << (table))
+/* One key's values (fs_metricdefs_load_keyed). */
+struct fs_metric_row {
+	char key[64];
+	double v[FS_MDK__N];
+	uint64_t valid;
+};
 
-/* Whether id was loaded (bit id of mv->valid). */
+/* A bit per source for fs_metricdefs_load_from. */
+#define FS_MD_FROM(source) (UINT32_C(1) << (source))
+
+/* Whether id was loaded (bit id of valid). */
 bool fs_metricdefs_valid(const struct fs_metric_values *mv, enum fs_md_id id);
+bool fs_metricdefs_row_valid(const struct fs_metric_row *r, enum fs_mdk_id id);
 
-/* The SQL the loader runs for table: its definitions as columns in id
- * order, or only definition `only` (only < 0: all). Returns how many
- * columns it has (0: none of the definitions is of that table), or -1 when
- * it does not fit in out[cap]. */
-int fs_metricdefs_sql(enum fs_table_id table, int only, char *out, size_t cap);
+/* The SQL the loader runs for source: its definitions as columns in id
+ * order (after the key for a keyed source), or only definition `only`
+ * (only < 0: all). Returns how many definitions it has (0: none of that
+ * source), or -1 when it does not fit in out[cap]. */
+int fs_metricdefs_sql(enum fs_md_source source, int only, char *out, size_t cap);
 
-/* Load the definitions of the tables in mask (FS_MD_FROM bits) within q's
- * window ?1..?2, one query per table; out is reset first (every value NaN,
- * none valid). A table the run file lacks leaves its ids not valid; a
- * column it lacks (an older feedscope) leaves only the definitions that
- * read it not valid. Returns 0, or -1 when one of its queries failed (a
- * damaged file, an I/O error): then recorded in q (fs_q_failed), and no id
- * is valid.
- * Nothing is allocated. */
+/* Load the one-row definitions of the sources in mask (FS_MD_FROM bits)
+ * within q's window ?1..?2, one query per source; out is reset first
+ * (every value NaN, none valid). A table the run file lacks leaves its ids
+ * not valid; a column it lacks (an older feedscope) leaves only the
+ * definitions that read it not valid. Returns 0, or -1 when one of its
+ * queries failed (a damaged file, an I/O error): then recorded in q
+ * (fs_q_failed), and no id is valid. Nothing is allocated. */
 int fs_metricdefs_load_from(struct fs_q *q, uint32_t mask, struct fs_metric_values *out);
 
-/* fs_metricdefs_load_from with every table of the definitions. */
+/* fs_metricdefs_load_from with every one-row source. */
 int fs_metricdefs_load(struct fs_q *q, struct fs_metric_values *out);
+
+/* The keyed source's rows within q's window, ordered by key, at most cap
+ * of them into out. Returns how many (0: not recorded, or no rows), or -1
+ * when a query failed (recorded in q; nothing is kept). A key longer than
+ * out->key is cut. */
+int fs_metricdefs_load_keyed(struct fs_q *q, enum fs_md_source source, struct fs_metric_row *out, int cap);
+
+/* The one order of "busiest" (summary's disk list, watch's disk, the
+ * network interface shown): more bytes moved first (FS_MDK_DISK_READ_BYTES
+ * + WRITE_BYTES, or FS_MDK_NIC_BYTES), then the higher peak utilization;
+ * then the key. For qsort over struct fs_metric_row. */
+int fs_metricdefs_busier(const void *a, const void *b);
+
+/* Whether row r moved anything or was ever busy (the summary lists no idle
+ * device). */
+bool fs_metricdefs_active(const struct fs_metric_row *r);
 
 #endif

@@ -76,7 +76,7 @@ static void load_knobs(struct fs_q *q, struct fs_metrics *m)
 static void load_gpu(struct fs_q *q, struct fs_metrics *m)
 {
 	struct fs_metric_values mv; /* the gpu table's definitions (metricdefs.c) */
-	fs_metricdefs_load_from(q, FS_MD_FROM(FS_T_GPU), &mv);
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_GPU), &mv);
 	double n = mv.v[FS_MD_GPU_COUNT], busy = mv.v[FS_MD_GPU_UTIL_PCT];
 	m->have_gpu = n > 0 && !isnan(busy);
 	m->ngpus = to_int(n, 0);
@@ -87,18 +87,19 @@ static void load_gpu(struct fs_q *q, struct fs_metrics *m)
 	       " WHERE p.name = 'checkpoint' AND g.t BETWEEN ?1 AND ?2", 1, &m->gpu_busy_in_checkpoints);
 }
 
-/* Fill s from one group's sums (see load_job's query). */
-static void set_states(struct fs_states *s, sqlite3_stmt *st, double time_s)
+/* Fill s from one group's row (FS_MS_PROCS), time_s the ticks' time. */
+static void set_states(struct fs_states *s, const struct fs_metric_row *r, double time_s)
 {
-	double n = fs_q_col(st, 1), blocked = fs_q_col(st, 2), running = fs_q_col(st, 3);
+	const double *v = r->v;
+	double n = v[FS_MDK_PROCS_SAMPLES];
 	memset(s, 0, sizeof *s);
 	s->samples = to_count(n);
-	s->procs = to_count(fs_q_col(st, 4));
-	s->blocked = blocked / n;
-	s->running = running / n;
+	s->procs = to_count(v[FS_MDK_PROCS_COUNT]);
+	s->blocked = v[FS_MDK_PROCS_BLOCKED_SAMPLES] / n;
+	s->running = v[FS_MDK_PROCS_RUNNING_SAMPLES] / n;
 	s->sleeping = 1 - s->blocked - s->running;
-	s->cpu_cores = time_s > 0 ? fs_q_col(st, 5) / 100 / time_s : NAN;
-	s->run_wait = time_s > 0 ? fs_q_col(st, 6) / 100 / time_s : NAN;
+	s->cpu_cores = time_s > 0 ? v[FS_MDK_PROCS_CPU_S] / time_s : NAN;
+	s->run_wait = time_s > 0 ? v[FS_MDK_PROCS_RUN_WAIT_S] / time_s : NAN;
 }
 
 static void no_states(struct fs_states *s)
@@ -107,56 +108,53 @@ static void no_states(struct fs_states *s)
 	s->blocked = s->running = s->sleeping = s->cpu_cores = s->run_wait = NAN;
 }
 
-/* One pass over the job's process samples, grouped: 0 the process running
- * the loop (or the job's main process), 1 its children (the loaders), 2 the
- * rest. A process sample is blocked if a thread is in D, else running if
+static double value_or0(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+/* The job's process samples by group (FS_MS_PROCS: the process running
+ * the loop, or the job's main process; its children, the loaders; the
+ * rest). A process sample is blocked if a thread is in D, else running if
  * one is in R, else sleeping. */
 static void load_job(struct fs_q *q, struct fs_metrics *m)
 {
-	double time_s;
-	fs_q_row(q, "SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2 AND dt_s IS NOT NULL", 1, &time_s);
-	sqlite3_stmt *st = fs_q_prep(q,
-		"SELECT CASE WHEN p.pid = ?3 THEN 0 WHEN p.ppid = ?3 THEN 1 ELSE 2 END AS g, count(*),"
-		" sum(p.blocked_io > 0), sum(p.blocked_io = 0 AND p.running > 0), count(DISTINCT p.pid),"
-		" sum(p.cpu_pct * k.dt_s), sum(p.run_wait_pct * k.dt_s), sum(p.rchar_per_s * k.dt_s),"
-		" sum(p.read_bytes_per_s * k.dt_s), sum(k.dt_s), sum(p.majflt_per_s * k.dt_s)"
-		" FROM proc p JOIN ticks k ON k.t = p.t WHERE p.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL"
-		" GROUP BY g");
-	double rchar[3] = {NAN, NAN, NAN}, rbytes[3] = {NAN, NAN, NAN}, alive[3] = {NAN, NAN, NAN};
-	double majflt[3] = {NAN, NAN, NAN};
+	struct fs_metric_values mv;
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_TICKS) | FS_MD_FROM(FS_MS_CGROUP), &mv);
+	double time_s = mv.v[FS_MD_RECORDED_S];
+	m->cg_quota_cores = mv.v[FS_MD_CGROUP_CPU_QUOTA_CORES];
+	m->cg_throttled_pct = mv.v[FS_MD_CGROUP_THROTTLED_PCT];
+	m->cg_mem_limit_bytes = mv.v[FS_MD_CGROUP_MEM_LIMIT_BYTES];
+	m->cg_mem_usage_max_bytes = mv.v[FS_MD_CGROUP_MEM_USAGE_MAX_BYTES];
+	struct fs_metric_row rows[3];
+	int n = fs_metricdefs_load_keyed(q, FS_MS_PROCS, rows, 3);
+	const struct fs_metric_row *main = NULL, *children = NULL;
 	double cpu = 0, read = 0;
 	no_states(&m->main);
 	no_states(&m->loaders);
-	while (fs_q_step(q, st)) {
-		int g = sqlite3_column_int(st, 0);
+	for (int i = 0; i < n; i++) {
 		m->have_job = true;
-		if (g == 0)
-			set_states(&m->main, st, time_s);
-		else if (g == 1)
-			set_states(&m->loaders, st, time_s);
-		rchar[g] = fs_q_col(st, 7);
-		rbytes[g] = fs_q_col(st, 8);
-		alive[g] = fs_q_col(st, 9);
-		majflt[g] = fs_q_col(st, 10);
-		cpu += isnan(fs_q_col(st, 5)) ? 0 : fs_q_col(st, 5);
-		read += isnan(fs_q_col(st, 8)) ? 0 : fs_q_col(st, 8);
+		if (!strcmp(rows[i].key, "main"))
+			set_states(&m->main, main = &rows[i], time_s);
+		else if (!strcmp(rows[i].key, "children"))
+			set_states(&m->loaders, children = &rows[i], time_s);
+		cpu += value_or0(rows[i].v[FS_MDK_PROCS_CPU_S]);
+		read += value_or0(rows[i].v[FS_MDK_PROCS_READ_BYTES]);
 	}
-	sqlite3_finalize(st);
 	if (!m->have_job)
 		return;
 	m->loaders_are_main = m->loaders.samples == 0;
 	if (m->loaders_are_main)
 		m->loaders = m->main;
-	int lg = m->loaders_are_main ? 0 : 1;
-	m->loader_rchar_bytes = rchar[lg];
-	m->loader_read_bytes = rbytes[lg];
-	m->loader_time_s = alive[lg];
-	m->loader_majflt = majflt[lg];
+	const struct fs_metric_row *lg = m->loaders_are_main ? main : children;
+	if (lg) {
+		m->loader_rchar_bytes = lg->v[FS_MDK_PROCS_RCHAR_BYTES];
+		m->loader_read_bytes = lg->v[FS_MDK_PROCS_READ_BYTES];
+		m->loader_time_s = lg->v[FS_MDK_PROCS_ALIVE_S];
+		m->loader_majflt = lg->v[FS_MDK_PROCS_MAJOR_FAULTS];
+	}
 	m->job_read_bytes = read;
-	m->job_cpu_cores = time_s > 0 ? cpu / 100 / time_s : NAN;
-	fs_q_row(q, "SELECT max(cpu_quota_cores), avg(throttled_pct), max(mem_limit_bytes), max(mem_usage_bytes)"
-	       " FROM cgroup WHERE t BETWEEN ?1 AND ?2",
-	    4, &m->cg_quota_cores, &m->cg_throttled_pct, &m->cg_mem_limit_bytes, &m->cg_mem_usage_max_bytes);
+	m->job_cpu_cores = time_s > 0 ? cpu / time_s : NAN;
 }
 
 /* SQL for the pids of the loaders (the trainer ?3's children, or the
@@ -216,19 +214,25 @@ static void load_classes(struct fs_q *q, struct fs_metrics *m)
 		 &m->loader_file_read_bytes, &m->loader_meta_s);
 }
 
-/* SQL, true for a device of `per` that a mounted file system sits on and
- * that stands on other disks (device mapper, md, a loop device's file): what
- * the recorder wrote in mounts.disks (src/source/devpath.c, the one
- * definition of which disks hold a file system). Run files recorded before
- * that column tell it by the device's name. */
-static const char *stacked_sql(struct fs_q *q)
+/* Whether device is stacked: a mounted file system sits on it and it
+ * stands on other disks (device mapper, md, a loop device's file), as the
+ * recorder wrote in mounts.disks (src/source/devpath.c, the one definition
+ * of which disks hold a file system). Run files recorded before that
+ * column tell it by the device's name. */
+static bool stacked(struct fs_q *q, const char *device)
 {
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT disks FROM mounts LIMIT 0");
 	bool have_disks = st != NULL;
 	sqlite3_finalize(st);
-	return have_disks ? "EXISTS (SELECT 1 FROM mounts mo WHERE mo.device = per.device AND mo.disks IS NOT NULL"
-			    " AND instr(',' || mo.disks || ',', ',' || mo.device || ',') = 0)"
-			  : "(device GLOB 'dm-*' OR device GLOB 'md*' OR device GLOB 'loop*')";
+	if (!have_disks)
+		return !strncmp(device, "dm-", 3) || !strncmp(device, "md", 2) || !strncmp(device, "loop", 4);
+	st = fs_q_prep(q, "SELECT 1 FROM mounts WHERE device = ?4 AND disks IS NOT NULL"
+			  " AND instr(',' || disks || ',', ',' || device || ',') = 0 LIMIT 1");
+	if (st)
+		sqlite3_bind_text(st, 4, device, -1, SQLITE_TRANSIENT);
+	bool yes = fs_q_step(q, st);
+	sqlite3_finalize(st);
+	return yes;
 }
 
 /* The block device under the files the loaders read the most bytes from
@@ -254,13 +258,91 @@ static void data_device(struct fs_q *q, const struct fs_metrics *m, char *out, s
 	sqlite3_finalize(st);
 }
 
+#define FS_MAX_DEVICES 256
+
+/* The device that holds the data: the one under the files the loaders read
+ * most from (data_device). Without that (no tracer, hashed paths, a killed
+ * recorder): the device read most; but a stacked device (device mapper,
+ * md, loop: stacked()) that carries at least 80% of that is preferred: the
+ * file system sits on it, and the disks under it only pass its reads on
+ * (LVM or dm-crypt over nvme0n1, a loop-mounted image). Its figures are
+ * the per-device definitions (metricdefs.c, FS_MS_DISK). */
+static void pick_disk(struct fs_q *q, struct fs_metrics *m)
+{
+	char data_dev[64];
+	data_device(q, m, data_dev, sizeof data_dev);
+	if (data_dev[0])
+		snprintf(m->disk_basis, sizeof m->disk_basis, "the files the loaders read");
+	struct fs_metric_row *rows = malloc(FS_MAX_DEVICES * sizeof *rows);
+	if (!rows)
+		return;
+	int n = fs_metricdefs_load_keyed(q, FS_MS_DISK, rows, FS_MAX_DEVICES);
+	double most = 0;
+	for (int i = 0; i < n; i++)
+		most = fmax(most, value_or0(rows[i].v[FS_MDK_DISK_READ_BYTES]));
+	const struct fs_metric_row *best = NULL;
+	int best_rank = -1;
+	for (int i = 0; i < n; i++) {
+		const struct fs_metric_row *r = &rows[i];
+		double b = value_or0(r->v[FS_MDK_DISK_READ_BYTES]);
+		bool is_data = data_dev[0] && !strcmp(r->key, data_dev);
+		if (is_data && !(b > 0)) {
+			best = NULL; /* the data's device read nothing: the page cache served it */
+			break;
+		}
+		if (!(b > 0))
+			continue;
+		/* the data's device, then a stacked one carrying most, then most read */
+		int rank = is_data ? 2 : b >= 0.8 * most && stacked(q, r->key) ? 1 : 0;
+		if (rank > best_rank || (rank == best_rank && b > value_or0(best->v[FS_MDK_DISK_READ_BYTES]))) {
+			best = r;
+			best_rank = rank;
+		}
+	}
+	if (best) {
+		const double *v = best->v;
+		snprintf(m->disk, sizeof m->disk, "%s", best->key);
+		m->disk_read_bytes = v[FS_MDK_DISK_READ_BYTES];
+		m->disk_read_bytes_per_s = v[FS_MDK_DISK_READ_BYTES_PER_S];
+		m->disk_util_pct = v[FS_MDK_DISK_UTIL_PCT];
+		m->disk_req_bytes = v[FS_MDK_DISK_READ_REQ_BYTES];
+		m->disk_await_ms = v[FS_MDK_DISK_READ_AWAIT_MS];
+		m->disk_iops = v[FS_MDK_DISK_READS_PER_S];
+		m->disk_queue_depth = v[FS_MDK_DISK_QUEUE_DEPTH];
+	}
+	free(rows);
+	if (m->disk[0]) {
+		char key[128];
+		snprintf(key, sizeof key, "probe.%s.seq_read_bytes_per_s", m->disk);
+		m->disk_ceiling_bytes_per_s = fs_q_meta_num(q, key);
+		snprintf(key, sizeof key, "probe.%s.randread_iops_qd32", m->disk);
+		m->disk_ceiling_iops = fs_q_meta_num(q, key);
+	}
+}
+
+/* The network interface: the busiest (fs_metricdefs_busier), lo apart. */
+static void pick_nic(struct fs_q *q, struct fs_metrics *m)
+{
+	struct fs_metric_row *rows = malloc(FS_MAX_DEVICES * sizeof *rows);
+	if (!rows)
+		return;
+	int n = fs_metricdefs_load_keyed(q, FS_MS_NIC, rows, FS_MAX_DEVICES);
+	if (n > 0) {
+		qsort(rows, (size_t)n, sizeof *rows, fs_metricdefs_busier);
+		snprintf(m->nic, sizeof m->nic, "%.*s", (int)sizeof m->nic - 1, rows[0].key);
+		m->nic_rx_bytes_per_s = rows[0].v[FS_MDK_NIC_RX_BYTES_PER_S];
+		m->nic_speed_bytes_per_s = rows[0].v[FS_MDK_NIC_SPEED_BYTES_PER_S];
+	}
+	free(rows);
+}
+
 static void load_machine(struct fs_q *q, struct fs_metrics *m)
 {
 	/* cpu, psi, mem, tcp, nfs: their one definition (metricdefs.c); NaN
 	 * where not valid */
 	struct fs_metric_values mv;
-	fs_metricdefs_load_from(q, FS_MD_FROM(FS_T_CPU) | FS_MD_FROM(FS_T_PSI) | FS_MD_FROM(FS_T_MEM) |
-				    FS_MD_FROM(FS_T_TCP) | FS_MD_FROM(FS_T_NFS), &mv);
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_CPU) | FS_MD_FROM(FS_MS_PSI) | FS_MD_FROM(FS_MS_MEM) |
+				    FS_MD_FROM(FS_MS_TCP) | FS_MD_FROM(FS_MS_NFS), &mv);
 	m->cpu_busy_pct = mv.v[FS_MD_CPU_BUSY_PCT];
 	m->cpu_iowait_pct = mv.v[FS_MD_CPU_IOWAIT_PCT];
 	m->psi_cpu = mv.v[FS_MD_PSI_CPU_SOME_PCT];
@@ -275,56 +357,8 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 	m->nfs_read_ops_per_s = mv.v[FS_MD_NFS_READ_OPS_PER_S];
 	m->nfs_rtt_ms = mv.v[FS_MD_NFS_READ_RTT_MS];
 
-	/* The device that holds the data: the one under the files the loaders
-	 * read most from (data_device). Without that (no tracer, hashed paths,
-	 * a killed recorder): the device read most; but a stacked device (device
-	 * mapper, md, loop: stacked_sql) that carries at least 80% of that is
-	 * preferred: the file system sits on it, and the disks under it only
-	 * pass its reads on (LVM or dm-crypt over nvme0n1, a loop-mounted image). */
-	char sql[2048], data_dev[64];
-	data_device(q, m, data_dev, sizeof data_dev);
-	if (data_dev[0])
-		snprintf(m->disk_basis, sizeof m->disk_basis, "the files the loaders read");
-	snprintf(sql, sizeof sql,
-		"WITH per AS MATERIALIZED (SELECT d.device AS device, sum(d.read_bytes_per_s * k.dt_s) AS b,"
-		" avg(d.read_bytes_per_s) AS rate, avg(d.util_pct) AS util,"
-		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0) AS req,"
-		" sum(d.read_await_ms * d.reads_per_s) / nullif(sum(d.reads_per_s), 0) AS await,"
-		" avg(d.reads_per_s) AS iops, avg(d.queue_depth) AS qd"
-		" FROM disk d JOIN ticks k ON k.t = d.t WHERE d.t BETWEEN ?1 AND ?2 GROUP BY d.device)"
-		" SELECT device, b, rate, util, req, await, iops, qd FROM per"
-		" ORDER BY device = ?4 DESC, %s AND b >= 0.8 * (SELECT max(b) FROM per) DESC, b DESC LIMIT 1",
-		stacked_sql(q));
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	if (st)
-		sqlite3_bind_text(st, 4, data_dev, -1, SQLITE_TRANSIENT);
-	if (fs_q_step(q, st) && fs_q_col(st, 1) > 0) {
-		snprintf(m->disk, sizeof m->disk, "%s", fs_q_col_text(st, 0));
-		m->disk_read_bytes = fs_q_col(st, 1);
-		m->disk_read_bytes_per_s = fs_q_col(st, 2);
-		m->disk_util_pct = fs_q_col(st, 3);
-		m->disk_req_bytes = fs_q_col(st, 4);
-		m->disk_await_ms = fs_q_col(st, 5);
-		m->disk_iops = fs_q_col(st, 6);
-		m->disk_queue_depth = fs_q_col(st, 7);
-	}
-	sqlite3_finalize(st);
-	if (m->disk[0]) {
-		char key[128];
-		snprintf(key, sizeof key, "probe.%s.seq_read_bytes_per_s", m->disk);
-		m->disk_ceiling_bytes_per_s = fs_q_meta_num(q, key);
-		snprintf(key, sizeof key, "probe.%s.randread_iops_qd32", m->disk);
-		m->disk_ceiling_iops = fs_q_meta_num(q, key);
-	}
-
-	st = fs_q_prep(q, "SELECT iface, avg(rx_bytes_per_s), max(speed_mbps) FROM net"
-		     " WHERE iface != 'lo' AND t BETWEEN ?1 AND ?2 GROUP BY iface ORDER BY 2 DESC LIMIT 1");
-	if (fs_q_step(q, st)) {
-		snprintf(m->nic, sizeof m->nic, "%s", fs_q_col_text(st, 0));
-		m->nic_rx_bytes_per_s = fs_q_col(st, 1);
-		m->nic_speed_bytes_per_s = fs_q_col(st, 2) * 1e6 / 8;
-	}
-	sqlite3_finalize(st);
+	pick_disk(q, m);
+	pick_nic(q, m);
 }
 
 static void set_nan(struct fs_metrics *m)

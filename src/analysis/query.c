@@ -32,6 +32,7 @@ int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 	q->trainer = 0;
 	q->errors = 0;
 	q->failed[0] = '\0';
+	q->borrowed = false;
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, q->db ? sqlite3_errmsg(q->db) : "cannot open");
 		sqlite3_close(q->db);
@@ -54,8 +55,20 @@ int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 
 void fs_q_close(struct fs_q *q)
 {
-	sqlite3_close(q->db);
+	if (!q->borrowed)
+		sqlite3_close(q->db);
 	q->db = NULL;
+}
+
+void fs_q_use(struct fs_q *q, sqlite3 *db)
+{
+	q->db = db;
+	q->w0 = -INFINITY;
+	q->w1 = INFINITY;
+	q->trainer = 0;
+	q->errors = 0;
+	q->failed[0] = '\0';
+	q->borrowed = true;
 }
 
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql)

@@ -23,6 +23,7 @@ struct fs_q {
 	int trainer;   /* the pid running the loop (or the job's main pid) */
 	long errors;   /* queries that failed (not "not recorded") */
 	char failed[256]; /* the first of them: "MSG (in: SQL...)" */
+	bool borrowed;    /* db is the caller's (fs_q_use) */
 };
 
 /* How long a query waits for the recorder's lock (a run file is read while
@@ -36,6 +37,10 @@ struct fs_q {
  * cannot be read). Close with fs_q_close (also after -1: harmless). */
 int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen);
 void fs_q_close(struct fs_q *q);
+
+/* Read db (open, the caller's: an in-memory run file) through q, window
+ * open, no error yet; fs_q_close then forgets it without closing it. */
+void fs_q_use(struct fs_q *q, sqlite3 *db);
 
 /* A prepared statement with the bindings above, or NULL: not recorded (a
  * table or column the run file lacks), or failed (recorded in q). Caller

@@ -34,63 +34,51 @@ static void load_skipped(struct fs_q *q, struct fs_summary *s)
 	sqlite3_finalize(st);
 }
 
+#define SUMMARY_MAX_DEVICES 256
+
+/* The busiest devices (fs_metricdefs_busier) that did anything. */
 static void load_disks(struct fs_q *q, struct fs_summary *s)
 {
-	const char *sql =
-		"SELECT d.device, avg(d.read_bytes_per_s), avg(d.write_bytes_per_s), avg(d.reads_per_s),"
-		" sum(d.read_bytes_per_s * k.dt_s) / nullif(sum(d.reads_per_s * k.dt_s), 0),"
-		" sum(d.read_await_ms * d.reads_per_s) / nullif(sum(d.reads_per_s), 0),"
-		" avg(d.util_pct), max(d.util_pct), sum(d.read_bytes_per_s * k.dt_s)"
-		" FROM disk d JOIN ticks k ON k.t = d.t GROUP BY d.device"
-		" HAVING sum(d.read_bytes_per_s + d.write_bytes_per_s) > 0 OR max(d.util_pct) > 0"
-		" ORDER BY sum(d.read_bytes_per_s + d.write_bytes_per_s) DESC, max(d.util_pct) DESC LIMIT 3";
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	while (s->ndisks < FS_SUMMARY_DISKS && fs_q_step(q, st)) {
+	struct fs_metric_row *rows = malloc(SUMMARY_MAX_DEVICES * sizeof *rows);
+	if (!rows)
+		return;
+	int n = fs_metricdefs_load_keyed(q, FS_MS_DISK, rows, SUMMARY_MAX_DEVICES);
+	if (n > 0)
+		qsort(rows, (size_t)n, sizeof *rows, fs_metricdefs_busier);
+	for (int i = 0; i < n && s->ndisks < FS_SUMMARY_DISKS; i++) {
+		if (!fs_metricdefs_active(&rows[i]))
+			break; /* sorted: the rest did nothing either */
 		struct fs_summary_disk *d = &s->disks[s->ndisks++];
-		snprintf(d->name, sizeof d->name, "%s", fs_q_col_text(st, 0));
-		double *f[] = {&d->read_bytes_per_s, &d->write_bytes_per_s, &d->reads_per_s,
-			       &d->read_req_bytes,   &d->read_await_ms,     &d->util_pct,
-			       &d->util_max_pct,     &d->read_bytes};
-		for (int i = 0; i < 8; i++)
-			*f[i] = fs_q_col(st, i + 1);
+		const double *v = rows[i].v;
+		snprintf(d->name, sizeof d->name, "%s", rows[i].key);
+		d->read_bytes_per_s = v[FS_MDK_DISK_READ_BYTES_PER_S];
+		d->write_bytes_per_s = v[FS_MDK_DISK_WRITE_BYTES_PER_S];
+		d->reads_per_s = v[FS_MDK_DISK_READS_PER_S];
+		d->read_req_bytes = v[FS_MDK_DISK_READ_REQ_BYTES];
+		d->read_await_ms = v[FS_MDK_DISK_READ_AWAIT_MS];
+		d->util_pct = v[FS_MDK_DISK_UTIL_PCT];
+		d->util_max_pct = v[FS_MDK_DISK_UTIL_MAX_PCT];
+		d->read_bytes = v[FS_MDK_DISK_READ_BYTES];
 	}
-	sqlite3_finalize(st);
+	free(rows);
 }
 
+/* The busiest interface but lo, when it moved anything. */
 static void load_net(struct fs_q *q, struct fs_summary *s)
 {
 	s->net_rx_bytes_per_s = s->net_tx_bytes_per_s = NAN;
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT iface, avg(rx_bytes_per_s), avg(tx_bytes_per_s) FROM net"
-				    " WHERE iface != 'lo' GROUP BY iface"
-				    " HAVING sum(rx_bytes_per_s + tx_bytes_per_s) > 0"
-				    " ORDER BY sum(rx_bytes_per_s + tx_bytes_per_s) DESC LIMIT 1");
-	if (fs_q_step(q, st)) {
-		snprintf(s->net_iface, sizeof s->net_iface, "%s", fs_q_col_text(st, 0));
-		s->net_rx_bytes_per_s = fs_q_col(st, 1);
-		s->net_tx_bytes_per_s = fs_q_col(st, 2);
+	struct fs_metric_row *rows = malloc(SUMMARY_MAX_DEVICES * sizeof *rows);
+	if (!rows)
+		return;
+	int n = fs_metricdefs_load_keyed(q, FS_MS_NIC, rows, SUMMARY_MAX_DEVICES);
+	if (n > 0)
+		qsort(rows, (size_t)n, sizeof *rows, fs_metricdefs_busier);
+	if (n > 0 && fs_metricdefs_active(&rows[0])) {
+		snprintf(s->net_iface, sizeof s->net_iface, "%s", rows[0].key);
+		s->net_rx_bytes_per_s = rows[0].v[FS_MDK_NIC_RX_BYTES_PER_S];
+		s->net_tx_bytes_per_s = rows[0].v[FS_MDK_NIC_TX_BYTES_PER_S];
 	}
-	sqlite3_finalize(st);
-}
-
-static void load_job(struct fs_q *q, struct fs_summary *s)
-{
-	double procs, threads, cpu;
-	fs_q_row(q, "SELECT max(n), max(th), avg(c) FROM (SELECT count(*) n, sum(threads) th, sum(cpu_pct) c"
-		    " FROM proc GROUP BY t)", 3, &procs, &threads, &cpu);
-	s->job_procs_max = to_long(procs, 0);
-	s->job_threads_max = to_long(threads, 0);
-	s->job_cpu_pct = cpu;
-	/* thread-state shares, all processes and workers only */
-	fs_q_row(q, "SELECT 100.0 * sum(running) / nullif(sum(tot), 0), 100.0 * sum(blocked_io) / nullif(sum(tot), 0),"
-		    " 100.0 * sum(sleeping) / nullif(sum(tot), 0), 100.0 * sum(oth) / nullif(sum(tot), 0),"
-		    " 100.0 * sum(w * running) / nullif(sum(w * tot), 0), 100.0 * sum(w * blocked_io) / nullif(sum(w * tot), 0),"
-		    " 100.0 * sum(w * sleeping) / nullif(sum(w * tot), 0)"
-		    " FROM (SELECT running, blocked_io, sleeping, coalesce(other, 0) oth,"
-		    " running + blocked_io + sleeping + coalesce(other, 0) tot, role = 'worker' w FROM proc)",
-		 7, &s->thr_running, &s->thr_blocked, &s->thr_sleeping, &s->thr_other, &s->wrk_running,
-		 &s->wrk_blocked, &s->wrk_sleeping);
-	fs_q_row(q, "SELECT sum(p.read_bytes_per_s * k.dt_s), sum(p.rchar_per_s * k.dt_s) FROM proc p"
-		    " JOIN ticks k ON k.t = p.t", 2, &s->job_read_bytes, &s->job_rchar);
+	free(rows);
 }
 
 /* The machine's figures, from their one definition (metricdefs.c), over
@@ -116,7 +104,23 @@ static void load_machine(struct fs_q *q, struct fs_summary *s)
 	s->ngpus = (int)to_long(v[FS_MD_GPU_COUNT], 0); /* NaN: none sampled */
 	s->gpu_util = v[FS_MD_GPU_UTIL_PCT];
 	s->gpu_mem_used_max = v[FS_MD_GPU_MEM_USED_MAX_BYTES];
+	s->ticks = to_long(v[FS_MD_TICKS_COUNT], 0);
+	s->recorded_until_s = v[FS_MD_LAST_TICK_S];
+	/* the job's processes */
+	s->job_procs_max = to_long(v[FS_MD_JOB_PROCS_MAX], 0);
+	s->job_threads_max = to_long(v[FS_MD_JOB_THREADS_MAX], 0);
+	s->job_cpu_pct = v[FS_MD_JOB_CPU_PCT];
+	s->thr_running = v[FS_MD_THREADS_RUNNING_PCT];
+	s->thr_blocked = v[FS_MD_THREADS_BLOCKED_PCT];
+	s->thr_sleeping = v[FS_MD_THREADS_SLEEPING_PCT];
+	s->thr_other = v[FS_MD_THREADS_OTHER_PCT];
+	s->wrk_running = v[FS_MD_WORKER_THREADS_RUNNING_PCT];
+	s->wrk_blocked = v[FS_MD_WORKER_THREADS_BLOCKED_PCT];
+	s->wrk_sleeping = v[FS_MD_WORKER_THREADS_SLEEPING_PCT];
+	s->job_read_bytes = v[FS_MD_JOB_READ_BYTES];
+	s->job_rchar = v[FS_MD_JOB_RCHAR_BYTES];
 }
+
 
 static void load_gpu_name(struct fs_q *q, struct fs_summary *s)
 {
@@ -126,28 +130,52 @@ static void load_gpu_name(struct fs_q *q, struct fs_summary *s)
 	sqlite3_finalize(st);
 }
 
+static int more_steps(const void *a, const void *b)
+{
+	const struct fs_metric_row *x = a, *y = b;
+	double nx = x->v[FS_MDK_LOADER_STEPS], ny = y->v[FS_MDK_LOADER_STEPS];
+	return nx != ny ? (nx > ny ? -1 : 1) : strcmp(x->key, y->key);
+}
+
+static int longer_phase(const void *a, const void *b)
+{
+	const struct fs_metric_row *x = a, *y = b;
+	double tx = x->v[FS_MDK_PHASE_TOTAL_S], ty = y->v[FS_MDK_PHASE_TOTAL_S];
+	if (isnan(tx) != isnan(ty))
+		return isnan(tx) ? 1 : -1;
+	return tx != ty && !isnan(tx) ? (tx > ty ? -1 : 1) : strcmp(x->key, y->key);
+}
+
+#define SUMMARY_MAX_NAMES 64
+
+/* The loaders with the most steps, the phases that took longest. */
 static void load_steps(struct fs_q *q, struct fs_summary *s)
 {
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT loader, count(*), count(DISTINCT epoch), sum(wait_s), sum(compute_s)"
-				    " FROM steps GROUP BY loader ORDER BY count(*) DESC LIMIT 3");
-	while (s->nloaders < FS_SUMMARY_LOADERS && fs_q_step(q, st)) {
+	struct fs_metric_row *rows = malloc(SUMMARY_MAX_NAMES * sizeof *rows);
+	if (!rows)
+		return;
+	int n = fs_metricdefs_load_keyed(q, FS_MS_LOADER, rows, SUMMARY_MAX_NAMES);
+	if (n > 0)
+		qsort(rows, (size_t)n, sizeof *rows, more_steps);
+	for (int i = 0; i < n && s->nloaders < FS_SUMMARY_LOADERS; i++) {
 		struct fs_summary_loader *l = &s->loaders[s->nloaders++];
-		snprintf(l->name, sizeof l->name, "%s", fs_q_col_text(st, 0));
-		l->steps = sqlite3_column_int64(st, 1);
-		l->epochs = sqlite3_column_int64(st, 2);
-		l->wait_s = fs_q_col(st, 3);
-		l->compute_s = fs_q_col(st, 4);
+		snprintf(l->name, sizeof l->name, "%s", rows[i].key);
+		l->steps = to_long(rows[i].v[FS_MDK_LOADER_STEPS], 0);
+		l->epochs = to_long(rows[i].v[FS_MDK_LOADER_EPOCHS], 0);
+		l->wait_s = rows[i].v[FS_MDK_LOADER_WAIT_S];
+		l->compute_s = rows[i].v[FS_MDK_LOADER_COMPUTE_S];
+		l->wait_share = rows[i].v[FS_MDK_LOADER_WAIT_SHARE];
 	}
-	sqlite3_finalize(st);
-	st = fs_q_prep(q, "SELECT name, count(*), sum(t_end - t_start) FROM phases"
-			  " GROUP BY name ORDER BY sum(t_end - t_start) DESC LIMIT 3");
-	while (s->nphases < FS_SUMMARY_PHASES && fs_q_step(q, st)) {
+	n = fs_metricdefs_load_keyed(q, FS_MS_PHASE, rows, SUMMARY_MAX_NAMES);
+	if (n > 0)
+		qsort(rows, (size_t)n, sizeof *rows, longer_phase);
+	for (int i = 0; i < n && s->nphases < FS_SUMMARY_PHASES; i++) {
 		struct fs_summary_phase *p = &s->phases[s->nphases++];
-		snprintf(p->name, sizeof p->name, "%s", fs_q_col_text(st, 0));
-		p->count = sqlite3_column_int64(st, 1);
-		p->total_s = fs_q_col(st, 2);
+		snprintf(p->name, sizeof p->name, "%s", rows[i].key);
+		p->count = to_long(rows[i].v[FS_MDK_PHASE_COUNT], 0);
+		p->total_s = rows[i].v[FS_MDK_PHASE_TOTAL_S];
 	}
-	sqlite3_finalize(st);
+	free(rows);
 	fs_q_meta(q, "hook", s->hook, sizeof s->hook);
 }
 
@@ -158,7 +186,6 @@ static void load_completeness(struct fs_q *q, struct fs_summary *s)
 	char end[64];
 	fs_q_meta(q, "end_unix", end, sizeof end);
 	s->incomplete = end[0] == '\0';
-	fs_q_row(q, "SELECT max(t) FROM ticks", 1, &s->recorded_until_s);
 }
 
 int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t errlen)
@@ -173,9 +200,7 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	s->pid = pid >= 0 && pid <= INT_MAX ? (int)pid : 0;
 	s->duration_s = fs_q_meta_num(&q, "duration_s");
 	s->interval_s = fs_q_meta_num(&q, "interval_s");
-	double ticks, code = fs_q_meta_num(&q, "exit_code");
-	fs_q_row(&q, "SELECT count(*) FROM ticks", 1, &ticks);
-	s->ticks = to_long(ticks, 0);
+	double code = fs_q_meta_num(&q, "exit_code");
 	s->has_exit = code >= INT_MIN && code <= INT_MAX;
 	s->exit_code = s->has_exit ? (int)code : 0;
 	load_completeness(&q, s);
@@ -184,7 +209,6 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	load_machine(&q, s);
 	load_disks(&q, s);
 	load_net(&q, s);
-	load_job(&q, s);
 	load_gpu_name(&q, s);
 	load_steps(&q, s);
 	s->recorder_cpu_s = fs_q_meta_num(&q, "recorder_cpu_s");

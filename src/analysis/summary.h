@@ -14,6 +14,7 @@ struct fs_summary_loader {
 	char name[64];
 	long steps, epochs;
 	double wait_s, compute_s; /* totals */
+	double wait_share;        /* waiting's share of step time (metricdefs: loader_wait_share) */
 };
 
 struct fs_summary_phase {

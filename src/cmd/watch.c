@@ -6,12 +6,16 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/metricdefs.h"
+#include "analysis/query.h"
 #include "cmd/cmd.h"
 #include "record/loop.h"
 #include "record/recorder.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
@@ -43,88 +47,92 @@ struct line {
 	char disk[32];
 	double disk_bytes, disk_util;
 	double net_rx, net_tx;
-	double gpu_sum;
-	int ngpu;
-	long procs, threads, run, blk, slp;
+	double gpu;
+	double procs, threads, run, blk, slp;
 	double job_cpu;
 };
 
+/* The rows of each tick go into an in-memory run file, and the line is
+ * read back from it through the metric definitions (analysis/metricdefs.c)
+ * over that one tick: the figures `watch` shows are the ones `report`
+ * computes, from the same formulas. The tick's rows are then dropped. */
 struct watch_sink {
 	struct fs_sink sink;
+	struct fs_store *mem;
+	struct fs_sink *mem_sink;
 	struct line cur;
 	bool with_job;
 	bool tty;
 	long printed;
 	int write_errno; /* stdout failed (closed pipe, full disk): no more lines */
 	bool write_failed;
+	bool read_failed; /* a query on the in-memory file failed: said once */
 };
-
-static void reset(struct line *l)
-{
-	memset(l, 0, sizeof *l);
-	l->usr = l->sys = l->wait = l->io_some = l->disk_util = NAN;
-	l->disk_bytes = -1;
-}
-
-static double real_or_nan(const struct fs_value *v)
-{
-	return v->kind == FS_V_REAL ? v->d : v->kind == FS_V_INT ? (double)v->i : NAN;
-}
-
-/* A count column as a long: 0 when absent (a NaN cast would be undefined). */
-static long count_or_0(const struct fs_value *v)
-{
-	double d = real_or_nan(v);
-	return d >= 0 && d < 1e15 ? (long)d : 0;
-}
 
 static void take_row(struct fs_sink *sink, const struct fs_row *r)
 {
-	struct line *l = &((struct watch_sink *)sink)->cur;
-	const struct fs_value *v = r->v;
-	switch (r->table) {
-	case FS_T_CPU:
-		l->usr = real_or_nan(&v[FS_CPU_user_pct]) + fmax(0, real_or_nan(&v[FS_CPU_nice_pct]));
-		l->sys = real_or_nan(&v[FS_CPU_system_pct]);
-		l->wait = real_or_nan(&v[FS_CPU_iowait_pct]);
-		break;
-	case FS_T_PSI:
-		if (v[FS_PSI_resource].kind == FS_V_TEXT && !strcmp(v[FS_PSI_resource].s, "io"))
-			l->io_some = real_or_nan(&v[FS_PSI_some_pct]);
-		break;
-	case FS_T_DISK: {
-		double b = fmax(0, real_or_nan(&v[FS_DISK_read_bytes_per_s])) +
-			   fmax(0, real_or_nan(&v[FS_DISK_write_bytes_per_s]));
-		double u = real_or_nan(&v[FS_DISK_util_pct]);
-		if (b > l->disk_bytes || (b == l->disk_bytes && u > l->disk_util)) {
-			l->disk_bytes = b;
-			l->disk_util = u;
-			snprintf(l->disk, sizeof l->disk, "%s", v[FS_DISK_device].s);
-		}
-		break;
+	struct watch_sink *w = (struct watch_sink *)sink;
+	fs_sink_row(w->mem_sink, r);
+}
+
+#define WATCH_MAX_DISKS 256
+
+/* The line of the tick at t, from the in-memory run file. */
+static void read_line(struct watch_sink *w, double t, struct line *l)
+{
+	struct fs_q q;
+	fs_q_use(&q, fs_store_db(w->mem));
+	q.w0 = q.w1 = t;
+	struct fs_metric_values mv;
+	fs_metricdefs_load(&q, &mv);
+	const double *v = mv.v;
+	l->usr = v[FS_MD_CPU_USER_PCT];
+	l->sys = v[FS_MD_CPU_SYSTEM_PCT];
+	l->wait = v[FS_MD_CPU_IOWAIT_PCT];
+	l->io_some = v[FS_MD_PSI_IO_SOME_PCT];
+	l->net_rx = v[FS_MD_NET_RX_BYTES_PER_S];
+	l->net_tx = v[FS_MD_NET_TX_BYTES_PER_S];
+	l->gpu = v[FS_MD_GPU_UTIL_PCT];
+	l->procs = v[FS_MD_JOB_PROCS_MEAN];
+	l->threads = v[FS_MD_JOB_THREADS_MEAN];
+	l->run = v[FS_MD_JOB_THREADS_RUNNING_MEAN];
+	l->blk = v[FS_MD_JOB_THREADS_BLOCKED_MEAN];
+	l->slp = v[FS_MD_JOB_THREADS_SLEEPING_MEAN];
+	l->job_cpu = v[FS_MD_JOB_CPU_PCT];
+	/* the busiest disk (fs_metricdefs_busier: the summary's order) */
+	l->disk[0] = '\0';
+	l->disk_bytes = l->disk_util = NAN;
+	struct fs_metric_row *rows = malloc(WATCH_MAX_DISKS * sizeof *rows);
+	int n = rows ? fs_metricdefs_load_keyed(&q, FS_MS_DISK, rows, WATCH_MAX_DISKS) : 0;
+	if (n > 0) {
+		qsort(rows, (size_t)n, sizeof *rows, fs_metricdefs_busier);
+		snprintf(l->disk, sizeof l->disk, "%.*s", (int)sizeof l->disk - 1, rows[0].key);
+		l->disk_bytes = rows[0].v[FS_MDK_DISK_RW_BYTES_PER_S];
+		l->disk_util = rows[0].v[FS_MDK_DISK_UTIL_PCT];
 	}
-	case FS_T_NET:
-		if (v[FS_NET_iface].kind == FS_V_TEXT && strcmp(v[FS_NET_iface].s, "lo") != 0) {
-			l->net_rx += fmax(0, real_or_nan(&v[FS_NET_rx_bytes_per_s]));
-			l->net_tx += fmax(0, real_or_nan(&v[FS_NET_tx_bytes_per_s]));
+	free(rows);
+	if (fs_q_failed(&q) && !w->read_failed) {
+		w->read_failed = true;
+		fs_error("watch: reading the tick back failed: %s (figures shown as -)", fs_q_failed(&q));
+	}
+	fs_q_close(&q);
+}
+
+/* Drop the rows up to t: the in-memory file holds one tick at a time. */
+static void forget(struct watch_sink *w, double t)
+{
+	sqlite3 *db = fs_store_db(w->mem);
+	for (int i = 0; i < FS_T__COUNT; i++) {
+		if (!fs_tables[i].sampled)
+			continue;
+		char sql[128];
+		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE t <= ?1", fs_tables[i].name);
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_double(st, 1, t);
+			sqlite3_step(st);
 		}
-		break;
-	case FS_T_GPU:
-		if (isfinite(real_or_nan(&v[FS_GPU_util_pct]))) {
-			l->gpu_sum += real_or_nan(&v[FS_GPU_util_pct]);
-			l->ngpu++;
-		}
-		break;
-	case FS_T_PROC:
-		l->procs++;
-		l->threads += count_or_0(&v[FS_PROC_threads]);
-		l->run += count_or_0(&v[FS_PROC_running]);
-		l->blk += count_or_0(&v[FS_PROC_blocked_io]);
-		l->slp += count_or_0(&v[FS_PROC_sleeping]);
-		l->job_cpu += fmax(0, real_or_nan(&v[FS_PROC_cpu_pct]));
-		break;
-	default:
-		break;
+		sqlite3_finalize(st);
 	}
 }
 
@@ -145,11 +153,18 @@ static void num(double x, int width, int prec)
 		printf(" %*s", width, "-");
 }
 
+/* A count of the job's: 0 when none was sampled (the job is gone). */
+static void print_count(double x, int width)
+{
+	printf(" %*.0f", width, isfinite(x) ? x : 0);
+}
+
 static void print_line(struct fs_sink *sink, double t)
 {
 	struct watch_sink *w = (struct watch_sink *)sink;
 	struct line *l = &w->cur;
 	if (t > 0 && !w->write_failed) {
+		read_line(w, t, l);
 		if (w->printed == 0 || (w->tty && w->printed % 20 == 0))
 			header(w);
 		printf("%7.1fs", t);
@@ -159,14 +174,19 @@ static void print_line(struct fs_sink *sink, double t)
 		num(l->io_some, 6, 1);
 		char disk[4 * sizeof l->disk];
 		printf("  %-10s", l->disk[0] ? fs_text_escape(disk, sizeof disk, l->disk) : "-");
-		num(l->disk_bytes >= 0 ? l->disk_bytes / 1e6 : NAN, 8, 2);
+		num(l->disk_bytes / 1e6, 8, 2);
 		num(l->disk_util, 5, 0);
 		printf(" ");
 		num(l->net_rx / 1e6, 8, 2);
 		num(l->net_tx / 1e6, 8, 2);
-		num(l->ngpu ? l->gpu_sum / l->ngpu : NAN, 5, 0);
+		num(l->gpu, 5, 0);
 		if (w->with_job) {
-			printf("  %5ld %5ld %4ld %4ld %4ld", l->procs, l->threads, l->run, l->blk, l->slp);
+			printf(" ");
+			print_count(l->procs, 5);
+			print_count(l->threads, 5);
+			print_count(l->run, 4);
+			print_count(l->blk, 4);
+			print_count(l->slp, 4);
 			num(l->job_cpu, 6, 0);
 		}
 		printf("\n");
@@ -179,7 +199,8 @@ static void print_line(struct fs_sink *sink, double t)
 		}
 		w->printed++;
 	}
-	reset(l);
+	forget(w, t);
+	w->mem_sink->tick_end(w->mem_sink, t); /* commits now and then */
 }
 
 static void tick(void *rec, double t, uint64_t missed)
@@ -231,15 +252,21 @@ int fs_cmd_watch(int argc, char **argv)
 	struct watch_sink w = {.sink = {.row = take_row, .tick_end = print_line},
 			       .with_job = pid > 0,
 			       .tty = isatty(STDOUT_FILENO)};
-	reset(&w.cur);
+	char err[256];
+	w.mem = fs_store_create_memory(err, sizeof err);
+	if (!w.mem) {
+		fs_error("watch: %s", err);
+		return 1;
+	}
+	w.mem_sink = fs_store_sink(w.mem);
 	struct fs_job job = {.root = pid};
 	/* Without --pid there is no job: don't open the job source at all. */
 	struct fs_recorder_opts ro = {.no_gpu = no_gpu, .only = pid ? NULL : "cpu,psi,mem,disk,net,gpu"};
-	if (fs_loop_block_signals() < 0)
+	struct fs_recorder *rec = NULL;
+	if (fs_loop_block_signals() < 0 || !(rec = fs_recorder_open(&paths, &w.sink, pid ? &job : NULL, &ro, 0))) {
+		fs_store_close(w.mem);
 		return 1;
-	struct fs_recorder *rec = fs_recorder_open(&paths, &w.sink, pid ? &job : NULL, &ro, 0);
-	if (!rec)
-		return 1;
+	}
 	uint64_t start = fs_now_ns();
 	fs_recorder_sample(rec, 0, 0);
 	struct fs_loop_opts lo = {
@@ -247,6 +274,7 @@ int fs_cmd_watch(int argc, char **argv)
 	struct fs_loop_result res;
 	int rc = fs_loop_run(&lo, tick, rec, &res) < 0 ? 1 : 0;
 	fs_recorder_close(rec);
+	fs_store_close(w.mem);
 	int e = fflush(stdout) == 0 ? 0 : errno;
 	if (w.write_failed || e || ferror(stdout)) {
 		e = w.write_errno ? w.write_errno : e;

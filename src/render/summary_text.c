@@ -82,13 +82,12 @@ static void line_steps(FILE *out, const struct fs_summary *s)
 	char a[32], b[32], c[32];
 	for (int i = 0; i < s->nloaders; i++) {
 		const struct fs_summary_loader *l = &s->loaders[i];
-		double total = l->wait_s + l->compute_s;
 		char label[300], name[256];
 		snprintf(label, sizeof label, "steps %s", esc(name, sizeof name, l->name));
 		fprintf(out, "  %-10s %ld in %ld epoch%s · waiting for data %s of step time"
 			     " (mean wait %s, compute %s)\n",
 			label, l->steps, l->epochs, l->epochs == 1 ? "" : "s",
-			pct(a, 32, total > 0 ? 100.0 * l->wait_s / total : NAN),
+			pct(a, 32, 100.0 * l->wait_share),
 			fs_fmt_time(b, 32, l->wait_s / (double)l->steps),
 			fs_fmt_time(c, 32, l->compute_s / (double)l->steps));
 	}

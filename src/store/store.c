@@ -25,6 +25,7 @@ struct fs_store {
 	bool said_error;
 	bool hash_paths;        /* meta values: words holding a '/' hashed */
 	struct fs_runfile file; /* where it is on disk */
+	bool memory;            /* fs_store_create_memory: no file at all */
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -242,6 +243,34 @@ struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exis
 	return st;
 }
 
+struct fs_store *fs_store_create_memory(char *err, size_t errlen)
+{
+	struct fs_store *st = calloc(1, sizeof *st);
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->memory = true;
+	char why[512];
+	if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
+	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0) {
+		snprintf(err, errlen, "in-memory run file: %s", st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		close_db(st);
+		free(st);
+		return NULL;
+	}
+	st->sink.row = sink_row;
+	st->sink.meta = sink_meta;
+	st->sink.tick_end = sink_tick_end;
+	st->last_commit_ns = fs_now_ns();
+	return st;
+}
+
+sqlite3 *fs_store_db(struct fs_store *st)
+{
+	return st->db;
+}
+
 struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, size_t errlen)
 {
 	return fs_store_create_ex(path, overwrite, NULL, err, errlen);
@@ -265,6 +294,13 @@ uint64_t fs_store_rows(const struct fs_store *st)
 int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
 	int rc = fs_store_commit(st);
+	if (st->memory) {
+		close_db(st);
+		if (path_out)
+			snprintf(path_out, cap, ":memory:");
+		free(st);
+		return rc;
+	}
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);

@@ -31,6 +31,15 @@ struct fs_store *fs_store_create(const char *path, bool overwrite, char *err, si
  * next one. */
 struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exists, char *err, size_t errlen);
 
+/* A run file in memory only (the same schema, nothing on disk): `watch`
+ * reads its figures back through the metric definitions. Closed with
+ * fs_store_close. NULL with a reason in err. */
+struct fs_store *fs_store_create_memory(char *err, size_t errlen);
+
+/* The store's database handle, for reading it back (an in-memory store).
+ * Valid until fs_store_close. */
+struct sqlite3 *fs_store_db(struct fs_store *st);
+
 /* Where the run file is being written (path, or its temporary while it
  * replaces path). Valid until fs_store_close. */
 const char *fs_store_path(const struct fs_store *st);

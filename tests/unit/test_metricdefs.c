@@ -46,6 +46,29 @@ static void machine(struct fs_sink *s, int t)
 	golden_row(s, FS_T_GPU, t, "gpu=0 util_pct=%d mem_used_bytes=%.0f pcie_rx_bytes_per_s=%.0f", 10 * t, 1e9 * t,
 		   1e6 * t);
 	golden_row(s, FS_T_GPU, t, "gpu=1 util_pct=50 mem_used_bytes=500000000");
+	golden_row(s, FS_T_CGROUP, t, "path=/job cpu_quota_cores=1.5 throttled_pct=%d mem_limit_bytes=2000000000"
+		   " mem_usage_bytes=%.0f", t, 1e8 * t);
+	/* disks: sda busy, climbing; loop0 small requests, flat */
+	golden_row(s, FS_T_DISK, t, "device=sda reads_per_s=100 read_bytes_per_s=%.0f write_bytes_per_s=500000"
+		   " read_await_ms=%d util_pct=%d queue_depth=2", 1e6 * t, t, 10 * t);
+	golden_row(s, FS_T_DISK, t, "device=loop0 reads_per_s=50 read_bytes_per_s=200000 write_bytes_per_s=0"
+		   " read_await_ms=1 util_pct=5 queue_depth=1");
+	/* interfaces: lo (never counted), eth0 flat, veth0 climbing */
+	golden_row(s, FS_T_NET, t, "iface=lo rx_bytes_per_s=1e9 tx_bytes_per_s=1e9");
+	golden_row(s, FS_T_NET, t, "iface=eth0 rx_bytes_per_s=1e6 tx_bytes_per_s=1e5 speed_mbps=1000");
+	golden_row(s, FS_T_NET, t, "iface=veth0 rx_bytes_per_s=%.0f tx_bytes_per_s=0", 1e5 * t);
+	/* the job: main 100; worker 101 blocked on even t, running on odd;
+	 * worker 102 from t = 6, asleep */
+	golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main threads=4 running=1 blocked_io=0 sleeping=3 cpu_pct=100"
+		   " rchar_per_s=1e6 read_bytes_per_s=0 majflt_per_s=0 run_wait_pct=10");
+	golden_row(s, FS_T_PROC, t, "pid=101 ppid=100 role=worker threads=2 running=%d blocked_io=%d sleeping=1"
+		   " cpu_pct=50 rchar_per_s=2e6 read_bytes_per_s=1e6 majflt_per_s=2 run_wait_pct=0", t % 2, 1 - t % 2);
+	if (t >= 6)
+		golden_row(s, FS_T_PROC, t, "pid=102 ppid=100 role=worker threads=1 running=0 blocked_io=0 sleeping=1"
+			   " cpu_pct=0 rchar_per_s=0 read_bytes_per_s=0");
+	golden_row(s, FS_T_STEPS, t, "pid=100 loader=train epoch=%d step=%d wait_s=0.1 compute_s=0.3", t > 5, t);
+	if (t % 5 == 0)
+		golden_row(s, FS_T_STEPS, t, "pid=100 loader=val epoch=%d step=0 wait_s=0.2 compute_s=0.2", t > 5);
 }
 
 /* The fixture; cpu_pad more cpu rows after t = 10 (a table of many pages,
@@ -62,6 +85,9 @@ static bool build(const char *path, int cpu_pad)
 	golden_row(s, FS_T_TICKS, 0, "missed=0");
 	for (int t = 1; t <= 10; t++)
 		machine(s, t);
+	golden_row(s, FS_T_PHASES, 0, "t_start=4.5 t_end=5 pid=100 name=checkpoint");
+	golden_row(s, FS_T_PHASES, 0, "t_start=9 t_end=9.75 pid=100 name=checkpoint");
+	golden_row(s, FS_T_PHASES, 0, "t_start=5 t_end=5.1 pid=100 name=epoch_end");
 	for (int i = 0; i < cpu_pad; i++)
 		golden_row(s, FS_T_CPU, 11 + i, "user_pct=1 system_pct=1 iowait_pct=1 idle_pct=97");
 	return fs_store_close(st) == 0;
@@ -103,52 +129,74 @@ static bool valid(const struct fs_metric_values *mv, enum fs_md_id id)
 
 /* (a) The table itself: ids in order, names unique with their unit in
  * them, every table sampled, every query prepares on a fresh run file. */
-static void test_table(void)
+static void check_def(sqlite3 *db, const struct fs_metricdef *d, int i, const struct fs_metricdef *all)
 {
 	static const struct {
 		const char *unit, *suffix;
 	} units[] = {{"%", "_pct"}, {"bytes", "_bytes"}, {"B/s", "_bytes_per_s"}, {"1/s", "_per_s"},
-		     {"ms", "_ms"},  {"count", ""},       {"fraction", ""}};
+		     {"ms", "_ms"},  {"s", "_s"},         {"cores", "_cores"},     {"count", ""},
+		     {"fraction", ""}};
+	char sql[2048];
+	CHECK_INT(d->id, i);
+	CHECK(d->name && d->expr && d->meaning && d->meaning[0]);
+	if (!d->name || !d->expr)
+		return;
+	for (int j = 0; j < i; j++)
+		CHECK(strcmp(d->name, all[j].name) != 0);
+	CHECK((int)d->source >= 0 && d->source < FS_MS__N);
+	bool unit_ok = false;
+	for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+		size_t n = strlen(d->name), k = strlen(units[u].suffix);
+		if (d->unit && !strcmp(d->unit, units[u].unit))
+			unit_ok = n > k && !strcmp(d->name + n - k, units[u].suffix);
+	}
+	CHECK(unit_ok);
+	if (!unit_ok)
+		fprintf(stderr, "  %s: unit %s not in its name\n", d->name, d->unit);
+	CHECK_INT(fs_metricdefs_sql(d->source, i, sql, sizeof sql), 1);
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	CHECK_INT(rc, SQLITE_OK);
+	if (rc != SQLITE_OK)
+		fprintf(stderr, "  %s: %s (in: %s)\n", d->name, sqlite3_errmsg(db), sql);
+	sqlite3_finalize(s);
+}
+
+/* (a) The tables themselves: ids in order, names unique (over both) with
+ * their unit in them, every source's table has t (the window is over it),
+ * every query prepares on a fresh run file. */
+static void test_table(void)
+{
 	char p[512], sql[2048];
 	path_of(p, sizeof p, "empty.db");
 	struct fs_store *st = golden_create(p);
 	CHECK(st && fs_store_close(st) == 0);
 	sqlite3 *db = NULL;
 	CHECK_INT(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	for (int i = 0; i < FS_MD__N; i++) {
-		const struct fs_metricdef *d = &fs_metricdefs[i];
-		CHECK_INT(d->id, i);
-		CHECK(d->name && d->expr && d->meaning && d->meaning[0]);
-		if (!d->name || !d->expr)
-			continue;
-		for (int j = 0; j < i; j++)
-			CHECK(strcmp(d->name, fs_metricdefs[j].name) != 0);
-		CHECK(fs_tables[d->table].sampled); /* the window is over t */
-		bool unit_ok = false;
-		for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
-			size_t n = strlen(d->name), k = strlen(units[u].suffix);
-			if (d->unit && !strcmp(d->unit, units[u].unit))
-				unit_ok = n > k && !strcmp(d->name + n - k, units[u].suffix);
-		}
-		CHECK(unit_ok);
-		CHECK_INT(fs_metricdefs_sql(d->table, i, sql, sizeof sql), 1);
-		sqlite3_stmt *s = NULL;
-		int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-		CHECK_INT(rc, SQLITE_OK);
-		if (rc != SQLITE_OK)
-			fprintf(stderr, "  %s: %s (in: %s)\n", d->name, sqlite3_errmsg(db), sql);
-		sqlite3_finalize(s);
+	for (int i = 0; i < FS_MS__N; i++) {
+		CHECK_INT(fs_md_sources[i].id, i);
+		CHECK(fs_md_sources[i].name && fs_md_sources[i].from && fs_md_sources[i].where);
 	}
-	/* one query per table: all its definitions as columns */
+	for (int i = 0; i < FS_MD__N; i++) {
+		check_def(db, &fs_metricdefs[i], i, fs_metricdefs);
+		CHECK(!fs_md_sources[fs_metricdefs[i].source].key);
+	}
+	for (int i = 0; i < FS_MDK__N; i++) {
+		check_def(db, &fs_metricdefs_by[i], i, fs_metricdefs_by);
+		CHECK(fs_md_sources[fs_metricdefs_by[i].source].key != NULL);
+		for (int j = 0; j < FS_MD__N; j++)
+			CHECK(strcmp(fs_metricdefs_by[i].name, fs_metricdefs[j].name) != 0);
+	}
+	/* one query per source: all its definitions as columns */
 	int cols = 0;
-	for (int t = 0; t < FS_T__COUNT; t++) {
-		int n = fs_metricdefs_sql((enum fs_table_id)t, -1, sql, sizeof sql);
-		CHECK(n >= 0);
+	for (int s = 0; s < FS_MS__N; s++) {
+		int n = fs_metricdefs_sql((enum fs_md_source)s, -1, sql, sizeof sql);
+		CHECK(n > 0); /* every source has definitions */
 		cols += n > 0 ? n : 0;
 	}
-	CHECK_INT(cols, FS_MD__N);
-	CHECK_INT(fs_metricdefs_sql(FS_T_CPU, -1, sql, 16), -1); /* does not fit */
-	CHECK_INT(fs_metricdefs_sql(FS_T_STEPS, -1, sql, sizeof sql), 0);
+	CHECK_INT(cols, FS_MD__N + FS_MDK__N);
+	CHECK_INT(fs_metricdefs_sql(FS_MS_CPU, -1, sql, 16), -1); /* does not fit */
+	CHECK_INT(fs_metricdefs_sql(FS_MS__N, -1, sql, sizeof sql), 0);
 	sqlite3_close(db);
 }
 
@@ -182,7 +230,128 @@ static void test_values(const char *p)
 	VAL(FS_MD_GPU_UTIL_PCT, (55 + 50) / 2.0);
 	VAL(FS_MD_GPU_MEM_USED_MAX_BYTES, 1e10);
 	VAL(FS_MD_GPU_PCIE_RX_MAX_BYTES_PER_S, 1e7);
+	VAL(FS_MD_CGROUP_CPU_QUOTA_CORES, 1.5);
+	VAL(FS_MD_CGROUP_THROTTLED_PCT, 5.5);
+	VAL(FS_MD_CGROUP_MEM_LIMIT_BYTES, 2e9);
+	VAL(FS_MD_CGROUP_MEM_USAGE_MAX_BYTES, 1e9);
+	VAL(FS_MD_TICKS_COUNT, 11); /* t = 0 has no length */
+	VAL(FS_MD_RECORDED_S, 10);
+	VAL(FS_MD_FIRST_TICK_S, 0);
+	VAL(FS_MD_LAST_TICK_S, 10);
+	VAL(FS_MD_NET_RX_BYTES_PER_S, 1e6 + 5.5e5); /* lo apart */
+	VAL(FS_MD_NET_TX_BYTES_PER_S, 1e5);
+	VAL(FS_MD_JOB_PROCS_MAX, 3);
+	VAL(FS_MD_JOB_PROCS_MEAN, 2.5);
+	VAL(FS_MD_JOB_THREADS_MAX, 7);
+	VAL(FS_MD_JOB_THREADS_MEAN, 6.5);
+	VAL(FS_MD_JOB_THREADS_RUNNING_MEAN, 1.5);
+	VAL(FS_MD_JOB_THREADS_BLOCKED_MEAN, 0.5);
+	VAL(FS_MD_JOB_THREADS_SLEEPING_MEAN, 4.5);
+	VAL(FS_MD_JOB_CPU_PCT, 150);
+	/* thread samples: main 40 (10 R), 101 20 (5 R, 5 D), 102 5 (S) */
+	VAL(FS_MD_THREADS_RUNNING_PCT, 100.0 * 15 / 65);
+	VAL(FS_MD_THREADS_BLOCKED_PCT, 100.0 * 5 / 65);
+	VAL(FS_MD_THREADS_SLEEPING_PCT, 100.0 * 45 / 65);
+	VAL(FS_MD_THREADS_OTHER_PCT, 0);
+	VAL(FS_MD_WORKER_THREADS_RUNNING_PCT, 20);
+	VAL(FS_MD_WORKER_THREADS_BLOCKED_PCT, 20);
+	VAL(FS_MD_WORKER_THREADS_SLEEPING_PCT, 60);
+	VAL(FS_MD_JOB_READ_BYTES, 1e7);
+	VAL(FS_MD_JOB_RCHAR_BYTES, 3e7);
 	CHECK(mv.valid == ALL);
+}
+
+/* The keyed sources over the whole run and in a window, worked out from
+ * machine()'s rows; the busier order. */
+static void test_keyed(const char *p)
+{
+	struct fs_q q;
+	char err[600];
+	CHECK_INT(fs_q_open(&q, p, err, sizeof err), 0);
+	q.trainer = 100;
+	struct fs_metric_row r[8];
+	int n = fs_metricdefs_load_keyed(&q, FS_MS_DISK, r, 8);
+	CHECK_INT(n, 2); /* in key order: loop0, sda */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "loop0") && !strcmp(r[1].key, "sda"));
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_BYTES], 55e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_WRITE_BYTES], 5e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_BYTES_PER_S], 5.5e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_RW_BYTES_PER_S], 6e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READS_PER_S], 100, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_REQ_BYTES], 55e6 / 1000, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_AWAIT_MS], 5.5, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_UTIL_PCT], 55, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_UTIL_MAX_PCT], 100, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_QUEUE_DEPTH], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_DISK_READ_REQ_BYTES], 4000, EXACT);
+		CHECK(!fs_metricdefs_row_valid(&r[0], FS_MDK_NIC_BYTES));
+		qsort(r, 2, sizeof r[0], fs_metricdefs_busier);
+		CHECK(!strcmp(r[0].key, "sda"));
+		CHECK(fs_metricdefs_active(&r[1]));
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_NIC, r, 8);
+	CHECK_INT(n, 2); /* lo apart */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "eth0") && !strcmp(r[1].key, "veth0"));
+		CHECK_NEAR(r[0].v[FS_MDK_NIC_BYTES], 11e6, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_NIC_SPEED_BYTES_PER_S], 1.25e8, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_NIC_RX_BYTES_PER_S], 5.5e5, EXACT);
+		CHECK(!fs_metricdefs_row_valid(&r[1], FS_MDK_NIC_SPEED_BYTES_PER_S));
+		qsort(r, 2, sizeof r[0], fs_metricdefs_busier);
+		CHECK(!strcmp(r[0].key, "eth0"));
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_LOADER, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "train") && !strcmp(r[1].key, "val"));
+		CHECK_NEAR(r[0].v[FS_MDK_LOADER_STEPS], 10, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_LOADER_EPOCHS], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_LOADER_WAIT_S], 1, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_LOADER_COMPUTE_S], 3, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_LOADER_WAIT_SHARE], 0.25, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_LOADER_WAIT_SHARE], 0.5, EXACT);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_PHASE, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "checkpoint"));
+		CHECK_NEAR(r[0].v[FS_MDK_PHASE_COUNT], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PHASE_TOTAL_S], 1.25, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PHASE_TOTAL_S], 0.1, 1e-12);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_PROCS, r, 8);
+	CHECK_INT(n, 2); /* children, main (no others) */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "children") && !strcmp(r[1].key, "main"));
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_SAMPLES], 15, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_BLOCKED_SAMPLES], 5, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_RUNNING_SAMPLES], 5, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_COUNT], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_CPU_S], 5, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_RCHAR_BYTES], 2e7, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_READ_BYTES], 1e7, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_ALIVE_S], 15, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PROCS_MAJOR_FAULTS], 20, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PROCS_RUN_WAIT_S], 1, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PROCS_CPU_S], 10, EXACT);
+	}
+	/* a window: t = 6..7; the phase overlapping it does not exist (5.1 ends) */
+	q.w0 = 6;
+	q.w1 = 7;
+	n = fs_metricdefs_load_keyed(&q, FS_MS_DISK, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2)
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_BYTES], 13e6, EXACT);
+	CHECK_INT(fs_metricdefs_load_keyed(&q, FS_MS_PHASE, r, 8), 0);
+	/* cap: only the first key */
+	q.w0 = -INFINITY;
+	q.w1 = INFINITY;
+	CHECK_INT(fs_metricdefs_load_keyed(&q, FS_MS_DISK, r, 1), 1);
+	CHECK(!strcmp(r[0].key, "loop0"));
+	CHECK_INT(fs_metricdefs_load_keyed(&q, FS_MS_CPU, r, 8), 0); /* not keyed */
+	CHECK_INT(q.errors, 0);
+	fs_q_close(&q);
 }
 
 /* (b) Inside windows (both ends in), and a window with no rows. */
@@ -229,9 +398,9 @@ static void test_mask(const char *p)
 	char err[600];
 	CHECK_INT(fs_q_open(&q, p, err, sizeof err), 0);
 	struct fs_metric_values mv;
-	CHECK_INT(fs_metricdefs_load_from(&q, FS_MD_FROM(FS_T_GPU), &mv), 0);
+	CHECK_INT(fs_metricdefs_load_from(&q, FS_MD_FROM(FS_MS_GPU), &mv), 0);
 	for (int i = 0; i < FS_MD__N; i++)
-		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].table == FS_T_GPU));
+		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].source == FS_MS_GPU));
 	fs_q_close(&q);
 }
 
@@ -249,7 +418,7 @@ static void test_no_psi(const char *how)
 	CHECK_INT(load(p, -INFINITY, INFINITY, &mv, &errors), 0);
 	CHECK_INT(errors, 0);
 	for (int i = 0; i < FS_MD__N; i++)
-		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].table != FS_T_PSI));
+		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].source != FS_MS_PSI));
 	VAL(FS_MD_CPU_IOWAIT_PCT, 11);
 
 	struct fs_metrics m;
@@ -338,6 +507,37 @@ static void test_readers(const char *p)
 	CHECK_INT(s->ngpus, 2);
 	CHECK_NEAR(s->gpu_util, 52.5, EXACT);
 	CHECK_NEAR(s->gpu_mem_used_max, 1e10, EXACT);
+	/* keyed figures: the same definitions in both readers */
+	CHECK(!strcmp(m.disk, "sda")); /* the device read most (no tracer, nothing stacked) */
+	CHECK_NEAR(m.disk_read_bytes, 55e6, EXACT);
+	CHECK_NEAR(m.disk_req_bytes, 55e3, EXACT);
+	CHECK_NEAR(m.disk_await_ms, 5.5, EXACT);
+	CHECK_INT(s->ndisks, 2);
+	CHECK(!strcmp(s->disks[0].name, "sda") && !strcmp(s->disks[1].name, "loop0"));
+	CHECK_NEAR(s->disks[0].read_req_bytes, m.disk_req_bytes, EXACT);
+	CHECK_NEAR(s->disks[0].read_await_ms, m.disk_await_ms, EXACT);
+	CHECK_NEAR(s->disks[0].util_pct, m.disk_util_pct, EXACT);
+	CHECK(!strcmp(m.nic, "eth0") && !strcmp(s->net_iface, "eth0"));
+	CHECK_NEAR(m.nic_rx_bytes_per_s, 1e6, EXACT);
+	CHECK_NEAR(s->net_tx_bytes_per_s, 1e5, EXACT);
+	CHECK_NEAR(m.nic_speed_bytes_per_s, 1.25e8, EXACT);
+	CHECK(m.have_job && !m.loaders_are_main);
+	CHECK_NEAR(m.loaders.blocked, 5 / 15.0, EXACT);
+	CHECK_NEAR(m.loaders.running, 5 / 15.0, EXACT);
+	CHECK_INT(m.loaders.procs, 2);
+	CHECK_NEAR(m.loader_read_bytes, 1e7, EXACT);
+	CHECK_NEAR(m.loader_majflt, 20, EXACT);
+	CHECK_NEAR(m.job_cpu_cores, 1.5, EXACT);
+	CHECK_NEAR(m.cg_quota_cores, 1.5, EXACT);
+	CHECK_NEAR(s->job_read_bytes, m.job_read_bytes, EXACT);
+	CHECK_INT(s->job_procs_max, 3);
+	CHECK_NEAR(s->wrk_blocked, 20, EXACT);
+	CHECK_INT(s->ticks, 11);
+	CHECK_INT(s->nloaders, 2);
+	CHECK(!strcmp(s->loaders[0].name, "train"));
+	CHECK_NEAR(s->loaders[0].wait_share, 0.25, EXACT);
+	CHECK_INT(s->nphases, 2);
+	CHECK(!strcmp(s->phases[0].name, "checkpoint") && s->phases[0].count == 2);
 	free(s);
 }
 
@@ -384,6 +584,7 @@ int main(void)
 	test_values(p);
 	test_windows(p);
 	test_mask(p);
+	test_keyed(p);
 	test_readers(p);
 	test_no_psi("DELETE FROM psi");
 	test_no_psi("DROP TABLE psi");
