@@ -10,6 +10,11 @@ _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
 
 #define WINDOW "t BETWEEN ?1 AND ?2"
 
+/* The tracer's rows by process group, as FS_MS_PROCS groups processes:
+ * the trainer (?3), its children (the loaders), the rest. */
+#define GROUP_OF_PID "CASE WHEN pid = ?3 THEN 'main' WHEN pid IN (SELECT pid FROM proc WHERE ppid = ?3)" \
+		     " THEN 'children' ELSE 'others' END AS grp"
+
 /* The sources. A view joins the ticks for their lengths (dt) where a rate
  * is integrated, and keeps t for the window. */
 const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
@@ -31,6 +36,14 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_JOB] = {FS_MS_JOB, "proc", FS_T_PROC,
 		       "(SELECT p.*, k.dt_s AS dt, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot,"
 		       " p.role = 'worker' AS w FROM proc p LEFT JOIN ticks k ON k.t = p.t)", WINDOW, NULL},
+	[FS_MS_TRACE] = {FS_MS_TRACE, "trace rows", FS_T_FILES,
+			 "(SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals) AS n)", "1", NULL},
+	[FS_MS_IO_CLASSES] = {FS_MS_IO_CLASSES, "io_classes rows", FS_T_IO_CLASSES, "io_classes", "1", NULL},
+	[FS_MS_TRAINER_STEPS] = {FS_MS_TRAINER_STEPS, "steps of the trainer", FS_T_STEPS,
+				 "(SELECT * FROM steps WHERE pid = ?3)", WINDOW, NULL},
+	[FS_MS_CKPT_GPU] = {FS_MS_CKPT_GPU, "gpu in checkpoints", FS_T_GPU,
+			    "(SELECT g.* FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
+			    " WHERE p.name = 'checkpoint')", WINDOW, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t)", WINDOW, "device"},
 	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
@@ -42,6 +55,14 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 			 "(SELECT CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'children' ELSE 'others' END"
 			 " AS grp, p.*, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t WHERE k.dt_s IS NOT NULL)",
 			 WINDOW, "grp"},
+	[FS_MS_FILES_BY_GROUP] = {FS_MS_FILES_BY_GROUP, "files by group", FS_T_FILES,
+				  "(SELECT " GROUP_OF_PID ", * FROM files WHERE path != '(other files)')", "1", "grp"},
+	[FS_MS_IO_BY_GROUP] = {FS_MS_IO_BY_GROUP, "io_intervals by group", FS_T_IO_INTERVALS,
+			       "(SELECT " GROUP_OF_PID ", * FROM io_intervals)", WINDOW, "grp"},
+	[FS_MS_CLASSES_BY_GROUP] = {FS_MS_CLASSES_BY_GROUP, "io_classes of main threads by group", FS_T_IO_CLASSES,
+				    "(SELECT " GROUP_OF_PID ", * FROM io_classes WHERE thread = 'main')", WINDOW, "grp"},
+	[FS_MS_TRAINER_PHASES] = {FS_MS_TRAINER_PHASES, "phases of the trainer by name", FS_T_PHASES,
+				  "(SELECT * FROM phases WHERE pid = ?3)", "t_end >= ?1 AND t_start <= ?2", "name"},
 };
 
 /* A mean over samples is over rows: each row is one sample of the
@@ -156,6 +177,15 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 				  "the job's processes' reads from storage (read_bytes), total"},
 	[FS_MD_JOB_RCHAR_BYTES] = {FS_MD_JOB_RCHAR_BYTES, "job_rchar_bytes", "bytes", FS_MS_JOB, "sum(rchar_per_s * dt)",
 				   "the job's processes' bytes through read calls (rchar), total"},
+	[FS_MD_TRACE_ROWS_COUNT] = {FS_MD_TRACE_ROWS_COUNT, "trace_rows_count", "count", FS_MS_TRACE, "nullif(max(n), 0)",
+				    "rows the I/O tracer left (files, intervals), whole run; none: not valid"},
+	[FS_MD_IO_CLASSES_ROWS_COUNT] = {FS_MD_IO_CLASSES_ROWS_COUNT, "io_classes_rows_count", "count", FS_MS_IO_CLASSES,
+					 "nullif(count(*), 0)", "per-class rows the tracer left, whole run; none: not valid"},
+	[FS_MD_TRAINER_EPOCHS] = {FS_MD_TRAINER_EPOCHS, "trainer_epochs", "count", FS_MS_TRAINER_STEPS,
+				  "nullif(count(DISTINCT loader || '/' || epoch), 0)", "epochs of the trainer's loaders (each loader's own); none: not valid"},
+	[FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT] = {FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT, "gpu_util_in_checkpoints_pct", "%",
+					       FS_MS_CKPT_GPU, "avg(util_pct)",
+					       "GPU busy in samples that end inside a checkpoint phase, mean"},
 };
 
 /* Keyed: a row per device, interface, loader, phase name, process group. */
@@ -227,6 +257,36 @@ const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
 				  "process-seconds the group's processes were sampled alive"},
 	[FS_MDK_PROCS_MAJOR_FAULTS] = {FS_MDK_PROCS_MAJOR_FAULTS, "procs_major_faults", "count", FS_MS_PROCS,
 				       "sum(majflt_per_s * dt)", "the group's major page faults (mmap'd or swapped-in pages read)"},
+	[FS_MDK_FILES_COUNT] = {FS_MDK_FILES_COUNT, "files_count", "count", FS_MS_FILES_BY_GROUP, "count(DISTINCT path)",
+				"distinct files the group's processes touched (the tracer's)"},
+	[FS_MDK_FILES_OPENS] = {FS_MDK_FILES_OPENS, "files_opens", "count", FS_MS_FILES_BY_GROUP, "sum(opens)",
+				"their opens"},
+	[FS_MDK_FILES_STATS] = {FS_MDK_FILES_STATS, "files_stats", "count", FS_MS_FILES_BY_GROUP, "sum(stats)",
+				"their stat calls"},
+	[FS_MDK_FILES_READS] = {FS_MDK_FILES_READS, "files_reads", "count", FS_MS_FILES_BY_GROUP, "sum(reads)",
+				"their read calls"},
+	[FS_MDK_FILES_READ_BYTES] = {FS_MDK_FILES_READ_BYTES, "files_read_bytes", "bytes", FS_MS_FILES_BY_GROUP,
+				     "sum(read_bytes)", "bytes their read calls returned"},
+	[FS_MDK_FILES_SEQ_READS] = {FS_MDK_FILES_SEQ_READS, "files_seq_reads", "count", FS_MS_FILES_BY_GROUP,
+				    "sum(seq_reads)", "of their reads, those that went on where the last one ended"},
+	[FS_MDK_IO_TIME_S] = {FS_MDK_IO_TIME_S, "io_time_s", "s", FS_MS_IO_BY_GROUP, "sum(io_time_s)",
+			      "the group's time inside intercepted I/O calls"},
+	[FS_MDK_SOCKET_READ_S] = {FS_MDK_SOCKET_READ_S, "socket_read_s", "s", FS_MS_CLASSES_BY_GROUP,
+				  "total(CASE WHEN class = 'socket' THEN read_s END)", "main threads' time reading sockets"},
+	[FS_MDK_SOCKET_READ_BYTES] = {FS_MDK_SOCKET_READ_BYTES, "socket_read_bytes", "bytes", FS_MS_CLASSES_BY_GROUP,
+				      "total(CASE WHEN class = 'socket' THEN read_bytes END)", "bytes they read from sockets"},
+	[FS_MDK_FILE_READ_S] = {FS_MDK_FILE_READ_S, "file_read_s", "s", FS_MS_CLASSES_BY_GROUP,
+				"total(CASE WHEN class = 'file' THEN read_s END)", "main threads' time reading regular files"},
+	[FS_MDK_FILE_READ_BYTES] = {FS_MDK_FILE_READ_BYTES, "file_read_bytes", "bytes", FS_MS_CLASSES_BY_GROUP,
+				    "total(CASE WHEN class = 'file' THEN read_bytes END)", "bytes they read from regular files"},
+	[FS_MDK_FILE_META_S] = {FS_MDK_FILE_META_S, "file_meta_s", "s", FS_MS_CLASSES_BY_GROUP,
+				"total(CASE WHEN class = 'file' THEN meta_s END)",
+				"main threads' time in open, close, stat, seek, mmap, readdir on files"},
+	[FS_MDK_TRAINER_PHASE_COUNT] = {FS_MDK_TRAINER_PHASE_COUNT, "trainer_phase_count", "count", FS_MS_TRAINER_PHASES,
+					"count(*)", "the trainer's phases of that name"},
+	[FS_MDK_TRAINER_PHASE_TOTAL_S] = {FS_MDK_TRAINER_PHASE_TOTAL_S, "trainer_phase_total_s", "s",
+					  FS_MS_TRAINER_PHASES, "sum(t_end - t_start)",
+					  "the trainer's phases of that name, total time"},
 };
 
 static const struct fs_metricdef *defs_of(enum fs_md_source source, int *n)

@@ -42,12 +42,20 @@ enum fs_md_source {
 	FS_MS_NET_TICKS,  /* per tick: every interface but lo, summed */
 	FS_MS_JOB_TICKS,  /* per tick: the job's processes, summed */
 	FS_MS_JOB,        /* the job's process samples, with their tick's length */
+	FS_MS_TRACE,      /* the tracer's rows, files and intervals (not windowed) */
+	FS_MS_IO_CLASSES, /* the tracer's per-class rows (not windowed) */
+	FS_MS_TRAINER_STEPS, /* the trainer's (pid ?3) steps */
+	FS_MS_CKPT_GPU,   /* GPU samples inside checkpoint phases */
 	/* keyed: a row per key */
 	FS_MS_DISK,       /* by device, with the tick's length */
 	FS_MS_NIC,        /* by interface (lo apart), with the tick's length */
 	FS_MS_LOADER,     /* steps by loader */
 	FS_MS_PHASE,      /* phases by name (a phase counts when it overlaps the window) */
 	FS_MS_PROCS,      /* process samples by group: main (pid ?3), children (ppid ?3), others */
+	FS_MS_FILES_BY_GROUP,   /* the tracer's files by process group (not windowed) */
+	FS_MS_IO_BY_GROUP,      /* the tracer's intervals by process group */
+	FS_MS_CLASSES_BY_GROUP, /* the main threads' per-class I/O by process group */
+	FS_MS_TRAINER_PHASES,   /* the trainer's phases by name */
 	FS_MS__N
 };
 
@@ -113,6 +121,10 @@ enum fs_md_id {
 	FS_MD_WORKER_THREADS_SLEEPING_PCT,
 	FS_MD_JOB_READ_BYTES,
 	FS_MD_JOB_RCHAR_BYTES,
+	FS_MD_TRACE_ROWS_COUNT,
+	FS_MD_IO_CLASSES_ROWS_COUNT,
+	FS_MD_TRAINER_EPOCHS,
+	FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT,
 	FS_MD__N
 };
 
@@ -149,6 +161,20 @@ enum fs_mdk_id {
 	FS_MDK_PROCS_READ_BYTES,
 	FS_MDK_PROCS_ALIVE_S,
 	FS_MDK_PROCS_MAJOR_FAULTS,
+	FS_MDK_FILES_COUNT,
+	FS_MDK_FILES_OPENS,
+	FS_MDK_FILES_STATS,
+	FS_MDK_FILES_READS,
+	FS_MDK_FILES_READ_BYTES,
+	FS_MDK_FILES_SEQ_READS,
+	FS_MDK_IO_TIME_S,
+	FS_MDK_SOCKET_READ_S,
+	FS_MDK_SOCKET_READ_BYTES,
+	FS_MDK_FILE_READ_S,
+	FS_MDK_FILE_READ_BYTES,
+	FS_MDK_FILE_META_S,
+	FS_MDK_TRAINER_PHASE_COUNT,
+	FS_MDK_TRAINER_PHASE_TOTAL_S,
 	FS_MDK__N
 };
 

@@ -13,16 +13,25 @@
 #include <string.h>
 
 /* Whether the recording was finished (fs_session_finish writes end_unix and
- * duration_s), and where its samples stop. */
+ * duration_s), and where its samples stop (the whole run's last tick). */
 static void load_completeness(struct fs_q *q, struct fs_metrics *m)
 {
 	char end[64];
 	fs_q_meta(q, "end_unix", end, sizeof end);
 	m->incomplete = end[0] == '\0';
-	double last;
-	fs_q_row(q, "SELECT max(t) FROM ticks", 1, &last);
-	m->recorded_until_s = last;
+	double w0 = q->w0, w1 = q->w1; /* the whole run, not the window */
+	q->w0 = -INFINITY;
+	q->w1 = INFINITY;
+	struct fs_metric_values mv;
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_TICKS), &mv);
+	m->recorded_until_s = mv.v[FS_MD_LAST_TICK_S];
+	q->w0 = w0;
+	q->w1 = w1;
 }
+
+/* Phase names read per trainer (the hook sends a handful: checkpoint,
+ * epoch_end, collective, validation, and what the job names). */
+#define FS_MAX_PHASE_NAMES 64
 
 /* The job-level step figures: the trainer's (m->loops[m->trainer]). */
 static void load_steps(struct fs_q *q, struct fs_metrics *m)
@@ -45,17 +54,21 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	m->epoch_start_excess_s = L->epoch_excess_s;
 	m->epoch_starts = L->epoch_starts;
 	m->loop_s = L->loop_s;
-	double epochs, n, total;
-	fs_q_row(q, "SELECT count(DISTINCT loader || '/' || epoch) FROM steps WHERE t BETWEEN ?1 AND ?2 AND pid = ?3",
-		 1, &epochs);
-	m->epochs = to_count(epochs);
-	fs_q_row(q, "SELECT count(*) FROM phases WHERE name = 'epoch_end' AND pid = ?3 AND t_end >= ?1 AND t_start <= ?2",
-		 1, &n);
-	m->epoch_ends = to_count(n);
-	fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'checkpoint' AND pid = ?3"
-	       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
-	m->checkpoints = to_count(n);
-	m->checkpoint_phase_s = n > 0 ? total : 0;
+	struct fs_metric_values mv;
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_TRAINER_STEPS), &mv);
+	m->epochs = to_count(mv.v[FS_MD_TRAINER_EPOCHS]);
+	struct fs_metric_row rows[FS_MAX_PHASE_NAMES];
+	int n = fs_metricdefs_load_keyed(q, FS_MS_TRAINER_PHASES, rows, FS_MAX_PHASE_NAMES);
+	m->epoch_ends = m->checkpoints = 0;
+	m->checkpoint_phase_s = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(rows[i].key, "epoch_end"))
+			m->epoch_ends = to_count(rows[i].v[FS_MDK_TRAINER_PHASE_COUNT]);
+		if (!strcmp(rows[i].key, "checkpoint")) {
+			m->checkpoints = to_count(rows[i].v[FS_MDK_TRAINER_PHASE_COUNT]);
+			m->checkpoint_phase_s = rows[i].v[FS_MDK_TRAINER_PHASE_TOTAL_S];
+		}
+	}
 	m->checkpoint_every_steps = m->checkpoints >= 2 ? (double)m->steps / (double)m->checkpoints : NAN;
 }
 
@@ -83,8 +96,8 @@ static void load_gpu(struct fs_q *q, struct fs_metrics *m)
 	m->gpu_busy = m->have_gpu ? busy / 100 : NAN;
 	m->pcie_rx_max_bytes_per_s = mv.v[FS_MD_GPU_PCIE_RX_MAX_BYTES_PER_S];
 	/* A gpu row at t covers (t - dt, t]: those ending inside a checkpoint. */
-	fs_q_row(q, "SELECT avg(g.util_pct) FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
-	       " WHERE p.name = 'checkpoint' AND g.t BETWEEN ?1 AND ?2", 1, &m->gpu_busy_in_checkpoints);
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_CKPT_GPU), &mv);
+	m->gpu_busy_in_checkpoints = mv.v[FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT];
 }
 
 /* Fill s from one group's row (FS_MS_PROCS), time_s the ticks' time. */
@@ -157,8 +170,20 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 	m->job_cpu_cores = time_s > 0 ? cpu / time_s : NAN;
 }
 
+/* The row of the loaders' group ("children" of the trainer, or "main"
+ * when it has none) among n keyed rows, or NULL. */
+static const struct fs_metric_row *loaders_row(const struct fs_metrics *m, const struct fs_metric_row *rows, int n)
+{
+	const char *group = m->loaders_are_main ? "main" : "children";
+	for (int i = 0; i < n; i++)
+		if (!strcmp(rows[i].key, group))
+			return &rows[i];
+	return NULL;
+}
+
 /* SQL for the pids of the loaders (the trainer ?3's children, or the
- * trainer itself when it has none), for "pid IN (...)". */
+ * trainer itself when it has none: the "children" or "main" group of
+ * FS_MS_PROCS), for "pid IN (...)". */
 static const char *loaders_sql(const struct fs_metrics *m)
 {
 	return m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
@@ -167,20 +192,27 @@ static const char *loaders_sql(const struct fs_metrics *m)
 /* The tracer's view of the loaders: time inside I/O calls, files, opens. */
 static void load_trace(struct fs_q *q, struct fs_metrics *m)
 {
-	const char *loaders = loaders_sql(m);
-	char sql[512];
-	double n;
-	fs_q_row(q, "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals)", 1, &n);
-	m->have_trace = n > 0;
+	struct fs_metric_values mv;
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_TRACE), &mv);
+	m->have_trace = mv.v[FS_MD_TRACE_ROWS_COUNT] > 0;
 	if (!m->have_trace)
 		return;
-	snprintf(sql, sizeof sql, "SELECT sum(io_time_s) FROM io_intervals WHERE t BETWEEN ?1 AND ?2 AND pid IN (%s)",
-		 loaders);
-	fs_q_row(q, sql, 1, &m->loader_io_time_s);
-	snprintf(sql, sizeof sql, "SELECT count(DISTINCT path), sum(opens), sum(stats), sum(reads), sum(read_bytes),"
-				  " sum(seq_reads) FROM files WHERE path != '(other files)' AND pid IN (%s)", loaders);
-	fs_q_row(q, sql, 6, &m->trace_files, &m->trace_opens, &m->trace_stats, &m->trace_reads,
-		 &m->trace_read_bytes, &m->trace_seq_reads);
+	struct fs_metric_row rows[3];
+	int n = fs_metricdefs_load_keyed(q, FS_MS_IO_BY_GROUP, rows, 3);
+	const struct fs_metric_row *r = loaders_row(m, rows, n);
+	if (r)
+		m->loader_io_time_s = r->v[FS_MDK_IO_TIME_S];
+	n = fs_metricdefs_load_keyed(q, FS_MS_FILES_BY_GROUP, rows, 3);
+	r = loaders_row(m, rows, n);
+	m->trace_files = 0; /* none of theirs: no file, the other counts unknown */
+	if (r) {
+		m->trace_files = r->v[FS_MDK_FILES_COUNT];
+		m->trace_opens = r->v[FS_MDK_FILES_OPENS];
+		m->trace_stats = r->v[FS_MDK_FILES_STATS];
+		m->trace_reads = r->v[FS_MDK_FILES_READS];
+		m->trace_read_bytes = r->v[FS_MDK_FILES_READ_BYTES];
+		m->trace_seq_reads = r->v[FS_MDK_FILES_SEQ_READS];
+	}
 }
 
 /* The job-level host-I/O figures: the trainer's. */
@@ -196,22 +228,23 @@ static void load_host_io(struct fs_q *q, struct fs_metrics *m)
 		m->gpu_busy_in_checkpoints = L->gpu_busy_in_host_io;
 }
 
-/* The loaders' main threads by descriptor class (io_classes). */
+/* The loaders' main threads by descriptor class (io_classes): 0 for a
+ * class they never used, once the tracer recorded classes at all. */
 static void load_classes(struct fs_q *q, struct fs_metrics *m)
 {
-	double n;
-	if (!fs_q_row(q, "SELECT count(*) FROM io_classes", 1, &n) || !(n > 0))
+	struct fs_metric_values mv;
+	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_IO_CLASSES), &mv);
+	if (!(mv.v[FS_MD_IO_CLASSES_ROWS_COUNT] > 0))
 		return;
 	m->have_classes = true;
-	char sql[768];
-	snprintf(sql, sizeof sql,
-		 "SELECT total(CASE WHEN class = 'socket' THEN read_s END), total(CASE WHEN class = 'socket' THEN read_bytes END),"
-		 " total(CASE WHEN class = 'file' THEN read_s END), total(CASE WHEN class = 'file' THEN read_bytes END),"
-		 " total(CASE WHEN class = 'file' THEN meta_s END) FROM io_classes"
-		 " WHERE thread = 'main' AND t BETWEEN ?1 AND ?2 AND pid IN (%s)",
-		 loaders_sql(m));
-	fs_q_row(q, sql, 5, &m->loader_sock_read_s, &m->loader_sock_read_bytes, &m->loader_file_read_s,
-		 &m->loader_file_read_bytes, &m->loader_meta_s);
+	struct fs_metric_row rows[3];
+	int n = fs_metricdefs_load_keyed(q, FS_MS_CLASSES_BY_GROUP, rows, 3);
+	const struct fs_metric_row *r = loaders_row(m, rows, n);
+	m->loader_sock_read_s = r ? r->v[FS_MDK_SOCKET_READ_S] : 0;
+	m->loader_sock_read_bytes = r ? r->v[FS_MDK_SOCKET_READ_BYTES] : 0;
+	m->loader_file_read_s = r ? r->v[FS_MDK_FILE_READ_S] : 0;
+	m->loader_file_read_bytes = r ? r->v[FS_MDK_FILE_READ_BYTES] : 0;
+	m->loader_meta_s = r ? r->v[FS_MDK_FILE_META_S] : 0;
 }
 
 /* Whether device is stacked: a mounted file system sits on it and it
@@ -402,9 +435,9 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	m->interval_s = fs_q_meta_num(&q, "interval_s");
 	m->ncpu = to_int(fs_q_meta_num(&q, "ncpu"), 0);
 	m->mem_total_bytes = fs_q_meta_num(&q, "mem_bytes");
-	double first, last;
-	fs_q_row(&q, "SELECT min(t), max(t) FROM ticks WHERE t BETWEEN ?1 AND ?2", 2, &first, &last);
-	m->duration_s = last - first;
+	struct fs_metric_values ticks;
+	fs_metricdefs_load_from(&q, FS_MD_FROM(FS_MS_TICKS), &ticks);
+	m->duration_s = ticks.v[FS_MD_LAST_TICK_S] - ticks.v[FS_MD_FIRST_TICK_S];
 	q.trainer = to_int(fs_q_meta_num(&q, "pid"), 0);
 	load_completeness(&q, m);
 	load_gpu(&q, m);

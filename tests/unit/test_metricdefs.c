@@ -66,6 +66,10 @@ static void machine(struct fs_sink *s, int t)
 	if (t >= 6)
 		golden_row(s, FS_T_PROC, t, "pid=102 ppid=100 role=worker threads=1 running=0 blocked_io=0 sleeping=1"
 			   " cpu_pct=0 rchar_per_s=0 read_bytes_per_s=0");
+	golden_row(s, FS_T_IO_INTERVALS, t, "pid=101 io_time_s=0.1 read_bytes=4096 ops=2");
+	golden_row(s, FS_T_IO_CLASSES, t, "pid=101 class=file thread=main read_s=0.05 read_bytes=4096 meta_s=0.01");
+	golden_row(s, FS_T_IO_CLASSES, t, "pid=101 class=socket thread=main read_s=0.02 read_bytes=100");
+	golden_row(s, FS_T_IO_CLASSES, t, "pid=101 class=file thread=helper read_s=9 read_bytes=9"); /* not main */
 	golden_row(s, FS_T_STEPS, t, "pid=100 loader=train epoch=%d step=%d wait_s=0.1 compute_s=0.3", t > 5, t);
 	if (t % 5 == 0)
 		golden_row(s, FS_T_STEPS, t, "pid=100 loader=val epoch=%d step=0 wait_s=0.2 compute_s=0.2", t > 5);
@@ -85,7 +89,12 @@ static bool build(const char *path, int cpu_pad)
 	golden_row(s, FS_T_TICKS, 0, "missed=0");
 	for (int t = 1; t <= 10; t++)
 		machine(s, t);
+	golden_row(s, FS_T_FILES, 0, "pid=101 path=/data/a opens=2 stats=1 reads=10 read_bytes=40960 seq_reads=9");
+	golden_row(s, FS_T_FILES, 0, "pid=102 path=/data/b opens=1 stats=0 reads=5 read_bytes=5000 seq_reads=0");
+	golden_row(s, FS_T_FILES, 0, "pid=101 path='(other files)' opens=99 reads=99 read_bytes=99");
+	golden_row(s, FS_T_FILES, 0, "pid=100 path=/ckpt opens=1 reads=0 read_bytes=0 writes=3 write_bytes=300");
 	golden_row(s, FS_T_PHASES, 0, "t_start=4.5 t_end=5 pid=100 name=checkpoint");
+	golden_row(s, FS_T_PHASES, 0, "t_start=2 t_end=3 pid=555 name=checkpoint"); /* not the trainer's */
 	golden_row(s, FS_T_PHASES, 0, "t_start=9 t_end=9.75 pid=100 name=checkpoint");
 	golden_row(s, FS_T_PHASES, 0, "t_start=5 t_end=5.1 pid=100 name=epoch_end");
 	for (int i = 0; i < cpu_pad; i++)
@@ -258,7 +267,11 @@ static void test_values(const char *p)
 	VAL(FS_MD_WORKER_THREADS_SLEEPING_PCT, 60);
 	VAL(FS_MD_JOB_READ_BYTES, 1e7);
 	VAL(FS_MD_JOB_RCHAR_BYTES, 3e7);
-	CHECK(mv.valid == ALL);
+	VAL(FS_MD_TRACE_ROWS_COUNT, 4 + 10);
+	VAL(FS_MD_IO_CLASSES_ROWS_COUNT, 30);
+	VAL(FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT, (50 + 50 + 30 + 50) / 4.0); /* t = 5 in (4.5, 5], t = 3 in pid 555's (2, 3] */
+	CHECK(!valid(&mv, FS_MD_TRAINER_EPOCHS)); /* q.trainer 0: no steps of pid 0 */
+	CHECK(mv.valid == (ALL & ~BIT(FS_MD_TRAINER_EPOCHS)));
 }
 
 /* The keyed sources over the whole run and in a window, worked out from
@@ -316,8 +329,8 @@ static void test_keyed(const char *p)
 	CHECK_INT(n, 2);
 	if (n == 2) {
 		CHECK(!strcmp(r[0].key, "checkpoint"));
-		CHECK_NEAR(r[0].v[FS_MDK_PHASE_COUNT], 2, EXACT);
-		CHECK_NEAR(r[0].v[FS_MDK_PHASE_TOTAL_S], 1.25, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PHASE_COUNT], 3, EXACT); /* every process's */
+		CHECK_NEAR(r[0].v[FS_MDK_PHASE_TOTAL_S], 2.25, EXACT);
 		CHECK_NEAR(r[1].v[FS_MDK_PHASE_TOTAL_S], 0.1, 1e-12);
 	}
 	n = fs_metricdefs_load_keyed(&q, FS_MS_PROCS, r, 8);
@@ -336,6 +349,41 @@ static void test_keyed(const char *p)
 		CHECK_NEAR(r[1].v[FS_MDK_PROCS_RUN_WAIT_S], 1, EXACT);
 		CHECK_NEAR(r[1].v[FS_MDK_PROCS_CPU_S], 10, EXACT);
 	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_FILES_BY_GROUP, r, 8);
+	CHECK_INT(n, 2); /* children (101, 102), main (100); "(other files)" apart */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "children") && !strcmp(r[1].key, "main"));
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_COUNT], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_OPENS], 3, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_STATS], 1, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_READS], 15, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_READ_BYTES], 45960, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILES_SEQ_READS], 9, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_FILES_COUNT], 1, EXACT);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_IO_BY_GROUP, r, 8);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_NEAR(r[0].v[FS_MDK_IO_TIME_S], 1, 1e-12);
+	n = fs_metricdefs_load_keyed(&q, FS_MS_CLASSES_BY_GROUP, r, 8);
+	CHECK_INT(n, 1); /* main threads only: the helper's 9 s apart */
+	if (n == 1) {
+		CHECK_NEAR(r[0].v[FS_MDK_SOCKET_READ_S], 0.2, 1e-12);
+		CHECK_NEAR(r[0].v[FS_MDK_SOCKET_READ_BYTES], 1000, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILE_READ_S], 0.5, 1e-12);
+		CHECK_NEAR(r[0].v[FS_MDK_FILE_READ_BYTES], 40960, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_FILE_META_S], 0.1, 1e-12);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_TRAINER_PHASES, r, 8);
+	CHECK_INT(n, 2); /* pid 555's checkpoint apart */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "checkpoint"));
+		CHECK_NEAR(r[0].v[FS_MDK_TRAINER_PHASE_COUNT], 2, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_TRAINER_PHASE_TOTAL_S], 1.25, EXACT);
+	}
+	struct fs_metric_values mv;
+	CHECK_INT(fs_metricdefs_load_from(&q, FS_MD_FROM(FS_MS_TRAINER_STEPS), &mv), 0);
+	CHECK_NEAR(mv.v[FS_MD_TRAINER_EPOCHS], 4, EXACT); /* train 0, 1; val 0, 1 */
 	/* a window: t = 6..7; the phase overlapping it does not exist (5.1 ends) */
 	q.w0 = 6;
 	q.w1 = 7;
@@ -381,14 +429,17 @@ static void test_windows(const char *p)
 	CHECK(!valid(&mv, FS_MD_PSI_MEMORY_SOME_PCT) && !valid(&mv, FS_MD_PSI_MEMORY_FULL_PCT));
 	CHECK(valid(&mv, FS_MD_PSI_CPU_SOME_PCT));
 	VAL(FS_MD_PSI_CPU_SOME_PCT, 8);
-	CHECK(mv.valid == (ALL & ~BIT(FS_MD_PSI_MEMORY_SOME_PCT) & ~BIT(FS_MD_PSI_MEMORY_FULL_PCT)));
+	CHECK(mv.valid == (ALL & ~BIT(FS_MD_PSI_MEMORY_SOME_PCT) & ~BIT(FS_MD_PSI_MEMORY_FULL_PCT) &
+			   ~BIT(FS_MD_TRAINER_EPOCHS) & ~BIT(FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT)));
 
-	/* after the last sample: nothing valid, the GPU count included */
+	/* after the last sample: nothing valid, the GPU count included, but
+	 * the two counts of the whole run (their sources are not windowed) */
 	CHECK_INT(load(p, 20, 30, &mv, &errors), 0);
 	CHECK_INT(errors, 0);
-	CHECK(mv.valid == 0);
+	uint64_t unwindowed = BIT(FS_MD_TRACE_ROWS_COUNT) | BIT(FS_MD_IO_CLASSES_ROWS_COUNT);
+	CHECK(mv.valid == unwindowed);
 	for (int i = 0; i < FS_MD__N; i++)
-		CHECK(!valid(&mv, (enum fs_md_id)i));
+		CHECK(valid(&mv, (enum fs_md_id)i) == !strcmp(fs_md_sources[fs_metricdefs[i].source].where, "1"));
 }
 
 /* Only the tables asked for are read. */
@@ -418,7 +469,7 @@ static void test_no_psi(const char *how)
 	CHECK_INT(load(p, -INFINITY, INFINITY, &mv, &errors), 0);
 	CHECK_INT(errors, 0);
 	for (int i = 0; i < FS_MD__N; i++)
-		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].source != FS_MS_PSI));
+		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].source != FS_MS_PSI && i != FS_MD_TRAINER_EPOCHS));
 	VAL(FS_MD_CPU_IOWAIT_PCT, 11);
 
 	struct fs_metrics m;
@@ -453,7 +504,7 @@ static void test_old_column(void)
 	VAL(FS_MD_MEM_AVAILABLE_MIN_BYTES, 9e8);
 	VAL(FS_MD_PAGE_CACHE_MAX_BYTES, 1e9);
 	VAL(FS_MD_MAJOR_FAULTS_PER_S, 38.5);
-	CHECK(mv.valid == (ALL & ~BIT(FS_MD_DENTRIES_GROWTH)));
+	CHECK(mv.valid == (ALL & ~BIT(FS_MD_DENTRIES_GROWTH) & ~BIT(FS_MD_TRAINER_EPOCHS)));
 
 	struct fs_metrics m;
 	char err[600] = "";
@@ -537,7 +588,19 @@ static void test_readers(const char *p)
 	CHECK(!strcmp(s->loaders[0].name, "train"));
 	CHECK_NEAR(s->loaders[0].wait_share, 0.25, EXACT);
 	CHECK_INT(s->nphases, 2);
-	CHECK(!strcmp(s->phases[0].name, "checkpoint") && s->phases[0].count == 2);
+	CHECK(!strcmp(s->phases[0].name, "checkpoint") && s->phases[0].count == 3);
+	/* the trainer's (pid 100) alone in the metrics; the tracer's, the loaders' */
+	CHECK_INT(m.checkpoints, 2);
+	CHECK_NEAR(m.checkpoint_phase_s, 1.25, EXACT);
+	CHECK_INT(m.epoch_ends, 1);
+	CHECK_INT(m.epochs, 4);
+	CHECK(m.have_trace && m.have_classes);
+	CHECK_NEAR(m.trace_files, 2, EXACT);
+	CHECK_NEAR(m.trace_read_bytes, 45960, EXACT);
+	CHECK_NEAR(m.loader_io_time_s, 1, 1e-12);
+	CHECK_NEAR(m.loader_sock_read_bytes, 1000, EXACT);
+	CHECK_NEAR(m.loader_meta_s, 0.1, 1e-12);
+	CHECK_NEAR(m.recorded_until_s, 10, EXACT);
 	free(s);
 }
 
