@@ -167,7 +167,7 @@ scenarios-all: all $(FAKE_NVML)
 # -fsanitize=thread in $(BUILD)/tsan, the program run under the tracer.
 tsan: $(BUILD)/tests/trace_dump
 	$(MAKE) BUILD=$(BUILD)/tsan SANITIZE=thread $(BUILD)/tsan/libfeedscope-trace.so \
-		$(BUILD)/tsan/tests/trace/threads
+		$(BUILD)/tsan/tests/trace/threads $(BUILD)/tsan/tests/trace/peers
 	tests/trace/tsan.sh $(BUILD)/tsan $(BUILD)
 
 # Fuzzing (tests/fuzz/, not part of `make test`): every tests/fuzz/fuzz_*.c

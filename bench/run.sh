@@ -28,6 +28,23 @@ for fmt in text json; do
 	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 done
 echo
+echo "== feedscope report merging 1-hour run files of 2 and 8 nodes (synth_run HOST RANK: a rank per node, a collective per step)"
+mkdir -p "$b/merge-bench"
+for r in 0 1 2 3 4 5 6 7; do
+	"$b/tests/synth_run" "$b/merge-bench/node$r.db" 3600 "node$r" "$r" >/dev/null
+done
+for n in 2 8; do
+	files=$(for r in $(seq 0 $((n - 1))); do printf '%s ' "$b/merge-bench/node$r.db"; done)
+	for fmt in text json; do
+		start=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		"$fs" report --format $fmt $files >/dev/null
+		end=$(date +%s.%N)
+		echo "  $n files, report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
+	done
+done
+rm -rf "$b/merge-bench"
+echo
 echo "== I/O tracer (libfeedscope-trace.so): ns added per intercepted call, traced / untraced"
 cc -O2 -o "$b/trace_cost" bench/trace_cost.c -lpthread
 "$b/trace_cost" "$b/libfeedscope-trace.so" "${TRACE_ROUNDS:-9}"

@@ -360,6 +360,21 @@ CONFIG_KNOBS = (
 )
 
 
+def _send_rank(torch, pid):
+    """The process's rank as torch.distributed knows it (a job started by
+    torch.multiprocessing.spawn has no RANK variable to read), once, with
+    its first loader: meta hook.rank.PID (and hook.world_size.PID)."""
+    try:
+        dist = getattr(torch, "distributed", None)
+        if dist is None or not dist.is_available() or not dist.is_initialized():
+            return
+        rank, world = dist.get_rank(), dist.get_world_size()
+    except Exception:
+        return  # a torch without these, or a group in a bad state: nothing to say
+    _send(b"M1 %d hook.rank.%d %d" % (pid, pid, rank))
+    _send(b"M1 %d hook.world_size.%d %d" % (pid, pid, world))
+
+
 def _send_config(loader, name_b):
     global _said_version
     pid = _ch.pid
@@ -367,6 +382,7 @@ def _send_config(loader, name_b):
         _said_version = True
         torch = sys.modules.get("torch")
         _send(b"M1 %d hook.pytorch %s" % (pid, _ch.value_text(getattr(torch, "__version__", None))))
+        _send_rank(torch, pid)
     for knob, get in CONFIG_KNOBS:
         try:
             value = get(loader)

@@ -36,7 +36,9 @@ static double idle_in_host_io(const struct fs_metrics *m, const struct fs_loop_p
 /* With steps (seconds, then shares of the loop):
  *   epoch  = epoch_end phases + each later epoch's first wait beyond the usual
  *   input  = the rest of the waits
- *   ranks  = collective phases (inside compute)
+ *   ranks  = the wait on other ranks (fs_loop_ranks_wait_s), inside compute:
+ *            taken out before the GPU's busy time fills the rest, so a GPU
+ *            that spins in an NCCL kernel while it waits is not busy
  *   host   = the host-I/O bucket (inside compute, what is left of it), the
  *            part with the accelerator idle
  *   busy   = the rest of compute, at most the accelerator's busy time over the
@@ -50,7 +52,7 @@ static void with_steps(const struct fs_metrics *m, const struct fs_loop_proc *L,
 	double waits = fmax(0, L->wait_s) + fmax(0, L->epoch_end_s);
 	double compute = fmax(0, L->compute_s);
 	double epoch = clamp(L->epoch_excess_s + L->epoch_end_s, 0, waits);
-	double ranks = clamp(L->collective_s, 0, compute);
+	double ranks = clamp(fs_loop_ranks_wait_s(L), 0, compute);
 	double host_time = clamp(L->host_io_s, 0, compute - ranks);
 	double host = host_time * idle_in_host_io(m, L);
 	double rest = compute - ranks - host;

@@ -335,6 +335,11 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 		L->rank = to_int(r, -1);
 		L->local_rank = to_int(lr, -1);
 	}
+	if (L->rank < 0) { /* no rank variable (torch.multiprocessing.spawn): the hook's, from torch.distributed */
+		char key[64];
+		snprintf(key, sizeof key, "hook.rank.%d", L->pid);
+		L->rank = to_int(fs_q_meta_num(q, key), -1);
+	}
 	fs_q_row(q, "SELECT sum(t_end - t_start) FROM phases WHERE name = 'epoch_end' AND pid = ?3"
 	       " AND t_end >= ?1 AND t_start <= ?2", 1, &v);
 	L->epoch_end_s = v > 0 ? v : 0;
@@ -410,6 +415,36 @@ static int wrapped_trainer(struct fs_q *q, int pid)
 	return pid;
 }
 
+/* Share of p's loop spent waiting on other ranks (fs_loop_ranks_wait_s;
+ * 1 without a loop: it cannot be the one the others wait on). */
+static double collective_share(const struct fs_loop_proc *p)
+{
+	return p->loop_s > 0 ? fs_loop_ranks_wait_s(p) / p->loop_s : 1;
+}
+
+/* The straggler of n training processes (metrics.h): the rule that picks
+ * the trainer, also across the run files of several nodes (merge.c). */
+int fs_straggler(const struct fs_loop_proc *const *loops, int n, const char **why)
+{
+	bool coll = false, steps = false;
+	for (int i = 0; i < n; i++) {
+		coll = coll || loops[i]->collectives > 0 || isfinite(loops[i]->sync_wait_s);
+		steps = steps || loops[i]->have_steps;
+	}
+	int best = n > 0 ? 0 : -1;
+	for (int i = 1; i < n; i++) {
+		const struct fs_loop_proc *a = loops[i], *b = loops[best];
+		if (coll ? collective_share(a) < collective_share(b)
+			 : steps ? a->wait_s > b->wait_s
+				 : a->loader_active > b->loader_active || isnan(b->loader_active))
+			best = i;
+	}
+	*why = coll ? "spent the least time waiting on the other ranks: the others wait for it"
+	     : steps ? "waited longest for input"
+	     : n > 1 ? "has the busiest loaders: the other ranks' sleep, waiting for it" : NULL;
+	return best;
+}
+
 /* The training processes: those that sent steps (the longest waits first);
  * without steps, the topmost process of each rank (ranks table: a rank's
  * DataLoader workers inherit its variables), else the job's main process.
@@ -456,28 +491,16 @@ void fs_m_load_loops(struct fs_q *q, struct fs_metrics *m)
 		q->trainer = m->loops[i].pid;
 		loop_fill(q, m, &m->loops[i]);
 	}
-	int best = m->nloops > 0 ? 0 : -1;
-	const char *why = steps ? "waited longest for input" : "is the job's main process";
-	bool coll = false;
+	fs_m_load_sync(q, m);
+	const struct fs_loop_proc *all[FS_MAX_LOOPS] = {0};
 	for (int i = 0; i < m->nloops; i++)
-		coll = coll || m->loops[i].collectives > 0;
-	for (int i = 1; i < m->nloops; i++) {
-		const struct fs_loop_proc *a = &m->loops[i], *b = &m->loops[best];
-		if (coll) {
-			double sa = a->loop_s > 0 ? a->collective_s / a->loop_s : 1;
-			double sb = b->loop_s > 0 ? b->collective_s / b->loop_s : 1;
-			if (sa < sb)
-				best = i;
-		} else if (!steps && (a->loader_active > b->loader_active || isnan(b->loader_active))) {
-			best = i;
-		}
-	}
-	if (coll)
-		why = "spent the least time in collectives: the others wait for it";
-	else if (!steps && m->nloops > 1)
-		why = "has the busiest loaders: the other ranks' sleep, waiting for it";
-	else if (!steps && m->loops[0].pid != main_pid)
+		all[i] = &m->loops[i];
+	const char *why;
+	int best = fs_straggler(all, m->nloops, &why);
+	if (!why && m->nloops > 0 && m->loops[0].pid != main_pid)
 		why = m->loops[0].rank >= 0 ? "is the only rank" : "trains under the job's main process (a wrapper)";
+	else if (!why)
+		why = "is the job's main process";
 	m->trainer = best;
 	if (best >= 0) {
 		m->trainer_pid = m->loops[best].pid;

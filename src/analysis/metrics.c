@@ -4,6 +4,8 @@
 #include "analysis/metricdefs.h"
 #include "analysis/metrics_int.h"
 #include "analysis/query.h"
+#include "analysis/sync.h"
+#include "analysis/thresholds.h"
 
 #include <limits.h>
 #include <math.h>
@@ -70,6 +72,85 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 		}
 	}
 	m->checkpoint_every_steps = m->checkpoints >= 2 ? (double)m->steps / (double)m->checkpoints : NAN;
+}
+
+/* One training process's steps in the window, in order of their end. */
+struct steps_buf {
+	double *end, *wait, *compute;
+	long n;
+};
+
+static void read_steps(struct fs_q *q, int pid, struct steps_buf *b)
+{
+	memset(b, 0, sizeof *b);
+	/* a step's t is the end of its wait (the batch's arrival); it ends
+	 * compute_s later, when the loop asks for the next batch: the moment
+	 * ranks in step leave it together */
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
+				     " AND t BETWEEN ?1 AND ?2 AND wait_s IS NOT NULL AND compute_s IS NOT NULL"
+				     " ORDER BY t + compute_s");
+	if (st)
+		sqlite3_bind_int(st, 4, pid);
+	long cap = 0;
+	while (fs_q_step(q, st)) {
+		if (b->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			double *e = realloc(b->end, (size_t)cap * sizeof *e);
+			if (e)
+				b->end = e;
+			double *w = realloc(b->wait, (size_t)cap * sizeof *w);
+			if (w)
+				b->wait = w;
+			double *c = realloc(b->compute, (size_t)cap * sizeof *c);
+			if (c)
+				b->compute = c;
+			if (!e || !w || !c) {
+				b->n = 0; /* out of memory: no steps, no claim */
+				break;
+			}
+		}
+		b->end[b->n] = fs_q_col(st, 0);
+		b->wait[b->n] = fs_q_col(st, 1);
+		b->compute[b->n] = fs_q_col(st, 2);
+		b->n++;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The training processes' steps against each other (sync.h): in step, the
+ * time each waited on the others inside its steps (DDP's all_reduce, which
+ * the hook does not see), and the skew of their step ends. */
+void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
+{
+	m->step_end_skew_median_s = m->step_end_skew_p95_s = NAN;
+	for (int i = 0; i < m->nloops; i++)
+		m->loops[i].sync_wait_s = NAN;
+	struct steps_buf buf[FS_MAX_LOOPS];
+	struct fs_rank_steps r[FS_MAX_LOOPS];
+	int idx[FS_MAX_LOOPS], n = 0;
+	for (int i = 0; i < m->nloops; i++) {
+		if (!m->loops[i].have_steps)
+			continue;
+		read_steps(q, m->loops[i].pid, &buf[n]);
+		r[n] = (struct fs_rank_steps){buf[n].end, buf[n].wait, buf[n].compute, buf[n].n};
+		idx[n++] = i;
+	}
+	if (n >= 2) {
+		double wait[FS_MAX_LOOPS] = {0};
+		struct fs_sync s;
+		fs_sync_ranks(r, n, fs_thresholds.step_sync_skew, fs_thresholds.step_sync_match, &s, wait);
+		m->steps_in_step = s.synced;
+		m->synced_steps = s.steps;
+		m->step_end_skew_median_s = s.skew_median_s;
+		m->step_end_skew_p95_s = s.skew_p95_s;
+		for (int k = 0; k < n && s.synced; k++)
+			m->loops[idx[k]].sync_wait_s = wait[k];
+	}
+	for (int k = 0; k < n; k++) {
+		free(buf[k].end);
+		free(buf[k].wait);
+		free(buf[k].compute);
+	}
 }
 
 /* The loader knobs (meta loader.NAME.*) of the trainer's main loader. */

@@ -49,6 +49,7 @@ struct fs_loop_proc {
 	double gpu_busy_in_host_io; /* util % during its host-I/O bucket, NaN */
 	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */
 	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
+	double sync_wait_s;        /* waiting on other ranks seen at the step boundaries (sync.h), NaN when not in step */
 };
 
 struct fs_metrics {
@@ -93,6 +94,12 @@ struct fs_metrics {
 	int trainer;               /* index into loops, -1 if none */
 	int trainer_pid;
 	char trainer_why[96];      /* how it was chosen */
+	/* The training processes' steps against each other (sync.h): whether
+	 * they are in step (synchronous data parallelism), over how many steps,
+	 * and the skew of their ends (NaN when fewer than two have steps). */
+	bool steps_in_step;
+	long synced_steps;
+	double step_end_skew_median_s, step_end_skew_p95_s;
 
 	/* loader configuration (meta loader.<loader>.*), -1 / "" when unknown */
 	int num_workers, batch_size, prefetch_factor;
@@ -155,11 +162,30 @@ static inline const struct fs_loop_proc *fs_metrics_trainer(const struct fs_metr
 	return m->trainer >= 0 && m->trainer < m->nloops ? &m->loops[m->trainer] : NULL;
 }
 
+/* L's time waiting on other ranks: the larger of its time inside the
+ * collectives the hook saw and its wait seen at the step boundaries of all
+ * ranks (sync.h: DDP's reducer, whose all_reduce the hook does not see).
+ * Each is a lower bound of the same time; 0 when neither was measured. */
+static inline double fs_loop_ranks_wait_s(const struct fs_loop_proc *L)
+{
+	double c = L->collectives > 0 && L->collective_s > 0 ? L->collective_s : 0;
+	double s = L->sync_wait_s > 0 ? L->sync_wait_s : 0;
+	return c > s ? c : s;
+}
+
 /* Read the metrics of the run file at path within window w (NULL: all).
  * Returns 0, or -1 with a reason in err (not a run file, cannot open, or a
  * query failed: a damaged page, I/O error; a table or column an older run
  * file lacks is "not recorded", not a failure). */
 int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metrics *m,
 		    char *err, size_t errlen);
+
+/* The straggler of n training processes, perhaps of several run files
+ * (loops.c; the rule docs/verdicts.md gives for the trainer): with
+ * collectives, the least of its loop in them; else, with steps, the
+ * longest wait for input; else the busiest loaders. Returns its index (-1
+ * when n is 0); *why says how it was chosen, NULL for a lone process
+ * without steps or collectives (the caller knows why it is the one). */
+int fs_straggler(const struct fs_loop_proc *const *loops, int n, const char **why);
 
 #endif

@@ -34,6 +34,12 @@ static inline int loader_int(struct fs_q *q, const char *loader, const char *kno
  * ("" if it sent none). */
 void fs_m_main_loader(struct fs_q *q, char *out, size_t cap);
 
+/* The training processes' steps against each other (metrics.c, sync.h):
+ * each loop's sync_wait_s, m->steps_in_step and the step-end skew. Called
+ * by fs_m_load_loops once the loops are filled, before the trainer is
+ * chosen. */
+void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m);
+
 /* Fill m->loops, m->trainer, m->trainer_pid and m->trainer_why (loops.c),
  * and leave q->trainer at the trainer's pid. q->trainer is the job's main
  * pid on entry. */

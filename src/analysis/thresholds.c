@@ -24,4 +24,11 @@ const struct fs_thresholds fs_thresholds = {
 	.reread_ratio = 0.5,
 	.nic_saturated = 0.80,
 	.nfs_rtt_slow_ms = 10,
+	/* Synchronous data parallelism (DDP, Horovod): the gradients' all_reduce
+	 * releases every rank at once, so step ends differ by the collective's
+	 * own latency (well under a tenth of a step); ranks that do not
+	 * synchronize end their steps at unrelated times (a quarter of a step
+	 * apart on average). A window or a restart may cut a few steps. */
+	.step_sync_skew = 0.10,
+	.step_sync_match = 0.90,
 };

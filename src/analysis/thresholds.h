@@ -33,6 +33,11 @@ struct fs_thresholds {
 	double reread_ratio;         /* storage bytes read / bytes read by the job at or above: cache misses */
 	double nic_saturated;        /* NIC receive rate / link speed */
 	double nfs_rtt_slow_ms;      /* mean NFS READ round trip above: slow remote storage */
+	/* Ranks in step (sync.h): their steps end together, the k-th of each
+	 * within this share of a step of the others' (median skew) ... */
+	double step_sync_skew;
+	/* ... for at least this share of the reference rank's steps. */
+	double step_sync_match;
 };
 
 /* The thresholds in force. */

@@ -1,4 +1,5 @@
-/* report - the verdict (and summary) of a run file. */
+/* report - the verdict (and summary) of a run file, or of several (one per node) merged into one job. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/merge.h"
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
@@ -20,14 +22,18 @@
 #include "util/text.h"
 
 static const char usage_text[] =
-	"usage: feedscope report [OPTIONS] RUN.db\n"
+	"usage: feedscope report [OPTIONS] RUN.db [RUN.db ...]\n"
+	"       feedscope report [OPTIONS] DIR\n"
 	"\n"
 	"Say whether the recorded job was waiting for data, why, and what to change.\n"
+	"Several run files (one per node; DIR: every *.db file in it) are one job: the\n"
+	"straggler across all ranks, a table per node and per rank, one verdict.\n"
 	"\n"
 	"      --format F      text (default) or json (one JSON document on stdout)\n"
 	"      --json          same as --format json\n"
 	"  -w, --window S:E    only the part of the run from S to E seconds (either may be\n"
-	"                      left out: 60: or :300)\n"
+	"                      left out: 60: or :300); of several files, seconds since the\n"
+	"                      earliest one's start\n"
 	"  -h, --help          this help\n";
 
 static const struct option long_opts[] = {
@@ -91,10 +97,173 @@ static int finish_stdout(int rc)
 	return 1;
 }
 
+/* The run files named on the command line, a directory's *.db files
+ * (regular ones, sorted by name) in its place. */
+struct paths {
+	char **v;
+	int n, cap;
+	bool from_dir;
+};
+
+static bool add_path(struct paths *p, const char *dir, const char *name)
+{
+	if (p->n == p->cap) {
+		char **more = realloc(p->v, (size_t)(p->cap = p->cap ? 2 * p->cap : 16) * sizeof *more);
+		if (!more)
+			return false;
+		p->v = more;
+	}
+	size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+	if (!(p->v[p->n] = malloc(len)))
+		return false;
+	snprintf(p->v[p->n++], len, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+	return true;
+}
+
+static void free_paths(struct paths *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR's regular files (or symlinks to one) whose names end in ".db";
+ * none is a usage error. Returns 0, or 2 after saying why. */
+static int add_dir(struct paths *p, const char *dir)
+{
+	char shown[1024];
+	fs_text_escape(shown, sizeof shown, dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return fs_usage_error("report: %s: %s", shown, strerror(errno));
+	int first = p->n;
+	struct dirent *e;
+	bool ok = true;
+	while (ok && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		if (len > 3 && !strcmp(e->d_name + len - 3, ".db") && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    S_ISREG(st.st_mode))
+			ok = add_path(p, dir, e->d_name);
+	}
+	closedir(d);
+	if (!ok)
+		return fs_usage_error("report: out of memory");
+	if (p->n == first)
+		return fs_usage_error("report: %s: is a directory without run files (*.db)", shown);
+	qsort(p->v + first, (size_t)(p->n - first), sizeof *p->v, by_name);
+	p->from_dir = true;
+	return 0;
+}
+
+/* Every argument checked (check_run_file) and a directory expanded; the
+ * same file twice is refused. Returns 0, or 2 after saying why. */
+static int gather(int argc, char **argv, struct paths *p)
+{
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		int rc = stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode) ? add_dir(p, argv[i])
+			 : check_run_file(argv[i]) != 0			 ? 2
+			 : add_path(p, NULL, argv[i])			 ? 0
+									 : fs_usage_error("report: out of memory");
+		if (rc)
+			return rc;
+	}
+	if (p->n > FS_MERGE_MAX_FILES)
+		return fs_usage_error("report: %d run files: at most %d are merged", p->n, FS_MERGE_MAX_FILES);
+	for (int i = 0; i < p->n; i++)
+		for (int j = 0; j < i; j++) {
+			struct stat a, b;
+			if (stat(p->v[i], &a) == 0 && stat(p->v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+				char shown[1024];
+				return fs_usage_error("report: %s: given twice", fs_text_escape(shown, sizeof shown, p->v[i]));
+			}
+		}
+	return 0;
+}
+
+static int read_failed(const char *err)
+{
+	char shown[4 * 600];
+	fs_error("report: %s", fs_text_escape(shown, sizeof shown, err));
+	return 1;
+}
+
+/* Several run files: each must be a run file of a recorded job (not a
+ * bench run file) before anything is read or printed (exit 2); then each is
+ * read within the window, in its own seconds by the wall clock. */
+static int load_several(const struct paths *p, const struct fs_window *w, struct fs_merge_file *files)
+{
+	char err[600], shown[4 * 600];
+	for (int i = 0; i < p->n; i++) {
+		if (fs_merge_head(p->v[i], &files[i], err, sizeof err) < 0)
+			return fs_usage_error("report: %s", fs_text_escape(shown, sizeof shown, err));
+		if (!strcmp(files[i].mode, "bench"))
+			return fs_usage_error("report: %s: is a feedscope bench run file: report it alone",
+					      fs_text_escape(shown, sizeof shown, p->v[i]));
+	}
+	for (int i = 0; i < p->n; i++) {
+		struct fs_window wi = fs_merge_file_window(files, p->n, i, w);
+		if (fs_merge_load(&files[i], &wi, err, sizeof err) < 0)
+			return read_failed(err);
+	}
+	return 0;
+}
+
+/* One run file: its summary (text, whole run) and its verdict, as ever;
+ * with several training processes, the straggler named too. */
+static int report_one(const char *path, const struct fs_window *w, bool json, struct fs_merge_file *f,
+		      struct fs_merged *g)
+{
+	char err[600];
+	if (!w && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
+		return 0; /* a `feedscope bench --output` file: its summary, no verdict */
+	if (fs_merge_head(path, f, err, sizeof err) < 0 || fs_merge_load(f, w, err, sizeof err) < 0)
+		return read_failed(err);
+	if (fs_merge(f, 1, w, g) < 0) {
+		fs_error("report: out of memory");
+		return 1;
+	}
+	if (json) {
+		fs_merged_render_json(stdout, g);
+		return 0;
+	}
+	struct fs_summary sum;
+	if (!w && fs_summary_load(path, &sum, err, sizeof err) < 0)
+		return read_failed(err); /* a query failed: an unreadable run file, as above */
+	if (!w)
+		fs_summary_render_text(stdout, &sum, path);
+	fs_merged_render_text(stdout, g);
+	return 0;
+}
+
+/* Several run files (nodes) as one job. */
+static int report_several(const struct paths *p, const struct fs_window *w, bool json, struct fs_merge_file *files,
+			  struct fs_merged *g)
+{
+	int rc = load_several(p, w ? w : &(struct fs_window){-INFINITY, INFINITY}, files);
+	if (rc)
+		return rc;
+	if (fs_merge(files, p->n, w, g) < 0) {
+		fs_error("report: out of memory");
+		return 1;
+	}
+	if (json)
+		fs_merged_render_json(stdout, g);
+	else
+		fs_merged_render_text(stdout, g);
+	return 0;
+}
+
 static int report(int argc, char **argv)
 {
 	bool json = false, windowed = false;
-	struct fs_window w;
+	struct fs_window w = {-INFINITY, INFINITY};
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -124,38 +293,22 @@ static int report(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return fs_usage_error("report: no run file given (usage: feedscope report [OPTIONS] RUN.db)");
-	if (optind + 1 < argc)
-		return fs_usage_error("report: one run file only ('%s' is extra)", argv[optind + 1]);
-	const char *path = argv[optind];
-	if (check_run_file(path) != 0)
-		return 2;
-
-	struct fs_metrics m;
-	char err[600];
-	if (!windowed && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
-		return 0; /* a `feedscope bench --output` file: its summary, no verdict */
-	if (fs_metrics_load(path, windowed ? &w : NULL, &m, err, sizeof err) < 0) {
-		char shown[sizeof err * 4];
-		fs_error("report: %s", fs_text_escape(shown, sizeof shown, err));
-		return 1;
+		return fs_usage_error("report: no run file given (usage: feedscope report [OPTIONS] RUN.db [RUN.db ...])");
+	struct paths p = {0};
+	int rc = gather(argc, argv, &p);
+	if (rc == 0) {
+		struct fs_merge_file *files = calloc((size_t)p.n, sizeof *files);
+		struct fs_merged *g = malloc(sizeof *g);
+		rc = files && g ? (p.n == 1 ? report_one(p.v[0], windowed ? &w : NULL, json, files, g)
+					    : report_several(&p, windowed ? &w : NULL, json, files, g))
+				: (fs_error("report: out of memory"), 1);
+		for (int i = 0; files && i < p.n; i++)
+			fs_merge_file_free(&files[i]);
+		free(files);
+		free(g);
 	}
-	struct fs_verdict v;
-	fs_diagnose(&m, &fs_thresholds, &v);
-	if (json) {
-		fs_verdict_render_json(stdout, &m, &v);
-		return 0;
-	}
-	struct fs_summary sum;
-	if (!windowed && fs_summary_load(path, &sum, err, sizeof err) < 0) {
-		char shown[sizeof err * 4]; /* a query failed: an unreadable run file, as above */
-		fs_error("report: %s", fs_text_escape(shown, sizeof shown, err));
-		return 1;
-	}
-	if (!windowed)
-		fs_summary_render_text(stdout, &sum, path);
-	fs_verdict_render_text(stdout, &m, &v);
-	return 0;
+	free_paths(&p);
+	return rc;
 }
 
 int fs_cmd_report(int argc, char **argv)

@@ -16,6 +16,7 @@
 
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
+#include "analysis/merge.h"
 #include "analysis/verdict.h"
 #include "bench/probe.h"
 #include "render/summary_text.h"
@@ -389,14 +390,22 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 		} else {
 			fs_warn("summary: %s", err);
 		}
-		struct fs_metrics m;
-		if (fs_metrics_load(s->path, NULL, &m, err, sizeof err) == 0) {
-			struct fs_verdict v;
-			fs_diagnose(&m, &fs_thresholds, &v);
-			fs_verdict_render_text(stderr, &m, &v);
-		} else {
+		/* the verdict as `report` gives it: with several training
+		 * processes, the straggler named (analysis/merge.h, one file) */
+		struct fs_merge_file *f = calloc(1, sizeof *f);
+		struct fs_merged *g = malloc(sizeof *g);
+		if (!f || !g)
+			fs_warn("verdict: out of memory");
+		else if (fs_merge_head(s->path, f, err, sizeof err) < 0 || fs_merge_load(f, NULL, err, sizeof err) < 0)
 			fs_warn("verdict: %s", err);
-		}
+		else if (fs_merge(f, 1, NULL, g) < 0)
+			fs_warn("verdict: out of memory");
+		else
+			fs_merged_render_text(stderr, g);
+		if (f)
+			fs_merge_file_free(f);
+		free(f);
+		free(g);
 	}
 	return rc;
 }

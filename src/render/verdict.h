@@ -5,10 +5,20 @@
 
 #include <stdio.h>
 
+#include "analysis/merge.h"
 #include "analysis/metrics.h"
 #include "analysis/verdict.h"
 
 void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);
 void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);
+
+/* The verdict of g (g->m, g->v) with the ranks across its files (merge.h).
+ * One run file with a single training process: the same bytes as above;
+ * with several, the straggler named and what the others lost waiting on
+ * it (text: a line under the per-process table; JSON: `straggler`,
+ * `ranks`). Several run files: the nodes, the clocks, the skew of step
+ * ends and every rank first (JSON: also `nodes`, `clock`, `skew`). */
+void fs_merged_render_text(FILE *out, const struct fs_merged *g);
+void fs_merged_render_json(FILE *out, const struct fs_merged *g);
 
 #endif

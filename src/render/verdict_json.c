@@ -139,51 +139,163 @@ static void accounting(struct fs_json *j, const struct fs_metrics *m, const stru
 	fs_json_end(j);
 }
 
+/* The members of the verdict's document (docs/verdicts.md, "JSON"). */
+static void members(struct fs_json *j, const struct fs_metrics *m, const struct fs_verdict *v)
+{
+	fs_json_object(j, "verdict");
+	fs_json_string(j, "primary", fs_verdict_name(v->primary));
+	fs_json_number(j, "input_bound_fraction", v->input_bound_fraction);
+	fs_json_number(j, "accelerator_idle_fraction", v->accelerator_idle_fraction);
+	fs_json_number(j, "confidence", v->confidence);
+	fs_json_number(j, "predicted_speedup", v->predicted_speedup);
+	fs_json_string(j, "speedup_cap", v->speedup_cap[0] ? v->speedup_cap : NULL);
+	fs_json_string(j, "basis", v->basis);
+	fs_json_string(j, "runner_up", v->runner_up[0] ? v->runner_up : NULL);
+	fs_json_number(j, "runner_up_share", v->runner_up[0] ? v->runner_up_share : NAN);
+	fs_json_bool(j, "incomplete", m->incomplete);
+	fs_json_number(j, "recorded_until_s", m->recorded_until_s);
+	evidence(j, v->ev, v->nev);
+	fs_json_array(j, "recommendations");
+	for (int i = 0; i < v->nrec; i++) {
+		fs_json_object(j, NULL);
+		fs_json_string(j, "relieves", v->rec[i].relieves);
+		fs_json_string(j, "knob", v->rec[i].knob);
+		fs_json_string(j, "current", v->rec[i].current);
+		fs_json_string(j, "suggested", v->rec[i].suggested);
+		fs_json_string(j, "why", v->rec[i].why);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+	fs_json_end(j);
+	accounting(j, m, v);
+	fs_json_array(j, "findings");
+	for (int i = 0; i < v->nfind; i++) {
+		fs_json_object(j, NULL);
+		fs_json_string(j, "id", fs_verdict_name(v->find[i].id));
+		fs_json_number(j, "severity", v->find[i].severity);
+		fs_json_number(j, "fraction_of_time", v->find[i].fraction_of_time);
+		evidence(j, v->find[i].ev, v->find[i].nev);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+	fs_json_array(j, "signals_missing");
+	for (int i = 0; i < v->nmissing; i++)
+		fs_json_string(j, NULL, v->missing[i]);
+	fs_json_end(j);
+	metrics(j, m);
+}
+
 void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
 {
 	struct fs_json j;
 	fs_json_init(&j, out);
 	fs_json_object(&j, NULL);
-	fs_json_object(&j, "verdict");
-	fs_json_string(&j, "primary", fs_verdict_name(v->primary));
-	fs_json_number(&j, "input_bound_fraction", v->input_bound_fraction);
-	fs_json_number(&j, "accelerator_idle_fraction", v->accelerator_idle_fraction);
-	fs_json_number(&j, "confidence", v->confidence);
-	fs_json_number(&j, "predicted_speedup", v->predicted_speedup);
-	fs_json_string(&j, "speedup_cap", v->speedup_cap[0] ? v->speedup_cap : NULL);
-	fs_json_string(&j, "basis", v->basis);
-	fs_json_string(&j, "runner_up", v->runner_up[0] ? v->runner_up : NULL);
-	fs_json_number(&j, "runner_up_share", v->runner_up[0] ? v->runner_up_share : NAN);
-	fs_json_bool(&j, "incomplete", m->incomplete);
-	fs_json_number(&j, "recorded_until_s", m->recorded_until_s);
-	evidence(&j, v->ev, v->nev);
-	fs_json_array(&j, "recommendations");
-	for (int i = 0; i < v->nrec; i++) {
-		fs_json_object(&j, NULL);
-		fs_json_string(&j, "relieves", v->rec[i].relieves);
-		fs_json_string(&j, "knob", v->rec[i].knob);
-		fs_json_string(&j, "current", v->rec[i].current);
-		fs_json_string(&j, "suggested", v->rec[i].suggested);
-		fs_json_string(&j, "why", v->rec[i].why);
-		fs_json_end(&j);
+	members(&j, m, v);
+	fs_json_end(&j);
+}
+
+static void rank_or_null(struct fs_json *j, const char *key, int rank)
+{
+	if (rank >= 0)
+		fs_json_int(j, key, rank);
+	else
+		fs_json_string(j, key, NULL);
+}
+
+/* "straggler": who, its cause, and what the others lost waiting on it. */
+static void straggler(struct fs_json *j, const struct fs_merged *g)
+{
+	if (g->straggler < 0) {
+		fs_json_string(j, "straggler", NULL);
+		return;
 	}
-	fs_json_end(&j);
-	fs_json_end(&j);
-	accounting(&j, m, v);
-	fs_json_array(&j, "findings");
-	for (int i = 0; i < v->nfind; i++) {
-		fs_json_object(&j, NULL);
-		fs_json_string(&j, "id", fs_verdict_name(v->find[i].id));
-		fs_json_number(&j, "severity", v->find[i].severity);
-		fs_json_number(&j, "fraction_of_time", v->find[i].fraction_of_time);
-		evidence(&j, v->find[i].ev, v->find[i].nev);
-		fs_json_end(&j);
+	const struct fs_merge_rank *S = &g->ranks[g->straggler];
+	fs_json_object(j, "straggler");
+	rank_or_null(j, "rank", S->rank);
+	fs_json_string(j, "node", g->nodes[S->file].name);
+	fs_json_int(j, "pid", S->pid);
+	fs_json_string(j, "cause", fs_verdict_name(g->v.primary));
+	fs_json_number(j, "lost_by_others_s", g->lost_by_others_s);
+	fs_json_string(j, "chosen_because", g->straggler_why[0] ? g->straggler_why : NULL);
+	fs_json_end(j);
+}
+
+/* "ranks": every training process of every file, by rank. */
+static void ranks(struct fs_json *j, const struct fs_merged *g)
+{
+	int order[FS_MERGE_MAX_RANKS];
+	fs_merge_rank_order(g, order);
+	fs_json_array(j, "ranks");
+	for (int i = 0; i < g->nranks; i++) {
+		int r = order[i];
+		const struct fs_merge_rank *R = &g->ranks[r];
+		fs_json_object(j, NULL);
+		rank_or_null(j, "rank", R->rank);
+		rank_or_null(j, "local_rank", R->local_rank);
+		fs_json_string(j, "node", g->nodes[R->file].name);
+		fs_json_int(j, "pid", R->pid);
+		fs_json_bool(j, "straggler", r == g->straggler);
+		fs_json_number(j, "loop_s", R->a.loop_s);
+		fs_json_int(j, "steps", R->steps);
+		buckets(j, &R->a);
+		fs_json_number(j, "input_wait_s", R->input_wait_s);
+		fs_json_number(j, "lost_waiting_s", R->lost_waiting_s);
+		fs_json_end(j);
 	}
-	fs_json_end(&j);
-	fs_json_array(&j, "signals_missing");
-	for (int i = 0; i < v->nmissing; i++)
-		fs_json_string(&j, NULL, v->missing[i]);
-	fs_json_end(&j);
-	metrics(&j, m);
+	fs_json_end(j);
+}
+
+/* "nodes", "clock" and "skew": several run files. */
+static void nodes(struct fs_json *j, const struct fs_merged *g)
+{
+	fs_json_array(j, "nodes");
+	for (int i = 0; i < g->nfiles; i++) {
+		const struct fs_merge_node *N = &g->nodes[i];
+		fs_json_object(j, NULL);
+		fs_json_string(j, "node", N->name);
+		fs_json_string(j, "file", N->path);
+		fs_json_int(j, "ranks", N->ranks);
+		fs_json_bool(j, "straggler", g->straggler >= 0 && g->ranks[g->straggler].file == i);
+		fs_json_string(j, "verdict", fs_verdict_name(N->verdict));
+		fs_json_number(j, "input_wait_share", N->input_wait_share);
+		fs_json_number(j, "gpu_busy", N->gpu_busy);
+		fs_json_number(j, "offset_s", N->offset_s);
+		fs_json_bool(j, "wall_clock", N->wall_clock);
+		fs_json_number(j, "clock_correction_s", N->correction_s);
+		fs_json_number(j, "clock_uncertainty_s", N->uncertainty_s);
+		fs_json_int(j, "collective_ends", N->collective_ends);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+	fs_json_object(j, "clock");
+	fs_json_string(j, "basis", g->collective_ends > 0 ? "wall clock + collectives" : "wall clock");
+	fs_json_string(j, "reference", g->nodes[g->reference].name);
+	fs_json_string(j, "collectives_reference", g->clock_reference >= 0 ? g->nodes[g->clock_reference].name : NULL);
+	fs_json_int(j, "collective_ends", g->collective_ends);
+	fs_json_number(j, "max_correction_s", g->max_correction_s);
+	fs_json_number(j, "uncertainty_s", g->uncertainty_s);
+	fs_json_end(j);
+	fs_json_object(j, "skew");
+	fs_json_int(j, "steps", g->skew_steps);
+	fs_json_number(j, "median_s", g->skew_median_s);
+	fs_json_number(j, "p95_s", g->skew_p95_s);
+	fs_json_bool(j, "in_step", g->in_step);
+	fs_json_end(j);
+}
+
+void fs_merged_render_json(FILE *out, const struct fs_merged *g)
+{
+	struct fs_json j;
+	fs_json_init(&j, out);
+	fs_json_object(&j, NULL);
+	members(&j, &g->m, &g->v);
+	if (g->nfiles > 1 || g->nranks > 1) {
+		straggler(&j, g);
+		ranks(&j, g);
+	}
+	if (g->nfiles > 1) {
+		fs_json_int(&j, "files", g->nfiles);
+		nodes(&j, g);
+	}
 	fs_json_end(&j);
 }

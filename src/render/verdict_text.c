@@ -22,7 +22,59 @@ static const char *degree(const struct fs_verdict *v)
 	return "not input-bound";
 }
 
-static void head(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
+/* "rank 3 on nodeB (pid 4242)", or "pid 4242 on nodeB" without a rank. */
+static const char *rank_name(char *out, size_t cap, const struct fs_merged *g, const struct fs_merge_rank *R)
+{
+	char node[4 * sizeof g->nodes[0].name + 1];
+	fs_text_escape(node, sizeof node, g->nodes[R->file].name);
+	if (R->rank >= 0)
+		snprintf(out, cap, "rank %d on %s (pid %d)", R->rank, node, R->pid);
+	else
+		snprintf(out, cap, "pid %d on %s", R->pid, node);
+	return out;
+}
+
+/* A share as a table cell: "12%", "-" when unknown. */
+static const char *pct(char *out, size_t cap, double x)
+{
+	if (isfinite(x))
+		snprintf(out, cap, "%.0f%%", 100 * x);
+	else
+		snprintf(out, cap, "-");
+	return out;
+}
+
+/* The straggler, its cause, and what the others lost waiting on it
+ * (their other_ranks bucket); each of them when each is set (one run
+ * file: no rank table above says it). */
+static void straggler_line(FILE *out, const struct fs_merged *g, bool each)
+{
+	char who[ESC_CAP], why[ESC_CAP], a[32];
+	if (g->straggler < 0)
+		return;
+	fprintf(out, "  straggler: %s, the one that %s; its cause: %s", rank_name(who, sizeof who, g, &g->ranks[g->straggler]),
+		fs_text_escape(why, sizeof why, g->straggler_why), fs_verdict_name(g->v.primary));
+	if (!isfinite(g->lost_by_others_s)) {
+		fprintf(out, "; what the others lost waiting on it is unknown (collectives are seen with steps only)\n");
+		return;
+	}
+	fprintf(out, "; the others lost %s waiting on it", fs_fmt_time(a, sizeof a, g->lost_by_others_s));
+	for (int r = 0, n = 0; each && r < g->nranks; r++) {
+		const struct fs_merge_rank *R = &g->ranks[r];
+		if (r == g->straggler)
+			continue;
+		char share[16];
+		if (R->rank >= 0)
+			snprintf(who, sizeof who, "rank %d", R->rank);
+		else
+			snprintf(who, sizeof who, "pid %d", R->pid);
+		fprintf(out, "%s%s %s (%s of its loop)", n++ ? ", " : ": ", who, fs_fmt_time(a, sizeof a, R->lost_waiting_s),
+			pct(share, sizeof share, R->a.share[FS_BUCKET_RANKS]));
+	}
+	fputc('\n', out);
+}
+
+static void head(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v, const struct fs_merged *g)
 {
 	char a[32], basis[ESC_CAP];
 	fprintf(out, "\nverdict: %s", fs_verdict_name(v->primary));
@@ -34,6 +86,12 @@ static void head(FILE *out, const struct fs_metrics *m, const struct fs_verdict 
 		fprintf(out, "  incomplete: the recording stopped at %s without an end record (the recorder was"
 			     " killed, or is still recording); this verdict covers what was recorded\n",
 			isfinite(m->recorded_until_s) ? fs_fmt_time(a, 32, m->recorded_until_s) : "t unknown");
+	if (g && g->nfiles > 1 && g->straggler >= 0) {
+		char who[ESC_CAP], path[ESC_CAP];
+		fprintf(out, "  for the straggler, %s, from its node's run file %s\n",
+			rank_name(who, sizeof who, g, &g->ranks[g->straggler]),
+			fs_text_escape(path, sizeof path, g->nodes[g->verdict_file].path));
+	}
 }
 
 static const char *const bucket_label[FS_BUCKET__N] = {
@@ -48,8 +106,9 @@ static void bucket_line(FILE *out, const struct fs_accounting *a)
 }
 
 /* Where the loop's time went: the trainer's buckets, then a line per
- * training process when there are several. */
-static void accounting(FILE *out, const struct fs_verdict *v)
+ * training process when there are several and the straggler's line (of
+ * several run files, the rank table above has them all). */
+static void accounting(FILE *out, const struct fs_verdict *v, const struct fs_merged *g)
 {
 	const struct fs_accounting *A = fs_verdict_trainer(v);
 	char why[ESC_CAP];
@@ -58,7 +117,7 @@ static void accounting(FILE *out, const struct fs_verdict *v)
 	fprintf(out, "  where the loop's time went (from %s): ", A->basis);
 	bucket_line(out, A);
 	fputc('\n', out);
-	if (v->nacct < 2)
+	if (v->nacct < 2 || (g && g->nfiles > 1))
 		return;
 	char who[48];
 	if (A->rank >= 0)
@@ -79,6 +138,8 @@ static void accounting(FILE *out, const struct fs_verdict *v)
 			fprintf(out, "no steps and no accelerator signal");
 		fputc('\n', out);
 	}
+	if (g)
+		straggler_line(out, g, true);
 }
 
 static void evidence(FILE *out, const struct fs_verdict *v)
@@ -110,11 +171,11 @@ static void recommendations(FILE *out, const struct fs_verdict *v)
 	}
 }
 
-void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
+static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v, const struct fs_merged *g)
 {
 	char text[ESC_CAP];
-	head(out, m, v);
-	accounting(out, v);
+	head(out, m, v, g);
+	accounting(out, v, g);
 	if (v->runner_up[0])
 		fprintf(out, "  runner-up: %s (%.0f%%), close to the verdict's cause\n", v->runner_up,
 			100 * v->runner_up_share);
@@ -137,4 +198,127 @@ void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct 
 		for (int i = 0; i < v->nmissing; i++)
 			fprintf(out, "    · %s\n", fs_text_escape(text, sizeof text, v->missing[i]));
 	}
+}
+
+void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)
+{
+	render(out, m, v, NULL);
+}
+
+/* s left-aligned in a cell of width characters (UTF-8: "±" is one). */
+static void put_cell(FILE *out, const char *s, int width)
+{
+	int chars = 0;
+	for (const char *p = s; *p; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	fprintf(out, "%s%*s", s, chars < width ? width - chars : 0, "");
+}
+
+/* A node's clock as a cell: the reference, its correction and spread, or
+ * the wall clock alone. */
+static const char *clock_cell(char *out, size_t cap, const struct fs_merged *g, int i)
+{
+	const struct fs_merge_node *N = &g->nodes[i];
+	char a[32], b[32];
+	if (i == g->clock_reference || (g->clock_reference < 0 && i == g->reference))
+		snprintf(out, cap, "reference");
+	else if (N->collective_ends > 0)
+		snprintf(out, cap, "%s%s ± %s", N->correction_s >= 0 ? "+" : "", fs_fmt_time(a, sizeof a, N->correction_s),
+			 fs_fmt_time(b, sizeof b, N->uncertainty_s));
+	else
+		snprintf(out, cap, "wall clock only");
+	return out;
+}
+
+static void clock_line(FILE *out, const struct fs_merged *g)
+{
+	char a[32], b[32], node[ESC_CAP];
+	fprintf(out, "  clock      aligned by wall clock (meta start_unix)");
+	if (g->collective_ends > 0) {
+		fprintf(out, ", corrected by up to %s from %ld collective ends, ", fs_fmt_time(a, sizeof a, fabs(g->max_correction_s)),
+			g->collective_ends);
+		if (isfinite(g->uncertainty_s))
+			fprintf(out, "± %s (median absolute deviation)\n", fs_fmt_time(b, sizeof b, g->uncertainty_s));
+		else
+			fprintf(out, "uncertainty unknown where a node recorded none (NTP-level: milliseconds or more)\n");
+	} else {
+		fprintf(out, " only: no collectives to correct it by; uncertainty unknown (NTP-level: milliseconds or more)\n");
+	}
+	for (int i = 0; i < g->nfiles; i++)
+		if (!g->nodes[i].wall_clock)
+			fprintf(out, "             %s has no wall-clock start (meta start_unix): its t = 0 is taken as the earliest's\n",
+				fs_text_escape(node, sizeof node, g->nodes[i].name));
+}
+
+static void nodes_table(FILE *out, const struct fs_merged *g)
+{
+	char node[ESC_CAP], path[ESC_CAP], w[16], gb[16], clk[96];
+	int straggler_node = g->straggler >= 0 ? g->ranks[g->straggler].file : -1;
+	fprintf(out, "  nodes (* the straggler's):\n");
+	fprintf(out, "      %-20s %5s  %-18s %10s %9s  %-22s %s\n", "node", "ranks", "its verdict", "input wait",
+		"GPU busy", "clock", "file");
+	for (int i = 0; i < g->nfiles; i++) {
+		const struct fs_merge_node *N = &g->nodes[i];
+		fprintf(out, "    %c ", i == straggler_node ? '*' : ' ');
+		put_cell(out, fs_text_escape(node, sizeof node, N->name), 20);
+		fprintf(out, " %5d  %-18s %10s %9s  ", N->ranks, fs_verdict_name(N->verdict),
+			pct(w, sizeof w, N->input_wait_share), pct(gb, sizeof gb, N->gpu_busy));
+		put_cell(out, clock_cell(clk, sizeof clk, g, i), 22);
+		fprintf(out, " %s\n", fs_text_escape(path, sizeof path, N->path));
+	}
+}
+
+static void ranks_table(FILE *out, const struct fs_merged *g)
+{
+	static const char *const head_of[FS_BUCKET__N] = {
+		[FS_BUCKET_BUSY] = "busy", [FS_BUCKET_INPUT] = "input", [FS_BUCKET_HOST_IO] = "host I/O",
+		[FS_BUCKET_RANKS] = "ranks", [FS_BUCKET_EPOCH] = "epoch", [FS_BUCKET_OTHER] = "other",
+	};
+	char node[ESC_CAP], rank[16], loop[32], lost[32], cell[16];
+	fprintf(out, "  ranks (* the straggler; buckets as shares of each one's loop, \"ranks\" = waiting on the others):\n");
+	fprintf(out, "      %4s  %-20s %8s %9s", "rank", "node", "pid", "loop");
+	for (int b = 0; b < FS_BUCKET__N; b++)
+		fprintf(out, " %8s", head_of[b]);
+	fprintf(out, "  %s\n", "lost waiting");
+	int order[FS_MERGE_MAX_RANKS];
+	fs_merge_rank_order(g, order);
+	for (int i = 0; i < g->nranks; i++) {
+		int r = order[i];
+		const struct fs_merge_rank *R = &g->ranks[r];
+		if (R->rank >= 0)
+			snprintf(rank, sizeof rank, "%d", R->rank);
+		else
+			snprintf(rank, sizeof rank, "-");
+		fprintf(out, "    %c %4s  ", r == g->straggler ? '*' : ' ', rank);
+		put_cell(out, fs_text_escape(node, sizeof node, g->nodes[R->file].name), 20);
+		fprintf(out, " %8d %9s", R->pid, fs_fmt_time(loop, sizeof loop, R->a.loop_s));
+		for (int b = 0; b < FS_BUCKET__N; b++)
+			fprintf(out, " %8s", pct(cell, sizeof cell, R->a.valid ? R->a.share[b] : NAN));
+		fprintf(out, "  %s\n", fs_fmt_time(lost, sizeof lost, R->lost_waiting_s));
+	}
+}
+
+/* Several run files: what they are together, before the verdict. */
+static void merged_head(FILE *out, const struct fs_merged *g)
+{
+	char a[32], b[32];
+	fprintf(out, "\nfeedscope: %d run files, one per node, %d training processes; times are seconds since the"
+		     " earliest file's start\n", g->nfiles, g->nranks);
+	clock_line(out, g);
+	if (g->skew_steps > 0)
+		fprintf(out, "  skew       step ends across ranks: median %s, p95 %s (over %ld steps)%s\n",
+			fs_fmt_time(a, sizeof a, g->skew_median_s), fs_fmt_time(b, sizeof b, g->skew_p95_s), g->skew_steps,
+			g->in_step ? "" : "; the ranks are not in step");
+	else
+		fprintf(out, "  skew       unknown: fewer than two ranks sent steps\n");
+	nodes_table(out, g);
+	ranks_table(out, g);
+	straggler_line(out, g, false);
+}
+
+void fs_merged_render_text(FILE *out, const struct fs_merged *g)
+{
+	if (g->nfiles > 1)
+		merged_head(out, g);
+	render(out, &g->m, &g->v, g->nranks > 1 ? g : NULL);
 }

@@ -2,10 +2,10 @@
  * the time spent inside I/O calls, bytes and ops each tick (io_intervals),
  * the same per descriptor class and main thread/others (io_classes),
  * every operation when --trace-ops (ops), and every file the job touched
- * with its counters (files), written when the process is gone or at the
- * end. Also says which job processes the tracer could not see (static
- * binaries, LD_PRELOAD removed, no room for a region) and which used
- * io_uring.
+ * with its counters (files) and its sockets' endpoint pairs (peers),
+ * written when the process is gone or at the end. Also says which job
+ * processes the tracer could not see (static binaries, LD_PRELOAD
+ * removed, no room for a region) and which used io_uring.
  *
  * A region is opened when it first appears in the directory, its name is
  * unlinked at once (nothing in the job can find it to truncate or replace
@@ -303,11 +303,13 @@ static void say_blind(struct region *g, const struct fs_source_ctx *ctx)
 	g->said_blind = true;
 	char key[64];
 	snprintf(key, sizeof key, "trace.blind.%d", g->pid);
-	fs_sink_metaf(ctx->sink, key, "%s%s%s%s", (blind & FS_TRACE_BLIND_IO_URING) ? "io_uring used (its I/O is not seen) " : "",
+	fs_sink_metaf(ctx->sink, key, "%s%s%s%s%s", (blind & FS_TRACE_BLIND_IO_URING) ? "io_uring used (its I/O is not seen) " : "",
 		      (blind & FS_TRACE_BLIND_FILES_FULL) ? "more files than records (the rest in '(other files)') " : "",
 		      (blind & FS_TRACE_BLIND_OPS_LOST) ? "op ring overran " : "",
 		      (blind & FS_TRACE_BLIND_NO_SPACE) ? "no room for more file records in the region's directory "
-							  "(the rest in '(other files)') " : "");
+							  "(the rest in '(other files)') " : "",
+		      (blind & FS_TRACE_BLIND_PEERS_FULL) ? "more socket endpoint pairs than entries "
+							    "(the rest in '(other peers)') " : "");
 }
 
 /* Read region i's header (and ring), emit what is new. final: its process
@@ -345,6 +347,11 @@ static void fold(struct trace_state *s, const struct fs_source_ctx *ctx, int i)
 		return;
 	}
 	s->files_rows += fs_trace_emit_files(&s->clock, &g->h, s->rd.files, ctx, ctx->job->hash_paths);
+	if (fs_trace_read_peers(&s->rd, g->fd) < 0) {
+		damaged(s, ctx, i);
+		return;
+	}
+	fs_trace_emit_peers(&s->clock, &g->h, s->rd.peers, ctx, ctx->job->hash_paths);
 	drop(s, i);
 }
 

@@ -1,5 +1,6 @@
 #include "source/tracefmt.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -203,6 +204,108 @@ uint64_t fs_trace_emit_classes(const struct fs_trace_timebase *c, const struct f
 			*was = *now;
 			n++;
 		}
+	return n;
+}
+
+void fs_trace_addr_text(const struct fs_trace_endpoint *ep, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (ep->family == FS_TRACE_FAM_INET && ep->addr_len == 4)
+		inet_ntop(AF_INET, ep->addr, out, (socklen_t)cap);
+	else if (ep->family == FS_TRACE_FAM_INET6 && ep->addr_len == 16)
+		inet_ntop(AF_INET6, ep->addr, out, (socklen_t)cap);
+	else if (ep->family == FS_TRACE_FAM_UNIX && ep->addr_len == 0)
+		snprintf(out, cap, "(unnamed)");
+	else if (ep->family == FS_TRACE_FAM_UNIX)
+		snprintf(out, cap, "%.*s", (int)(ep->addr_len < FS_TRACE_ADDR ? ep->addr_len : FS_TRACE_ADDR),
+			 (const char *)ep->addr);
+}
+
+static const char *family_name(int fam)
+{
+	static const char *const names[] = {NULL, "inet", "inet6", "unix", "other"};
+	return fam >= 0 && fam <= FS_TRACE_FAM_OTHER ? names[fam] : "other";
+}
+
+static bool has_port(const struct fs_trace_endpoint *ep)
+{
+	return ep->family == FS_TRACE_FAM_INET || ep->family == FS_TRACE_FAM_INET6;
+}
+
+/* One endpoint into the row's address and port columns: NULL where there is
+ * none (no peer, a Unix socket, a folded entry's local port). An IP
+ * address is no path and stays in clear under --hash-paths; a Unix
+ * socket's name is one (a filesystem path, or an abstract name that often
+ * holds one), so it is hashed like the files' paths. */
+static void put_endpoint(struct fs_row *row, int addr_col, int port_col, const struct fs_trace_endpoint *ep,
+			 bool hash_paths, char *buf, size_t cap)
+{
+	fs_trace_addr_text(ep, buf, cap);
+	if (hash_paths && ep->family == FS_TRACE_FAM_UNIX && ep->addr_len > 0)
+		fs_pathhash_text(fs_pathhash_str(buf, strlen(buf)), buf, cap);
+	if (buf[0])
+		fs_row_text(row, addr_col, buf);
+	if (has_port(ep) && ep->port)
+		fs_row_int(row, port_col, ep->port);
+}
+
+static const char *peer_kind(const struct fs_trace_peer *p)
+{
+	if (p->kind == FS_TRACE_PEER_LISTEN)
+		return "listen";
+	return p->peer.family == FS_TRACE_FAM_NONE ? "unconnected" : "peer";
+}
+
+/* One row of entry p (index i) for thread kind th (-1: a listener, no counters). */
+static void emit_peer(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+		      const struct fs_source_ctx *ctx, bool hash_paths, const struct fs_trace_peer *p, int i, int th)
+{
+	char la[80], pa[80];
+	struct fs_row row;
+	fs_row_init(&row, FS_T_PEERS, 0);
+	fs_row_int(&row, FS_PEERS_pid, r->pid);
+	if (i == 0) {
+		fs_row_text(&row, FS_PEERS_kind, "other");
+		fs_row_text(&row, FS_PEERS_local_addr, "(other peers)");
+	} else {
+		fs_row_text(&row, FS_PEERS_kind, peer_kind(p));
+		fs_row_text(&row, FS_PEERS_family, family_name(p->local.family ? p->local.family : p->peer.family));
+		put_endpoint(&row, FS_PEERS_local_addr, FS_PEERS_local_port, &p->local, hash_paths, la, sizeof la);
+		put_endpoint(&row, FS_PEERS_peer_addr, FS_PEERS_peer_port, &p->peer, hash_paths, pa, sizeof pa);
+	}
+	if (th >= 0) {
+		const struct fs_trace_peer_count *k = &p->cnt[th];
+		fs_row_text(&row, FS_PEERS_thread, th == FS_TRACE_MAIN ? "main" : "other");
+		fs_row_int(&row, FS_PEERS_read_bytes, (int64_t)k->read_bytes);
+		fs_row_int(&row, FS_PEERS_write_bytes, (int64_t)k->write_bytes);
+		fs_row_real(&row, FS_PEERS_read_s, fs_trace_clock_seconds(c, r, k->read_time));
+		fs_row_real(&row, FS_PEERS_write_s, fs_trace_clock_seconds(c, r, k->write_time));
+		fs_row_int(&row, FS_PEERS_calls, (int64_t)k->calls);
+		fs_row_real(&row, FS_PEERS_first_t, run_t(c, r, ctx, p->first));
+		fs_row_real(&row, FS_PEERS_last_t, run_t(c, r, ctx, p->last));
+	}
+	fs_sink_row(ctx->sink, &row);
+}
+
+uint64_t fs_trace_emit_peers(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			     const struct fs_trace_peer *peers, const struct fs_source_ctx *ctx, bool hash_paths)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FS_TRACE_PEERS; i++) {
+		const struct fs_trace_peer *p = &peers[i];
+		if (i > 0 && p->state != FS_TRACE_READY)
+			continue;
+		if (i > 0 && p->kind == FS_TRACE_PEER_LISTEN) {
+			emit_peer(c, r, ctx, hash_paths, p, i, -1);
+			n++;
+			continue;
+		}
+		for (int th = 0; th < FS_TRACE_THREADS; th++)
+			if (p->cnt[th].calls || p->cnt[th].write_bytes) { /* write_bytes alone: a sendfile destination */
+				emit_peer(c, r, ctx, hash_paths, p, i, th);
+				n++;
+			}
+	}
 	return n;
 }
 

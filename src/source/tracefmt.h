@@ -41,6 +41,19 @@ uint64_t fs_trace_emit_classes(const struct fs_trace_timebase *c, const struct f
 			       struct fs_trace_class done[FS_TRACE_THREADS][FS_TRACE_CLASSES],
 			       const struct fs_source_ctx *ctx);
 
+/* Emit the peers rows of r's peers table (peers: the copy
+ * fs_trace_read_peers made): per READY entry, one row per thread kind that
+ * made calls on it, one row for a listening endpoint, and "(other peers)"
+ * for entry 0 if it was used. hash_paths: Unix socket names hashed (IP
+ * addresses stay in clear). Returns how many. */
+uint64_t fs_trace_emit_peers(const struct fs_trace_timebase *c, const struct fs_trace_head *r,
+			     const struct fs_trace_peer *peers, const struct fs_source_ctx *ctx, bool hash_paths);
+
+/* An endpoint's address as the peers table shows it, into out[cap]
+ * (at least 64): "127.0.0.1", "::1", a Unix path, "@name", "(unnamed)";
+ * "" for none. */
+void fs_trace_addr_text(const struct fs_trace_endpoint *ep, char *out, size_t cap);
+
 /* "file", "socket", "pipe", "device", "other" (io_classes.class); "?" out of range. */
 const char *fs_trace_class_name(int cls);
 

@@ -13,6 +13,7 @@ void fs_trace_reader_free(struct fs_trace_reader *rd)
 	free(rd->files);
 	free(rd->ops_a);
 	free(rd->ops_b);
+	free(rd->peers);
 	memset(rd, 0, sizeof *rd);
 }
 
@@ -71,6 +72,16 @@ int fs_trace_read_files(struct fs_trace_reader *rd, int fd, const struct fs_trac
 		i = j;
 	}
 	return n;
+}
+
+int fs_trace_read_peers(struct fs_trace_reader *rd, int fd)
+{
+	size_t bytes = FS_TRACE_PEERS * sizeof(struct fs_trace_peer);
+	/* aligned as the entries are (64 bytes: a cache line each in the region) */
+	if (!rd->peers && !(rd->peers = aligned_alloc(_Alignof(struct fs_trace_peer), bytes)))
+		return -1;
+	/* a hole of the sparse file reads as zeros: no block is allocated */
+	return read_at(fd, rd->peers, bytes, offsetof(struct fs_trace_region, peers));
 }
 
 /* count ring entries from position pos, in position order, into buf */

@@ -19,6 +19,7 @@ struct fs_trace_reader {
 	struct fs_trace_file *files;   /* FS_TRACE_FILES records, allocated on first use */
 	uint64_t named[FS_TRACE_FILES / 64]; /* ops: records whose name is in files[] */
 	struct fs_trace_op *ops_a, *ops_b; /* FS_TRACE_OPS each, allocated on first use */
+	struct fs_trace_peer *peers;   /* FS_TRACE_PEERS entries, allocated on first use */
 };
 
 void fs_trace_reader_free(struct fs_trace_reader *rd);
@@ -40,6 +41,10 @@ static inline bool fs_trace_used(const struct fs_trace_head *h, int i)
 {
 	return (h->used[i / 64] >> (i % 64)) & 1;
 }
+
+/* Copy the region's peers table into rd->peers (entries never claimed read
+ * as zeros: FREE). Returns 0, or -1 (no memory, or the file shrank). */
+int fs_trace_read_peers(struct fs_trace_reader *rd, int fd);
 
 /* The op ring's complete entries from *pos up to h->ops_head, copied in
  * position order into *out (rd's scratch, valid until the next call).

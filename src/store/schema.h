@@ -141,6 +141,17 @@
 	X(IO_CLASSES, sync_s, REAL) X(IO_CLASSES, meta_s, REAL)                  \
 	X(IO_CLASSES, calls, INTEGER)
 
+/* Per (process image, thread kind, local endpoint, peer endpoint) of its
+ * sockets, from the tracer: written when the process is gone. */
+#define FS_COLS_PEERS(X)                                                        \
+	X(PEERS, pid, INTEGER) X(PEERS, thread, TEXT) X(PEERS, kind, TEXT)       \
+	X(PEERS, family, TEXT) X(PEERS, local_addr, TEXT)                        \
+	X(PEERS, local_port, INTEGER) X(PEERS, peer_addr, TEXT)                  \
+	X(PEERS, peer_port, INTEGER) X(PEERS, read_bytes, INTEGER)               \
+	X(PEERS, write_bytes, INTEGER) X(PEERS, read_s, REAL)                    \
+	X(PEERS, write_s, REAL) X(PEERS, calls, INTEGER)                         \
+	X(PEERS, first_t, REAL) X(PEERS, last_t, REAL)
+
 #define FS_COLS_OPS(X)                                                          \
 	X(OPS, t, REAL) X(OPS, pid, INTEGER) X(OPS, tid, INTEGER)                \
 	X(OPS, path, TEXT) X(OPS, op, TEXT) X(OPS, offset, INTEGER)              \
@@ -187,6 +198,7 @@
 	X(FILES, files, FS_COLS_FILES, 0)                                        \
 	X(IO_INTERVALS, io_intervals, FS_COLS_IO_INTERVALS, 1)                   \
 	X(IO_CLASSES, io_classes, FS_COLS_IO_CLASSES, 1)                         \
+	X(PEERS, peers, FS_COLS_PEERS, 0)                                        \
 	X(OPS, ops, FS_COLS_OPS, 1)                                              \
 	X(BENCH, bench, FS_COLS_BENCH, 0)                                        \
 	X(BENCH_CKPT, bench_checkpoint, FS_COLS_BENCH_CKPT, 0)
@@ -223,6 +235,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 3
+#define FS_SCHEMA_VERSION 4
 
 #endif

@@ -40,14 +40,19 @@ FS_INLINE void raise_to(uint64_t *p, uint64_t v, int st)
 
 /* first: set once; last: the latest end seen (a racing thread may store a
  * value a few ns older; never 0). */
+FS_INLINE void stamp_at(uint64_t *first, uint64_t *last, uint64_t t0, uint64_t t1)
+{
+	if (FS_UNLIKELY(__atomic_load_n(first, __ATOMIC_RELAXED) == 0)) {
+		uint64_t zero = 0;
+		__atomic_compare_exchange_n(first, &zero, t0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	if (t1 > __atomic_load_n(last, __ATOMIC_RELAXED))
+		__atomic_store_n(last, t1, __ATOMIC_RELAXED);
+}
+
 FS_INLINE void stamp(struct fs_trace_file *f, uint64_t t0, uint64_t t1)
 {
-	if (FS_UNLIKELY(__atomic_load_n(&f->first, __ATOMIC_RELAXED) == 0)) {
-		uint64_t zero = 0;
-		__atomic_compare_exchange_n(&f->first, &zero, t0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	}
-	if (t1 > __atomic_load_n(&f->last, __ATOMIC_RELAXED))
-		__atomic_store_n(&f->last, t1, __ATOMIC_RELAXED);
+	stamp_at(&f->first, &f->last, t0, t1);
 }
 
 __thread uint32_t fs_tls_thread __attribute__((tls_model("initial-exec")));
@@ -247,4 +252,29 @@ void fs_count_class(int cls, int op, int64_t ret, uint64_t t0, uint64_t t1, unsi
 	} else {
 		class_data(k, op, dt, n, flags, st);
 	}
+}
+
+void fs_count_peer(struct fs_fd *e, int fd, int op, int64_t ret, uint64_t t0, uint64_t t1, unsigned flags)
+{
+	uint32_t fl = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+	int i = FS_LIKELY(fl & FS_FD_PEER_MASK) ? (int)(fl >> FS_FD_PEER_SHIFT) - 1 : fs_peer_of(e, fd, ret >= 0);
+	if (i < 0)
+		return;
+	struct fs_trace_peer *p = &fs.region->peers[i];
+	struct fs_trace_peer_count *k = &p->cnt[fs_thread_kind()];
+	int st = fs_single();
+	uint64_t n = ret > 0 ? (uint64_t)ret : 0;
+	if (flags & FS_C_NOCLASS) { /* sendfile's destination: time and call are the source's */
+		add(&k->write_bytes, n, st);
+		return;
+	}
+	if (op == FS_TRACE_OP_READ) {
+		add(&k->read_time, t1 - t0, st);
+		add(&k->read_bytes, n, st);
+	} else {
+		add(&k->write_time, t1 - t0, st);
+		add(&k->write_bytes, n, st);
+	}
+	add(&k->calls, 1, st);
+	stamp_at(&p->first, &p->last, t0, t1);
 }

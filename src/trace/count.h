@@ -46,6 +46,23 @@ void fs_count_meta(int rec, int cls, int op, enum fs_meta_counter counter, int o
  * flags: FS_C_NOPROC for the second half of a two-descriptor call. */
 void fs_count_class(int cls, int op, int64_t ret, uint64_t t0, uint64_t t1, unsigned flags);
 
+/* One read- or write-like call (op FS_TRACE_OP_READ or _WRITE) on socket
+ * fd (entry e) in its endpoint pair's entry of the peers table (peers.c
+ * finds it, once per socket); flags: FS_C_NOCLASS as above. errno kept. */
+void fs_count_peer(struct fs_fd *e, int fd, int op, int64_t ret, uint64_t t0, uint64_t t1, unsigned flags);
+
+/* A data call on a descriptor with no file record, through entry e: its
+ * class counters, and for a socket its peers entry too (a pipe or device
+ * pays one comparison more). */
+FS_INLINE void fs_count_nofile(struct fs_fd *e, int fd, int op, int64_t ret, uint64_t t0, uint64_t t1,
+			       unsigned flags)
+{
+	int cls = fs_fd_cls(e);
+	fs_count_class(cls, op, ret, t0, t1, flags);
+	if (cls == FS_TRACE_CLASS_SOCKET && (op == FS_TRACE_OP_READ || op == FS_TRACE_OP_WRITE))
+		fs_count_peer(e, fd, op, ret, t0, t1, flags);
+}
+
 /* The size histogram's bucket: 0 below 512 bytes, then one per power of
  * two ([2^(i+8), 2^(i+9)) in bucket i), the last one open-ended. */
 FS_INLINE int fs_hist_bucket(uint64_t bytes)

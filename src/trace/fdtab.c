@@ -152,6 +152,11 @@ void fs_fd_set_class(int fd, int cls)
 	fs_fd_set(fd, FS_FD_IGNORED, FS_FD_CLASS(cls), -1);
 }
 
+void fs_fd_set_accepted(int fd)
+{
+	fs_fd_set(fd, FS_FD_IGNORED, FS_FD_CLASS(FS_TRACE_CLASS_SOCKET) | FS_FD_ACCEPTED, -1);
+}
+
 int fs_fd_classify(int fd)
 {
 	struct fs_fd *e = fs_fd_entry(fd);
@@ -200,6 +205,9 @@ void fs_fdtab_rebind(struct fs_trace_region *old, struct fs_trace_region *now)
 	uint32_t hi = __atomic_load_n(&fs.fd_hi, __ATOMIC_RELAXED);
 	for (uint32_t fd = 0; fd < hi && fd < fs.nfds; fd++) {
 		struct fs_fd *e = &fs.fds[fd];
+		uint32_t fl = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+		if (fl & FS_FD_PEER_MASK) /* the new region's peers table is empty: read again */
+			__atomic_store_n(&e->flags, fl & ~FS_FD_PEER_MASK, __ATOMIC_RELAXED);
 		uint32_t rec = __atomic_load_n(&e->rec, __ATOMIC_RELAXED);
 		if (rec <= FS_FD_REC) /* unknown, ignored, record 0: the same in the new region */
 			continue;

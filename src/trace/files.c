@@ -284,10 +284,15 @@ void fs_files_reset(void)
  * if they cannot be (no room left where the region lives). errno kept. */
 static int backed_record(struct fs_trace_region *r, uint32_t idx)
 {
+	size_t at = offsetof(struct fs_trace_region, files) + (size_t)idx * sizeof(struct fs_trace_file);
+	return fs_region_back(r, at, sizeof(struct fs_trace_file));
+}
+
+int fs_region_back(struct fs_trace_region *r, size_t at, size_t len)
+{
 	if (!fs.populate)
 		return 1; /* the whole region was allocated at creation */
-	size_t at = offsetof(struct fs_trace_region, files) + (size_t)idx * sizeof(struct fs_trace_file);
-	size_t first = at / page_bytes, last = (at + sizeof(struct fs_trace_file) - 1) / page_bytes;
+	size_t first = at / page_bytes, last = (at + len - 1) / page_bytes;
 	int all = 1;
 	for (size_t p = first; p <= last; p++)
 		all &= (int)((__atomic_load_n(&backed[p / 64], __ATOMIC_RELAXED) >> (p % 64)) & 1);

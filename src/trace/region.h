@@ -41,11 +41,15 @@
 #include <stdint.h>
 
 #define FS_TRACE_MAGIC 0x52545346u /* "FSTR" */
-#define FS_TRACE_VERSION 3
+#define FS_TRACE_VERSION 4
 #define FS_TRACE_FILES 1024        /* file records per process image */
 #define FS_TRACE_PATH 232          /* path bytes kept (longer: the tail, and the full hash) */
 #define FS_TRACE_HIST 16           /* access sizes: bucket i holds [2^(i+8), 2^(i+9)) bytes; 0 is < 512, 15 is >= 8 MiB */
 #define FS_TRACE_OPS 8192          /* per-operation ring (only with --trace-ops) */
+#define FS_TRACE_PEERS 256         /* socket endpoint pairs per process image; entry 0 is "(other peers)" */
+#define FS_TRACE_PEERS_EXACT 192   /* entries one pair of exact endpoints may claim; the rest are kept
+                                    * for pairs folded over their local port (many short connections) */
+#define FS_TRACE_ADDR 56           /* address bytes kept: IPv4 4, IPv6 16, a Unix path its first 55 */
 
 enum fs_trace_clock { FS_TRACE_CLOCK_NS = 0, FS_TRACE_CLOCK_TSC = 1 };
 
@@ -80,6 +84,58 @@ enum {
 	FS_TRACE_BLIND_FILES_FULL = 1u << 1, /* more than FS_TRACE_FILES files: the rest in record 0 */
 	FS_TRACE_BLIND_OPS_LOST = 1u << 2,  /* the op ring wrapped before the recorder read it */
 	FS_TRACE_BLIND_NO_SPACE = 1u << 3,  /* no room to back more records: the rest in record 0 */
+	FS_TRACE_BLIND_PEERS_FULL = 1u << 4, /* more endpoint pairs than entries: the rest in peer entry 0 */
+};
+
+/* A socket's address family as the peers table keeps it. An IPv4-mapped
+ * IPv6 address (::ffff:a.b.c.d, a dual-stack socket) is kept as IPv4, so
+ * that both ends of one connection name it alike. */
+enum fs_trace_family {
+	FS_TRACE_FAM_NONE = 0,  /* unknown, or no peer (a datagram socket never connected) */
+	FS_TRACE_FAM_INET = 1,
+	FS_TRACE_FAM_INET6 = 2,
+	FS_TRACE_FAM_UNIX = 3,  /* addr: the path, "@name" if abstract; addr_len 0: unnamed */
+	FS_TRACE_FAM_OTHER = 4, /* netlink, packet, vsock...: no address kept */
+};
+
+/* One end of a connection: address (network byte order for IP) and port
+ * (host order; 0 for Unix and, in a folded entry, for the varying end). */
+struct fs_trace_endpoint {
+	uint8_t family;            /* enum fs_trace_family */
+	uint8_t pad;
+	uint16_t port;
+	uint32_t addr_len;         /* bytes of addr in use */
+	uint8_t addr[FS_TRACE_ADDR];
+};
+
+/* What an entry of the peers table is. */
+enum fs_trace_peer_kind {
+	FS_TRACE_PEER_CONNECTED = 1, /* (local, peer) of sockets the job did I/O on */
+	FS_TRACE_PEER_FOLDED = 2,    /* the same over every local port (local.port 0), or for an accepted
+	                              * socket every peer port (peer.port 0): the table was filling */
+	FS_TRACE_PEER_LISTEN = 3,    /* a socket the job listen()ed on (local only; no counters) */
+};
+
+/* Per thread kind, the data calls on sockets of one endpoint pair. */
+struct fs_trace_peer_count {
+	uint64_t read_bytes, write_bytes, read_time, write_time;
+	uint64_t calls;            /* read- and write-like calls, failed ones too */
+};
+
+/* One (local endpoint, peer endpoint) of a process image. Claimed like a
+ * file record (CAS FREE -> CLAIMING, key written, READY with release).
+ * Entry 0 is "(other peers)": pairs that found no room, and sockets whose
+ * endpoints could not be read. */
+struct fs_trace_peer {
+	/* what every call writes first, on a cache line of its own: a call
+	 * from the main thread touches one line of the entry */
+	_Alignas(64) uint64_t first; /* clock at the first call (0: none yet) */
+	uint64_t last;             /* and at the end of the latest */
+	struct fs_trace_peer_count cnt[2]; /* [FS_TRACE_MAIN], [FS_TRACE_OTHER_THREADS] */
+	uint32_t state;            /* enum fs_trace_file_state */
+	uint32_t kind;             /* enum fs_trace_peer_kind */
+	uint64_t hash;             /* FNV-1a of local and peer */
+	struct fs_trace_endpoint local, peer;
 };
 
 enum fs_trace_file_state { FS_TRACE_FREE = 0, FS_TRACE_CLAIMING = 1, FS_TRACE_READY = 2 };
@@ -145,7 +201,7 @@ enum fs_trace_op_kind {
 	uint64_t data_ops, meta_ops; /* read/write-like calls and fsyncs; open/stat/close/seek-like calls */ \
 	uint64_t blind;            /* FS_TRACE_BLIND_* */ \
 	uint32_t nfiles;           /* records in use, record 0 included */ \
-	uint32_t pad; \
+	uint32_t npeers;           /* peer entries claimed (entry 0 not counted) */ \
 	uint64_t ops_head;         /* next op position (mod FS_TRACE_OPS) */ \
 	uint64_t used[FS_TRACE_FILES / 64]; /* bit i: record i was claimed (set once READY) */ \
 	/* per process, cumulative: every descriptor class, sockets and pipes \
@@ -159,6 +215,7 @@ struct fs_trace_head {
 struct fs_trace_region {
 	FS_TRACE_HEAD_FIELDS
 	struct fs_trace_file files[FS_TRACE_FILES];
+	struct fs_trace_peer peers[FS_TRACE_PEERS]; /* sparse: a page is backed when an entry in it is claimed */
 	struct fs_trace_op ops[FS_TRACE_OPS]; /* in the file only when ops_enabled */
 };
 
@@ -166,9 +223,11 @@ _Static_assert(sizeof(struct fs_trace_head) == offsetof(struct fs_trace_region, 
 	       "the header copy is the region's first bytes");
 _Static_assert(offsetof(struct fs_trace_head, used) == offsetof(struct fs_trace_region, used),
 	       "one header layout");
+_Static_assert(sizeof(struct fs_trace_peer) == 256, "a peers entry is 4 cache lines");
 
-/* Bytes of a region file: the op ring only with --trace-ops (about 540 KiB
- * without, 1 MiB with). */
+
+/* Bytes of a region file: the op ring only with --trace-ops (about 625 KiB
+ * without, 1.05 MiB with). */
 static inline size_t fs_trace_region_size(int ops_enabled)
 {
 	return ops_enabled ? sizeof(struct fs_trace_region) : offsetof(struct fs_trace_region, ops);

@@ -100,7 +100,7 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, int f
 	X(vfprintf) X(__vfprintf_chk) \
 	X(fseek) X(fseeko) X(fseeko64) X(ftell) X(ftello) X(ftello64) X(rewind) X(_Fork) \
 	X(msync) X(socket) X(socketpair) X(accept) X(accept4) X(pipe) X(pipe2) \
-	X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg)
+	X(recv) X(recvfrom) X(recvmsg) X(send) X(sendto) X(sendmsg) X(connect) X(listen)
 
 struct fs_real {
 #define FS_REAL_FIELD(name) __typeof__(name) *name;
@@ -129,6 +129,14 @@ void fs_real_resolve(void);
  * tracked (-1: unknown). */
 enum { FS_FD_UNKNOWN = 0, FS_FD_IGNORED = 1, FS_FD_REC = 2 };
 enum { FS_FD_APPEND = 1u << 0, FS_FD_CLASS_SHIFT = 8, FS_FD_CLASS_MASK = 7u << 8 };
+/* A socket made by accept(): its peer's port is the one that varies from
+ * connection to connection (peers.c folds on it when the table fills). */
+enum { FS_FD_ACCEPTED = 1u << 1 };
+/* A socket's flags also hold 1 + its peers entry (region.h: struct
+ * fs_trace_peer) in the bits from FS_FD_PEER_SHIFT: 0 until its endpoints
+ * are read (peers.c), once, at its first data call after connect/accept. */
+enum { FS_FD_PEER_SHIFT = 16 };
+#define FS_FD_PEER_MASK (0xffffu << FS_FD_PEER_SHIFT)
 #define FS_FD_CLASS(c) ((uint32_t)(c) << FS_FD_CLASS_SHIFT)
 /* An fd opened by path: its class is learnt from the first fstat the job
  * makes on it (Python's open() makes one), else by one fstat of ours at
@@ -215,6 +223,7 @@ int fs_fd_classify(int fd);                 /* record of an FS_FD_UNKNOWN fd, or
 int fs_fd_class_of(int fd);                 /* the fd's class from fstat (FILE if fstat fails); errno kept */
 int fs_class_of_mode(mode_t mode);          /* st_mode -> enum fs_trace_class_id (pure) */
 void fs_fd_set_class(int fd, int cls);      /* a new fd with no file record (socket, pipe) */
+void fs_fd_set_accepted(int fd);            /* a new socket made by accept */
 /* msync's file: mappings made through the mmap wrapper (wrap_rw.c) */
 void fs_maps_reset(void);                   /* fork child: the records changed */
 void fs_fd_set(int fd, uint32_t rec, uint32_t flags, int64_t off);
@@ -280,6 +289,23 @@ FS_INLINE int fs_fd_rec(struct fs_fd *e, int fd)
 		return -1;
 	return fs_fd_classify(fd);
 }
+
+/* peers.c: a socket's endpoints -> its entry in the region's peers table. */
+/* The peers entry of socket fd (entry e), read and cached in e at its first
+ * data call (getsockname, getpeername: errno kept); -1: not to be counted
+ * (no room to back the entry). call_ok: the call being counted succeeded
+ * (a socket with no peer is cached as "unconnected" only then). */
+int fs_peer_of(struct fs_fd *e, int fd, int call_ok);
+/* connect() on fd returned: its endpoints are read again at its next data
+ * call. */
+void fs_peer_forget(int fd);
+/* listen() on fd succeeded: an entry of kind FS_TRACE_PEER_LISTEN for its
+ * local endpoint. errno kept. */
+void fs_peer_listen(int fd);
+/* files.c: back the pages of [at, at + len) of region r before they are
+ * touched (MADV_POPULATE_WRITE, once per page); 1 if they may be touched,
+ * 0 if there is no room. errno kept. */
+int fs_region_back(struct fs_trace_region *r, size_t at, size_t len);
 
 /* files.c: path -> record. */
 #define FS_PATH_MAX 4096

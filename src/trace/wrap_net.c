@@ -5,9 +5,12 @@
  * write in wrap_rw.c, recv/recvfrom/recvmsg and send/sendto/sendmsg here)
  * count time, bytes and a call in the class counters of the process
  * (region.h: struct fs_trace_class), split by main thread and others. They
- * have no file record. Every wrapper returns what the real call returned
- * and leaves errno as it left it; accept's wait is not timed (waiting for
- * a peer is not I/O).
+ * have no file record. A socket's data calls also count in its endpoint
+ * pair's entry of the peers table (peers.c); connect makes its endpoints
+ * be read again, listen records a listening endpoint. Every wrapper
+ * returns what the real call returned and leaves errno as it left it;
+ * accept's and connect's waits are not timed (waiting for a peer is not
+ * I/O).
  */
 #include <errno.h>
 #include <sys/socket.h>
@@ -38,17 +41,40 @@ FS_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	return r;
 }
 
+/* A socket made by accept: errno kept (no call). */
+FS_INLINE void made_accepted(int fd)
+{
+	if (fd >= 0 && fs_on())
+		fs_fd_set_accepted(fd);
+}
+
 FS_EXPORT int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 {
 	int r = FS_REAL(accept)(fd, addr, len);
-	made(r, FS_TRACE_CLASS_SOCKET);
+	made_accepted(r);
 	return r;
 }
 
 FS_EXPORT int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 {
 	int r = FS_REAL(accept4)(fd, addr, len, flags);
-	made(r, FS_TRACE_CLASS_SOCKET);
+	made_accepted(r);
+	return r;
+}
+
+FS_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	int r = FS_REAL(connect)(fd, addr, len);
+	if (fs_on()) /* whatever it returned: a failed connect may still have changed the peer */
+		fs_peer_forget(fd);
+	return r;
+}
+
+FS_EXPORT int listen(int fd, int backlog)
+{
+	int r = FS_REAL(listen)(fd, backlog);
+	if (r == 0 && fs_on())
+		fs_peer_listen(fd);
 	return r;
 }
 
@@ -82,7 +108,7 @@ static void net_done(struct fs_fd *e, int fd, int op, ssize_t r, uint64_t t0, ui
 		if (__atomic_load_n(&e->rec, __ATOMIC_RELAXED) == FS_FD_UNKNOWN)
 			return; /* not open */
 	}
-	fs_count_class(fs_fd_cls(e), op, (int64_t)r, t0, t1, 0);
+	fs_count_nofile(e, fd, op, (int64_t)r, t0, t1, 0);
 }
 
 #define NET_CALL(name, op, ...) \

@@ -186,7 +186,7 @@ static void fcntl_done(int fd, int cmd, void *arg, int r)
 		struct fs_fd *e = fs_fd_entry(fd);
 		if (e)
 			__atomic_store_n(&e->flags, (((intptr_t)arg & O_APPEND) ? FS_FD_APPEND : 0u) |
-							    (__atomic_load_n(&e->flags, __ATOMIC_RELAXED) & FS_FD_CLASS_MASK),
+							    (__atomic_load_n(&e->flags, __ATOMIC_RELAXED) & ~FS_FD_APPEND),
 					 __ATOMIC_RELAXED);
 	}
 }

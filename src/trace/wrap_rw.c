@@ -33,14 +33,14 @@ static int rw_done(struct fs_fd *e, int fd, int op, int64_t off, int64_t r, uint
 		rec = (int)(raw - FS_FD_REC);
 		fs_fd_settle_class(e, fd);
 	} else if (raw == FS_FD_IGNORED) {
-		fs_count_class(fs_fd_cls(e), op, r, t0, t1, flags);
+		fs_count_nofile(e, fd, op, r, t0, t1, flags);
 		return 2;
 	} else {
 		rec = fs_fd_classify(fd); /* its offset is now the one after this call */
 		if (rec < 0) {
 			if (__atomic_load_n(&e->rec, __ATOMIC_RELAXED) != FS_FD_IGNORED)
 				return 0; /* not open */
-			fs_count_class(fs_fd_cls(e), op, r, t0, t1, flags);
+			fs_count_nofile(e, fd, op, r, t0, t1, flags);
 			return 2;
 		}
 		fresh = 1;

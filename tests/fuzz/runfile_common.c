@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/merge.h"
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
 #include "analysis/thresholds.h"
@@ -59,6 +60,28 @@ static void verdict(const char *path, const struct fs_window *w, FILE *out)
 	fs_verdict_render_text(out, &m, &v);
 }
 
+/* The file through the merge, alone and as two nodes (the same file twice:
+ * its clocks, its steps against themselves), both renderers. */
+static void merged(const char *path, FILE *out)
+{
+	struct fs_merge_file *f = calloc(2, sizeof *f);
+	struct fs_merged *g = malloc(sizeof *g);
+	char err[600];
+	int n = 0;
+	while (f && g && n < 2 && fs_merge_head(path, &f[n], err, sizeof err) == 0 &&
+	       fs_merge_load(&f[n], NULL, err, sizeof err) == 0) {
+		n++;
+		if (fs_merge(f, n, NULL, g) == 0) {
+			fs_merged_render_json(out, g);
+			fs_merged_render_text(out, g);
+		}
+	}
+	for (int i = 0; f && i < 2; i++)
+		fs_merge_file_free(&f[i]);
+	free(f);
+	free(g);
+}
+
 void fuzz_runfile_read(const char *path, FILE *out)
 {
 	char err[600];
@@ -69,6 +92,7 @@ void fuzz_runfile_read(const char *path, FILE *out)
 	verdict(path, &w, out);
 	struct fs_window open_end = {.start_s = 1, .end_s = INFINITY};
 	verdict(path, &open_end, out);
+	merged(path, out);
 	struct fs_summary *s = malloc(sizeof *s);
 	if (s && fs_summary_load(path, s, err, sizeof err) == 0)
 		fs_summary_render_text(out, s, path);

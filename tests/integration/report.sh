@@ -183,7 +183,8 @@ PY
 ln -s s.db link.db
 "$FEEDSCOPE" report link.db >/dev/null || fail "report through a symlink to a run file"
 mkfifo f.fifo
-for f in f.fifo /dev/null .; do
+mkdir empty.d # a directory of run files is a merged report (report_merge.sh); an empty one is refused
+for f in f.fifo /dev/null empty.d; do
 	timeout 20 "$FEEDSCOPE" report "$f" >out.txt 2>err.txt
 	rc=$?
 	[ $rc -eq 2 ] || fail "report $f: exit $rc, expected 2 at once ($(cat err.txt))"

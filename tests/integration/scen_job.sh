@@ -68,4 +68,31 @@ for kv in job_ranks=2 job_slow_rank=1 job_wait_share_max=0.8387 job_b_input_slow
 	job_coll_share_r0=0.8065 job_wait_share=0.0323 job_b_coll=0.8065; do
 	grep -qx "$kv" ev.txt || fail "evidence.py: wanted $kv, got: $(grep "^${kv%%=*}=" ev.txt)"
 done
+# evidence.py's per-rank table: each rank's own shares beside the report's
+# buckets for it (accounting.processes[], or a merged report's ranks[] and
+# straggler), and one node's own report (--rank-report) for a rank --report lacks
+cat >one.json <<'T'
+{"verdict": {"primary": "storage_bandwidth"}, "accounting": {"rank": 1, "processes": [
+ {"pid": 11, "rank": 1, "buckets": {"input_wait": 0.8, "other_ranks": 0.03}}]}}
+T
+cat >other.json <<'T'
+{"verdict": {"primary": "undetermined"}, "accounting": {"rank": 0, "processes": [
+ {"pid": 10, "rank": 0, "buckets": {"input_wait": 0.04, "other_ranks": 0.79}}]}}
+T
+"$PY" "$SC/evidence.py" empty.db --job-out ranks.out --report one.json --rank-report nodeA=other.json \
+	--rank-report nodeB=one.json >ev.txt || fail "evidence.py --rank-report"
+for kv in rank_list=0,1 r0_job_input=0.0323 r1_job_coll=0.03226 r0_fs_input=0.04 r0_fs_coll=0.79 r0_fs_node=nodeA \
+	r1_fs_input=0.8 r1_fs_node=nodeB fs_trainer_rank=1 fs_straggler_rank=nan fs_straggler_node=absent; do
+	grep -qx "$kv" ev.txt || fail "evidence.py per rank: wanted $kv, got: $(grep "^${kv%%=*}=" ev.txt)"
+done
+cat >merged.json <<'T'
+{"verdict": {"primary": "storage_bandwidth"}, "straggler": {"rank": 1, "node": "nodeB", "pid": 11,
+ "cause": "storage_bandwidth"}, "ranks": [{"rank": 0, "node": "nodeA", "input_wait": 0.05},
+ {"rank": 1, "node": "nodeB", "input_wait": 0.7}]}
+T
+"$PY" "$SC/evidence.py" empty.db --job-out ranks.out --report merged.json >ev.txt || fail "evidence.py merged"
+for kv in r0_fs_input=0.05 r0_fs_node=nodeA r1_fs_input=0.7 r1_fs_node=nodeB fs_straggler_rank=1 \
+	fs_straggler_node=nodeB fs_straggler_cause=storage_bandwidth; do
+	grep -qx "$kv" ev.txt || fail "evidence.py merged: wanted $kv, got: $(grep "^${kv%%=*}=" ev.txt)"
+done
 echo "scen_job: ok"

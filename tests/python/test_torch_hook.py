@@ -260,6 +260,38 @@ class TestLoaders(HookTest):
         self.assertEqual(ends, sorted(ends))
 
 
+    RANKED = """
+        import tempfile
+        import torch.distributed as dist
+        store = os.path.join(tempfile.mkdtemp(), "store")
+        dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
+        for b in DataLoader(DS(), batch_size=2):
+            pass
+        for b in DataLoader(DS(), batch_size=2):
+            pass
+        dist.destroy_process_group()
+        print("done")
+    """
+
+    def test_rank_from_torch_distributed(self):
+        # no RANK variable (as under torch.multiprocessing.spawn): the rank
+        # comes from torch.distributed, once per process
+        out, err, recs = self.job(self.RANKED)
+        self.assertEqual(out.strip(), "done")
+        ranks = [r.split() for r in recs if r.startswith("M1 ") and " hook.rank." in r]
+        self.assertEqual(len(ranks), 1, recs)
+        pid = ranks[0][1]
+        self.assertEqual(ranks[0][2:], ["hook.rank.%s" % pid, "0"])
+        self.assertIn("M1 %s hook.world_size.%s 1" % (pid, pid), recs)
+
+    def test_no_rank_without_torch_distributed(self):
+        out, err, recs = self.job("""
+            for b in DataLoader(DS(), batch_size=2):
+                pass
+        """)
+        self.assertFalse([r for r in recs if " hook.rank." in r], recs)
+
+
 class TestSubclassesAndFailures(HookTest):
     SUBCLASSES = """
         class SuperLoader(DataLoader):

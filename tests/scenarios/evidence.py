@@ -46,6 +46,22 @@ the run file cannot give is printed as "nan".
                     host-I/O bucket (accounting; older reports: checkpoint
                     seconds over wait + compute + epoch_end)
   fs_coll_r0        the report's rank 0 share in collectives (accounting)
+
+Per rank (several ranks; --job-out may be given once per node, each file's
+summary lines are that node's ranks, numbered by their world rank):
+  rank_list         the ranks the job printed a line for, "0,1,2,3"
+  rN_job_input, rN_job_coll    rank N's own input-wait and collective shares
+                    of its loop (train.py's b_input, coll_s / total_s)
+  rN_fs_input, rN_fs_coll      the report's input_wait and other_ranks
+                    buckets for the process it says is rank N ("ranks"[] of
+                    the report if it has one, else accounting.processes[])
+  rN_fs_node        the node (host) the report puts rank N on ("ranks"[]);
+                    --rank-report NODE=REPORT.json (repeatable) adds the
+                    processes of one node's own report (a run file per
+                    node, reported one by one) for ranks --report lacks
+  fs_trainer_rank   the rank the verdict speaks for (accounting.rank)
+  fs_straggler_rank, fs_straggler_node, fs_straggler_cause   the report's
+                    "straggler" object ("absent" when it has none)
 """
 import argparse
 import json
@@ -87,11 +103,86 @@ def job_ranks(path):
     return out
 
 
+def num(x):
+    """x as a float, NaN when it is missing or not a number."""
+    try:
+        return float(x) if x is not None else NAN
+    except (TypeError, ValueError):
+        return NAN
+
+
+def report_ranks(rep):
+    """{rank: (input_wait, other_ranks, node)} from a report's JSON: its
+    "ranks" array when it has one (several nodes are told apart there),
+    else accounting.processes[]. Entries without a rank are left out."""
+    out = {}
+    rows = rep.get("ranks")
+    if isinstance(rows, list) and rows:
+        for r in rows:
+            if not isinstance(r, dict) or not isinstance(r.get("rank"), int):
+                continue
+            b = r.get("buckets") if isinstance(r.get("buckets"), dict) else r
+            out[r["rank"]] = (num(b.get("input_wait")), num(b.get("other_ranks")), r.get("node"))
+        return out
+    for p in (rep.get("accounting") or {}).get("processes") or []:
+        if isinstance(p, dict) and isinstance(p.get("rank"), int):
+            b = p.get("buckets") or {}
+            out[p["rank"]] = (num(b.get("input_wait")), num(b.get("other_ranks")), None)
+    return out
+
+
+def load_json(path):
+    """A report's JSON document, {} if it cannot be read."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+def per_rank(ev, ranks, report, node_reports=()):
+    """The per-rank keys (docstring): each rank's own shares beside the
+    report's, and whom the report names as the straggler."""
+    ev["rank_list"] = ",".join(str(r) for r in sorted(ranks)) if ranks else "none"
+    for r, d in ranks.items():
+        total = d.get("total_s", 0)
+        ev["r%d_job_input" % r] = d.get("b_input", NAN)
+        ev["r%d_job_coll" % r] = d["coll_s"] / total if total and "coll_s" in d else NAN
+    ev["fs_trainer_rank"], ev["fs_straggler_rank"] = NAN, NAN
+    ev["fs_straggler_node"] = ev["fs_straggler_cause"] = "absent"
+    rep = load_json(report) if report else {}
+    fs = report_ranks(rep)
+    for spec in node_reports:
+        node, _, path = spec.partition("=")
+        for r, (fin, fcoll, _) in report_ranks(load_json(path)).items():
+            if r not in fs:
+                fs[r] = (fin, fcoll, node)
+            elif fs[r][2] is None:  # --report had the rank, without its node
+                fs[r] = fs[r][:2] + (node,)
+    for r in set(ranks) | set(fs):
+        fin, fcoll, node = fs.get(r, (NAN, NAN, None))
+        ev["r%d_fs_input" % r], ev["r%d_fs_coll" % r] = fin, fcoll
+        ev["r%d_fs_node" % r] = str(node) if node is not None else "none"
+        ev.setdefault("r%d_job_input" % r, NAN)
+        ev.setdefault("r%d_job_coll" % r, NAN)
+    tr = (rep.get("accounting") or {}).get("rank")
+    ev["fs_trainer_rank"] = tr if isinstance(tr, int) else NAN
+    st = rep.get("straggler")
+    if isinstance(st, dict):
+        ev["fs_straggler_rank"] = st["rank"] if isinstance(st.get("rank"), int) else NAN
+        ev["fs_straggler_node"] = str(st.get("node")) if st.get("node") is not None else "none"
+        ev["fs_straggler_cause"] = str(st.get("cause")) if st.get("cause") is not None else "none"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
     ap.add_argument("--device", default="")
-    ap.add_argument("--job-out", default="")
+    ap.add_argument("--job-out", action="append", default=[],
+                    help="the job's stdout; once per node for a several-node job")
+    ap.add_argument("--rank-report", action="append", default=[], metavar="NODE=REPORT",
+                    help="one node's own report: its ranks, for those --report lacks")
     ap.add_argument("--report", default="")
     a = ap.parse_args()
     ev = {}
@@ -120,7 +211,9 @@ def main():
 
     # the job's own account
     ev["job_wait_share"] = NAN
-    ranks = job_ranks(a.job_out) if a.job_out else {}
+    ranks = {}
+    for path in a.job_out:
+        ranks.update(job_ranks(path))
     if ranks:
         r0 = ranks.get(0, ranks[min(ranks)])
         for k in ("busy", "input", "ckpt", "coll", "val", "other"):
@@ -136,9 +229,9 @@ def main():
         # validation passes' compute (b_busy holds the former only)
         ev["job_accel_busy"] = (r0.get("b_busy", NAN) + r0["val_busy_s"] / r0["total_s"]
                                 if r0.get("total_s") and "val_busy_s" in r0 else r0.get("b_busy", NAN))
-    if a.job_out:
+    for path in a.job_out:
         try:
-            with open(a.job_out) as f:
+            with open(path) as f:
                 for line in f:
                     if line.startswith("train: ") and "rank=" in line and " rank=0 " not in line \
                             and len(ranks) > 1:
@@ -231,6 +324,8 @@ def main():
                 ev[{"input_bound_fraction": "input_bound"}.get(k, k)] = float(x) if x is not None else NAN
         except (OSError, ValueError, KeyError, TypeError):
             ev["verdict"] = "unreadable"
+
+    per_rank(ev, ranks, a.report, a.rank_report)
 
     for k, v in ev.items():
         if isinstance(v, float):

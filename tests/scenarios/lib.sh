@@ -230,7 +230,18 @@ warm() { find "$@" -type f -exec cat {} + >/dev/null; }
 # accelerator's busy time goes to the fake NVML (unless --no-gpu). Job stdout
 # and stderr in $S/NAME.out/.err. Sets RECORD_S (wall seconds).
 record() {
-	local name=$1 o hook=(--pytorch) t0 rc
+	record_start "$@"
+	record_wait "$1"
+}
+
+# record_start NAME ...: record's first half, in the background (for jobs
+# recorded side by side, e.g. one feedscope per node); sets RECORD_PID.
+# WRAP, if set, is put before feedscope (e.g. nsenter/unshare: a "node").
+# GPUS=N: N fake GPUs; rank r > 0 of train.py --dist feeds gpu r
+# (BUSY_FILE.r), unless GPU0_BUSY names the file gpu0 reads (a node whose
+# only GPU belongs to a rank r > 0).
+record_start() {
+	local name=$1 hook=(--pytorch) g
 	shift
 	local fsopts=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
@@ -240,31 +251,37 @@ record() {
 	done
 	[ $# -gt 0 ] && shift
 	local busy=$S/$name.busy nvml=$S/$name.nvml
-	rm -f "$busy" "$S/$name.db"
+	rm -f "$busy" "$busy".[0-9]* "$S/$name.db"
 	# a pids cgroup (no limit) holds every process of the job, so that an
 	# interrupted scenario can end them all, orphaned workers included
 	[ -d "${CG_pids:-/nonexistent}" ] || cgroup pids
 	printf 'count=%s\ngpu0.name=Emulated accelerator (fake NVML)\ngpu0.mem_total=85899345920\ngpu0.busy_file=%s\n' \
-		"${GPUS:-1}" "$busy" >"$nvml"
-	if [ "${GPUS:-1}" = 2 ]; then # one emulated accelerator per rank (train.py --dist)
-		printf 'gpu1.name=Emulated accelerator (fake NVML)\ngpu1.mem_total=85899345920\ngpu1.busy_file=%s.1\n' \
-			"$busy" >>"$nvml"
-		rm -f "$busy.1"
-	fi
+		"${GPUS:-1}" "${GPU0_BUSY:-$busy}" >"$nvml"
+	for ((g = 1; g < ${GPUS:-1}; g++)); do # one emulated accelerator per rank (train.py --dist)
+		printf 'gpu%d.name=Emulated accelerator (fake NVML)\ngpu%d.mem_total=85899345920\ngpu%d.busy_file=%s.%d\n' \
+			$g $g $g "$busy" $g >>"$nvml"
+	done
 	[ ${#LAUNCH[@]} -gt 0 ] || LAUNCH=("$PY" "$TRAIN")
-	t0=$(date +%s.%N)
+	RECORD_T0=$(date +%s.%N)
 	LD_LIBRARY_PATH=$FS_BUILD/tests/nvml/full FAKE_NVML_SCRIPT=$nvml \
 		FS_JOB_CGROUPS="${JOB_CGROUPS[*]}" \
-		"$FEEDSCOPE" run -q -f -o "$S/$name.db" "${hook[@]}" "${fsopts[@]}" -- \
+		${WRAP[@]+"${WRAP[@]}"} "$FEEDSCOPE" run -q -f -o "$S/$name.db" "${hook[@]}" "${fsopts[@]}" -- \
 		sh -c 'for c in $FS_JOB_CGROUPS; do echo $$ >"$c/cgroup.procs" || exit 125; done
 			unset FS_JOB_CGROUPS LD_LIBRARY_PATH FAKE_NVML_SCRIPT
 			exec "$@"' sh \
 		"${LAUNCH[@]}" --busy-file "$busy" "$@" >"$S/$name.out" 2>"$S/$name.err" &
-	local pid=$!
-	ledger pid "$pid"
+	RECORD_PID=$!
+	ledger pid "$RECORD_PID"
+}
+
+# record_wait NAME: record's second half: waits for record_start's
+# feedscope ($RECORD_PID, or the pid given second), checks its exit and the
+# job's summary. Sets RECORD_S (wall seconds since record_start).
+record_wait() {
+	local name=$1 pid=${2:-$RECORD_PID} rc
 	wait "$pid"
 	rc=$?
-	RECORD_S=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
+	RECORD_S=$(echo "$(date +%s.%N) $RECORD_T0" | awk '{ printf "%.1f", $1 - $2 }')
 	if [ $rc -ne 0 ]; then
 		tail -5 "$S/$name.err" >&2
 		die "$name: feedscope run exited $rc"
@@ -273,8 +290,9 @@ record() {
 }
 
 # LAUNCH: what record runs instead of "$PY" "$TRAIN" (e.g. torchrun ...
-# train.py); its arguments follow. GPUS=2: a second fake GPU, fed by rank 1.
+# train.py); its arguments follow. GPUS=N: N fake GPUs, gpu r fed by rank r.
 LAUNCH=()
+WRAP=()
 
 # verdict NAME: feedscope report on NAME.db into NAME.json (if the command
 # exists), then the evidence (evidence.py) into the array EV. DEVICE, if
@@ -350,6 +368,59 @@ finish() {
 	result fs_idle "${EV[fs_idle]:-nan}"
 	result truth_coll "${EV[job_coll_share_r0]:-nan}"
 	result fs_coll "${EV[fs_coll_r0]:-nan}"
+	rank_rows
+	straggler_result
+}
+
+# ---- several ranks -------------------------------------------------------
+
+# rank_rows: with several ranks, the per-rank table (each rank's own input
+# and collective shares beside the report's buckets for it; evidence.py's
+# rN_* keys) printed, and kept in the result as "ranks" (one row per rank,
+# "rank:job_input:fs_input:job_coll:fs_coll:node", space-separated) for
+# run.sh's table of all runs.
+rank_rows() {
+	local r rows="" list=${EV[rank_list]:-none}
+	case $list in none | *[!0-9,]*) return 0 ;; esac
+	[ "$list" = "${list#*,}" ] && return 0 # one rank: nothing to compare
+	say "ranks: the job's own shares of each rank's loop beside the report's (err in points)"
+	say "$(printf '%4s %-16s %9s %8s %5s %9s %8s %5s' rank node job_input fs_input err job_coll fs_coll err)"
+	for r in ${list//,/ }; do
+		local ji=${EV[r${r}_job_input]:-nan} fin=${EV[r${r}_fs_input]:-nan}
+		local jc=${EV[r${r}_job_coll]:-nan} fc=${EV[r${r}_fs_coll]:-nan} node=${EV[r${r}_fs_node]:-none}
+		say "$(awk -v r="$r" -v n="$node" -v a="$ji" -v b="$fin" -v c="$jc" -v d="$fc" '
+			function e(x, y) { return (x == "nan" || y == "nan") ? "-" : sprintf("%.1f", (x > y ? x - y : y - x) * 100) }
+			function f(x) { return x == "nan" ? "nan" : sprintf("%.3f", x) }
+			BEGIN { printf "%4s %-16s %9s %8s %5s %9s %8s %5s", r, n, f(a), f(b), e(a, b), f(c), f(d), e(c, d) }')"
+		rows+="${rows:+ }$r:$ji:$fin:$jc:$fc:$node"
+	done
+	result ranks "$rows"
+}
+
+# expect_straggler RANK [NODE]: the rank (and node) the report must name as
+# the one the others wait on; a report naming another fails the scenario
+# (run.sh), as a wrong verdict does.
+expect_straggler() {
+	STRAGGLER=$1
+	STRAGGLER_NODE=${2:-}
+	result straggler_expected "$1${2:+@$2}"
+}
+
+# straggler_result: whom the report named: its "straggler" object, else (a
+# report without one) the rank the verdict speaks for (accounting.rank:
+# the trainer, the straggler by docs/verdicts.md's rule).
+straggler_result() {
+	[ -n "${STRAGGLER:-}" ] || return 0
+	local r=${EV[fs_straggler_rank]:-nan} from=straggler node=""
+	if [ "$r" = nan ]; then
+		r=${EV[fs_trainer_rank]:-nan} from=accounting.rank
+	else
+		node=${EV[fs_straggler_node]:-none}
+	fi
+	[ -n "$STRAGGLER_NODE" ] && [ "$from" = straggler ] && r="$r@$node"
+	result straggler_got "$r"
+	result straggler_from "$from"
+	say "straggler: the report names rank $r (from $from; cause ${EV[fs_straggler_cause]:-absent}), expected ${STRAGGLER}${STRAGGLER_NODE:+@$STRAGGLER_NODE}"
 }
 
 # ---- the broad suite (run.sh --all) --------------------------------------

@@ -10,6 +10,10 @@
 #
 #   scenario NAME expected=ID got=ID input_bound=X truth=X confidence=X time=Ns PASS|FAIL
 #
+# (a distributed scenario adds straggler=GOT/EXPECTED before time=, and
+# fails as "FAIL (straggler)" when the report names another rank; its
+# per-rank rows, the job's own shares beside the report's, are tabled at
+# the end)
 # (truth: the steps table's wait share, or the job's own for hook-off runs),
 # then a confusion table (expected x got) and predicted vs obtained speedups
 # (one line per fix run, then one table of them all with the error of each
@@ -38,7 +42,8 @@ loader_parallelism memory_pressure checkpoint_stall epoch_start
 nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata
 nohook_compute_bound nohook_loader_parallelism nohook_memory_pressure nohook_epoch_start"
 BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_http mmap nohook_mmap
-rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun"
+rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun
+torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp"
 broad=1
 if [ "${1:-}" = --all ]; then
 	shift
@@ -152,6 +157,7 @@ run_scenario() {
 	fi
 }
 buckets=()
+rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per rank of a run
 runs=()
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
@@ -176,15 +182,20 @@ for n in "${runs[@]}"; do
 		got=setup_failed
 	elif [ "$got" != "$exp" ]; then
 		status=FAIL
+	elif [ -n "${R[straggler_expected]:-}" ] && [ "${R[straggler_got]:-}" != "${R[straggler_expected]}" ]; then
+		status="FAIL (straggler)" # the report named another rank than the slow one
 	fi
+	strag=""
+	[ -n "${R[straggler_expected]:-}" ] && strag=" straggler=${R[straggler_got]:-none}/${R[straggler_expected]}"
 	[ "${status%% *}" = PASS ] || fails=$((fails + 1))
-	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}") time=${dt}s $status$retried"
+	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}")$strag time=${dt}s $status$retried"
 	echo "$line"
 	lines+=("$line")
 	results+=("$exp $got")
 	case $n in nohook_*) hook=off ;; *) hook=on ;; esac
 	hooked+=("$hook $exp $got")
 	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}") $(f2 "${R[truth_coll]:-}") $(f2 "${R[fs_coll]:-}")")
+	for row in ${R[ranks]:-}; do rankrows+=("$n $row"); done
 	if [ -n "${R[untraced_verdict]:-}" ]; then
 		pred+=("tracer $n: with the tracer $got, without it (--no-trace) ${R[untraced_verdict]}")
 	fi
@@ -212,6 +223,7 @@ confusion() {
 	function short(x) { return x in ab ? ab[x] : x }
 	{ e[$1] = 1; g[$2] = 1; n[$1 " " $2]++ }
 	END {
+		if (NR == 0) { print "(no runs)"; exit }
 		ng = 0; for (x in g) cols[++ng] = x
 		for (i = 1; i <= ng; i++) for (j = i + 1; j <= ng; j++) if (cols[j] < cols[i]) { t = cols[i]; cols[i] = cols[j]; cols[j] = t }
 		ne = 0; for (x in e) rows[++ne] = x
@@ -256,6 +268,34 @@ if [ $broad = 1 ]; then
 				k = ks[i]
 				if (n[k]) printf "bucket %-5s mean error %.1f points, worst %.1f (%d runs)\n", k, sum[k] / n[k], worst[k], n[k]
 				else printf "bucket %-5s no run gave both figures\n", k
+			}
+		}'
+fi
+# several ranks: each rank's own input-wait and collective shares of its
+# loop (train.py) beside the report's buckets for that rank
+if [ ${#rankrows[@]} -gt 0 ]; then
+	echo
+	echo "ranks: each rank's own share of its loop beside feedscope's bucket for it (err in points)"
+	printf '%s\n' "${rankrows[@]}" | awk '
+		function f(x) { return x ~ /^[0-9.eE+-]+$/ ? sprintf("%.3f", x) : "nan" }
+		function cell(t, g, k) {
+			if (f(t) == "nan" || f(g) == "nan") return sprintf(" %9s %8s %5s", f(t), f(g), "-")
+			e = (g - t) * 100; if (e < 0) e = -e
+			n[k]++; sum[k] += e; if (e > worst[k]) worst[k] = e
+			return sprintf(" %9.3f %8.3f %5.1f", t, g, e)
+		}
+		BEGIN { printf "%-22s %4s %-16s %9s %8s %5s %9s %8s %5s\n", "scenario", "rank", "node",
+			"job_input", "fs_input", "err", "job_coll", "fs_coll", "err" }
+		{
+			split($2, c, ":")
+			printf "%-22s %4s %-16s%s%s\n", $1, c[1], c[6], cell(c[2], c[3], "input"), cell(c[4], c[5], "coll")
+		}
+		END {
+			split("input coll", ks, " ")
+			for (i = 1; i <= 2; i++) {
+				k = ks[i]
+				if (n[k]) printf "ranks %-5s mean error %.1f points, worst %.1f (%d ranks)\n", k, sum[k] / n[k], worst[k], n[k]
+				else printf "ranks %-5s no rank gave both figures\n", k
 			}
 		}'
 fi

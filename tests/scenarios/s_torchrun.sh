@@ -4,10 +4,13 @@
 # read_bps rule: rank 1 waits for its data, and rank 0 waits for rank 1
 # inside the collective. Expected: storage_bandwidth (the slow rank's
 # cause). Truth: the slow rank's own input share; rank 0's share of time in
-# the collective is shown beside it. One emulated GPU per rank.
+# the collective is shown beside it, and each rank's own shares beside the
+# report's buckets for it (the per-rank table); the report must name rank 1
+# as the straggler. One emulated GPU per rank.
 # Run with the hook off by its twin s_nohook_torchrun.sh.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect storage_bandwidth job_b_input_slow
+expect_straggler 1
 twin
 
 mount_data

@@ -41,7 +41,11 @@ cold dataset stays cold. --val-data: after every epoch a validation pass
 --dist: torch.distributed (gloo, env:// as torchrun sets it), one
 all_reduce of a small tensor after every step; rank --slow-rank reads
 --slow-data / --slow-format instead (its own slow storage); with several
-ranks, rank r > 0 adds its busy time to BUSY_FILE.r.
+ranks, rank r > 0 adds its busy time to BUSY_FILE.r. --ddp (with --dist):
+instead of that all_reduce, a one-layer model wrapped in
+DistributedDataParallel, forward and backward after every step: the
+gradients' all_reduce runs inside backward, in DDP's C++ reducer, where the
+hook's torch.distributed wrappers do not see it (coll_s: time in backward).
 
 Each training step sleeps --compute-ms (the emulated accelerator, as MLPerf
 Storage and DLIO do) and adds that time to --busy-file (cumulative busy
@@ -412,10 +416,13 @@ def parse_args():
     ap.add_argument("--val-samples", type=int, default=0)
     ap.add_argument("--val-compute-ms", type=float, default=5.0)
     ap.add_argument("--dist", action="store_true")
+    ap.add_argument("--ddp", action="store_true")
     ap.add_argument("--slow-rank", type=int, default=-1)
     ap.add_argument("--slow-data", default="")
     ap.add_argument("--slow-format", default="")
     a = ap.parse_args()
+    if a.ddp and not a.dist:
+        ap.error("--ddp needs --dist")
     if a.format == "rand" and not a.samples:
         ap.error("--format rand needs --samples")
     if a.ckpt_every and not (a.ckpt_dir and a.ckpt_mib):
@@ -501,6 +508,10 @@ def main():
     busy = Busy(busy_path)
     compute_s = a.compute_ms / 1000.0
     token = torch.ones(16)
+    model = None
+    if a.ddp:
+        from torch.nn.parallel import DistributedDataParallel
+        model = DistributedDataParallel(torch.nn.Linear(16, 1))
 
     wait = compute = first_wait = coll = val = val_busy = 0.0
     steps = samples = 0
@@ -515,7 +526,11 @@ def main():
                 first_wait += t_got - t_ask
             samples += len(batch)
             compute_step(busy, compute_s)
-            if a.dist:
+            if model is not None:
+                t_r = time.perf_counter()
+                model(token).sum().backward()  # DDP's all_reduce of the gradients
+                coll += time.perf_counter() - t_r
+            elif a.dist:
                 t_r = time.perf_counter()
                 dist.all_reduce(token)
                 coll += time.perf_counter() - t_r

@@ -2,8 +2,15 @@
  * timing `feedscope report` (make bench): SECONDS of recording at 0.1 s
  * with 2 cores, 4 PSI rows, 4 disks, 4 NICs, a main process and 4 workers,
  * 2 cgroups, 1 GPU, a step every 50 ms and a checkpoint every 100 s.
+ * With HOST and RANK, one node of a distributed job for timing a merged
+ * report (feedscope report A.db B.db ...): meta hostname HOST and a
+ * start_unix RANK × 0.25 s after rank 0's (the job's steps in its own
+ * seconds, those before it began left out), the main process as rank RANK
+ * (table ranks, its workers inheriting it), and each step's last 10 ms in
+ * an all_reduce (a collective phase).
  *
- *   synth_run OUT.db [SECONDS]      (default 3600) */
+ *   synth_run OUT.db [SECONDS [HOST RANK]]      (default 3600 s, no rank) */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,11 +27,13 @@ static void row_real(struct fs_sink *s, enum fs_table_id t, double time, int n, 
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: synth_run OUT.db [SECONDS]\n");
+	if (argc < 2 || argc == 4 || argc > 5) {
+		fprintf(stderr, "usage: synth_run OUT.db [SECONDS [HOST RANK]]\n");
 		return 2;
 	}
 	double seconds = argc > 2 ? atof(argv[2]) : 3600;
+	bool node = argc == 5;
+	int rank = node ? atoi(argv[4]) : 0;
 	char err[512];
 	struct fs_store *st = fs_store_create(argv[1], true, err, sizeof err);
 	if (!st) {
@@ -39,6 +48,21 @@ int main(int argc, char **argv)
 	fs_sink_meta(s, "pid", "100");
 	fs_sink_meta(s, "loader.train.num_workers", "4");
 	fs_sink_meta(s, "loader.train.batch_size", "32");
+	if (node) {
+		fs_sink_meta(s, "hostname", argv[3]);
+		fs_sink_metaf(s, "start_unix", "%.6f", 1700000000.0 + 0.25 * rank);
+		for (int p = 0; p < 5; p++) {
+			struct fs_row r;
+			fs_row_init(&r, FS_T_RANKS, 0);
+			fs_row_int(&r, FS_RANKS_pid, 100 + p);
+			fs_row_int(&r, FS_RANKS_ppid, p ? 100 : 1);
+			fs_row_int(&r, FS_RANKS_rank, rank);
+			fs_row_int(&r, FS_RANKS_local_rank, 0);
+			fs_row_text(&r, FS_RANKS_var, "RANK");
+			fs_row_real(&r, FS_RANKS_t, 0.1);
+			fs_sink_row(s, &r);
+		}
+	}
 	/* the data set's file system: an image on loop0, its file on vda */
 	struct fs_row mnt;
 	fs_row_init(&mnt, FS_T_MOUNTS, 0);
@@ -121,7 +145,12 @@ int main(int argc, char **argv)
 		fs_row_real(&r, FS_GPU_util_pct, 60 + 40 * noise);
 		fs_sink_row(s, &r);
 		for (int i = 0; i < 2; i++, step++) {
-			fs_row_init(&r, FS_T_STEPS, t + 0.05 * i);
+			/* a node's steps are the job's, in its own seconds: it began
+			 * recording 0.25 s × RANK after rank 0's node (none before) */
+			double at = t + 0.05 * i - 0.25 * rank;
+			if (at < 0)
+				continue;
+			fs_row_init(&r, FS_T_STEPS, at);
 			fs_row_int(&r, FS_STEPS_pid, 100);
 			fs_row_text(&r, FS_STEPS_loader, "train");
 			fs_row_int(&r, FS_STEPS_epoch, step / 10000);
@@ -129,6 +158,16 @@ int main(int argc, char **argv)
 			fs_row_real(&r, FS_STEPS_wait_s, 0.02 * noise);
 			fs_row_real(&r, FS_STEPS_compute_s, 0.03);
 			fs_sink_row(s, &r);
+			if (node) {
+				/* every rank leaves it at the same instant, the step's end */
+				double end = at + 0.03;
+				fs_row_init(&r, FS_T_PHASES, 0);
+				fs_row_real(&r, FS_PHASES_t_start, end - 0.01);
+				fs_row_real(&r, FS_PHASES_t_end, end);
+				fs_row_int(&r, FS_PHASES_pid, 100);
+				fs_row_text(&r, FS_PHASES_name, "collective");
+				fs_sink_row(s, &r);
+			}
 		}
 		if (k % 1000 == 999) {
 			fs_row_init(&r, FS_T_PHASES, 0);

@@ -27,3 +27,15 @@ grep -q ' reads=2048 read_bytes=8388608 .* path=shared$' "$dir/dump" &&
 	exit 1
 }
 echo "PASS  tsan: 8 threads under the tracer, no race reported, counts exact"
+
+# tests/trace/peers.c: sockets used by two threads at once (the TCP client
+# in the main thread, the server in another), their endpoints read and
+# their peers entries claimed concurrently
+mkdir "$dir/peers" "$dir/pregions"
+if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" LD_PRELOAD="$rt $tsan/libfeedscope-trace.so" \
+	FEEDSCOPE_TRACE_DIR="$dir/pregions" "$tsan/tests/trace/peers" "$dir/peers" >"$dir/out" 2>"$dir/err"; then
+	cat "$dir/err" >&2
+	echo "FAIL  tsan: peers under the tracer" >&2
+	exit 1
+fi
+echo "PASS  tsan: socket endpoints and peers entries from two threads, no race reported"

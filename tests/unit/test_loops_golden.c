@@ -1,7 +1,7 @@
 /* The training processes of a run file (src/analysis/loops.c), on small
  * golden run files: which processes are ranks (the ranks table, its latest
  * row per process, the topmost of each rank), which one the verdict speaks
- * for (the least time in collectives; the longest wait; the busiest
+ * for (the least time waiting on the other ranks; the longest wait; the busiest
  * loaders), a wrapper looked through, epoch boundaries from worker
  * restarts without steps, the GPU of a rank, and the device under the
  * files the loaders read. Expected values are worked out beside each
@@ -104,7 +104,7 @@ static void test_collectives(void)
 	CHECK_NEAR(r1->collective_s, 0, EXACT);
 	CHECK_NEAR(r0->loop_s, 4, EXACT);
 	CHECK_INT(m.trainer_pid, 200);
-	CHECK(strstr(m.trainer_why, "collectives") != NULL);
+	CHECK(strstr(m.trainer_why, "waiting on the other ranks") != NULL);
 	CHECK_NEAR(m.wait_s, 1.6, EXACT); /* the job-level figures are the trainer's */
 	/* two GPUs: each rank's is the one of its local rank, over its loop */
 	CHECK_STR(r1->gpu_basis, "local_rank");
@@ -120,9 +120,92 @@ static void test_collectives(void)
 	CHECK_INT(m.loaders.procs, 1);
 }
 
+/* DDP: no collective phases (its all_reduce is not seen), the two ranks'
+ * steps end together (rank 1's 2 ms later). Rank 0 waits 0.7 s for its
+ * data and computes 0.1 s; rank 1 has its data in 0.05 s and spends 0.75 s
+ * in the step, 0.65 s of it waiting for rank 0. Shifted by 0.3 s (out of
+ * step), nothing is inferred. */
+static void test_in_step(double shift)
+{
+	char path[256];
+	path_of(path, sizeof path, shift > 0 ? "apart.db" : "instep.db");
+	struct fs_store *st = begin(path, "50", 8);
+	struct fs_sink *s = fs_store_sink(st);
+	ranks_and_procs(s, 8, false);
+	for (int i = 0; i < 6; i++) {
+		/* t is the end of the wait; the step ends compute_s later */
+		golden_row(s, FS_T_STEPS, 1.8 - 0.1 + 0.8 * i,
+			   "pid=100 loader=train epoch=0 step=%d wait_s=0.7 compute_s=0.1", i);
+		golden_row(s, FS_T_STEPS, 1.802 - 0.75 + shift + 0.8 * i,
+			   "pid=200 loader=train epoch=0 step=%d wait_s=0.05 compute_s=0.75", i);
+	}
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	const struct fs_loop_proc *r0 = loop_of(&m, 100), *r1 = loop_of(&m, 200);
+	CHECK(r0 && r1);
+	if (!r0 || !r1)
+		return;
+	CHECK_INT(m.trainer_pid, 100);
+	CHECK_INT(r0->collectives, 0);
+	if (shift > 0) {
+		CHECK(!m.steps_in_step);
+		CHECK(isnan(r0->sync_wait_s) && isnan(r1->sync_wait_s));
+		CHECK_NEAR(m.step_end_skew_median_s, 0.302, 1e-9);
+		CHECK(strstr(m.trainer_why, "waited longest for input") != NULL);
+		return;
+	}
+	CHECK(m.steps_in_step);
+	CHECK_INT(m.synced_steps, 6);
+	CHECK_NEAR(m.step_end_skew_median_s, 0.002, 1e-9);
+	CHECK_NEAR(m.step_end_skew_p95_s, 0.002, 1e-9);
+	CHECK_NEAR(r0->sync_wait_s, 0, EXACT);
+	CHECK_NEAR(r1->sync_wait_s, 6 * 0.65, 1e-9);
+	CHECK_NEAR(fs_loop_ranks_wait_s(r1), 6 * 0.65, 1e-9);
+	CHECK(strstr(m.trainer_why, "waiting on the other ranks") != NULL);
+	struct fs_accounting a;
+	CHECK(fs_account(&m, r1, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_RANKS], 0.65 / 0.8, 1e-9);
+	CHECK_NEAR(a.share[FS_BUCKET_INPUT], 0.05 / 0.8, 1e-9);
+	CHECK(fs_account(&m, r0, &a));
+	CHECK_NEAR(a.share[FS_BUCKET_RANKS], 0, EXACT);
+}
+
 /* Without steps: the ranks are the topmost processes of each rank (not
  * the workers that inherit it, not the launcher), and the one whose
  * loaders are busiest is the one the other waits for. */
+/* No rank variables (torch.multiprocessing.spawn sets none): the rank the
+ * hook read from torch.distributed (meta hook.rank.PID); a rank variable
+ * wins over it where both exist. */
+static void test_hook_ranks(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "hookrank.db");
+	struct fs_store *st = begin(path, "50", 5);
+	struct fs_sink *s = fs_store_sink(st);
+	fs_sink_meta(s, "hook.rank.100", "1");
+	fs_sink_meta(s, "hook.rank.200", "0");
+	fs_sink_meta(s, "hook.rank.300", "5");
+	golden_row(s, FS_T_RANKS, 0, "pid=300 ppid=50 rank=2 local_rank=0 world_size=3 var=RANK t=1");
+	for (int i = 0; i < 3; i++)
+		for (int pid = 100; pid <= 300; pid += 100)
+			golden_row(s, FS_T_STEPS, 1.5 + i, "pid=%d loader=train epoch=0 step=%d wait_s=0.%d compute_s=0.5",
+				   pid, i, pid / 100);
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	const struct fs_loop_proc *a = loop_of(&m, 100), *b = loop_of(&m, 200), *c = loop_of(&m, 300);
+	CHECK(a && b && c);
+	if (a && b && c) {
+		CHECK_INT(a->rank, 1);
+		CHECK_INT(b->rank, 0);
+		CHECK_INT(c->rank, 2);
+		CHECK_INT(a->local_rank, -1);
+	}
+}
+
 static void test_ranks_without_steps(void)
 {
 	char path[256];
@@ -244,6 +327,9 @@ int main(void)
 		return 1;
 	}
 	test_collectives();
+	test_in_step(0);
+	test_in_step(0.3);
+	test_hook_ranks();
 	test_ranks_without_steps();
 	test_wrapper();
 	test_worker_restarts();

@@ -229,10 +229,111 @@ static void test_classes(void)
 	CHECK(!strcmp(fs_trace_class_name(FS_TRACE_CLASSES), "?"));
 }
 
+/* keeps the peers rows it is given (texts copied: kind, family, local, peer) */
+struct peer_rows {
+	struct fs_sink sink;
+	int n;
+	struct fs_row r[8];
+	char text[8][4][80];
+};
+
+static void keep_peer(struct fs_sink *sink, const struct fs_row *row)
+{
+	struct peer_rows *c = (struct peer_rows *)sink;
+	CHECK_INT(row->table, FS_T_PEERS);
+	if (c->n == 8)
+		return;
+	c->r[c->n] = *row;
+	const int cols[4] = {FS_PEERS_kind, FS_PEERS_family, FS_PEERS_local_addr, FS_PEERS_peer_addr};
+	for (int k = 0; k < 4; k++)
+		snprintf(c->text[c->n][k], 80, "%s", row->v[cols[k]].kind == FS_V_TEXT ? row->v[cols[k]].s : "NULL");
+	c->n++;
+}
+
+static struct fs_trace_endpoint ep(int fam, int port, const void *addr, uint32_t len)
+{
+	struct fs_trace_endpoint e;
+	memset(&e, 0, sizeof e);
+	e.family = (uint8_t)fam;
+	e.port = (uint16_t)port;
+	e.addr_len = len;
+	memcpy(e.addr, addr, len < FS_TRACE_ADDR ? len : FS_TRACE_ADDR);
+	return e;
+}
+
+/* peers rows from a region's table: one per thread kind with calls, one
+ * per listener, "(other peers)" for entry 0, unclaimed entries skipped;
+ * a damaged entry (address length past its field, unknown family) cannot
+ * make the reader read past it. The table read back through a sparse
+ * file: the unclaimed entries are holes, read as FREE. */
+static void test_peers_rows(void)
+{
+	size_t size = fs_trace_region_size(0);
+	char path[] = "/tmp/fs-peers-region-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)size) == 0);
+	unlink(path);
+	struct fs_trace_peer p[5];
+	memset(p, 0, sizeof p);
+	p[0].cnt[FS_TRACE_MAIN].calls = 2; /* (other peers) */
+	p[0].cnt[FS_TRACE_MAIN].read_bytes = 9;
+	const uint8_t lo6[16] = {[15] = 1}, v4[4] = {10, 0, 0, 7};
+	p[1] = (struct fs_trace_peer){.state = FS_TRACE_READY, .kind = FS_TRACE_PEER_CONNECTED};
+	p[1].local = ep(FS_TRACE_FAM_INET6, 40000, lo6, 16);
+	p[1].peer = ep(FS_TRACE_FAM_INET6, 29500, lo6, 16);
+	p[1].cnt[FS_TRACE_OTHER_THREADS] = (struct fs_trace_peer_count){100, 200, 1000000000u, 500000000u, 3};
+	p[2] = (struct fs_trace_peer){.state = FS_TRACE_READY, .kind = FS_TRACE_PEER_LISTEN};
+	p[2].local = ep(FS_TRACE_FAM_INET, 29500, v4, 4);
+	p[3] = (struct fs_trace_peer){.state = FS_TRACE_CLAIMING, .kind = FS_TRACE_PEER_CONNECTED};
+	p[3].cnt[FS_TRACE_MAIN].calls = 1; /* not READY: no row */
+	p[4] = (struct fs_trace_peer){.state = FS_TRACE_READY, .kind = FS_TRACE_PEER_CONNECTED};
+	p[4].local = ep(FS_TRACE_FAM_UNIX, 0, "@abstract", 9);
+	p[4].peer = ep(9, 0, "", 0);
+	p[4].local.addr_len = 1000; /* damaged */
+	p[4].cnt[FS_TRACE_MAIN].calls = 1;
+	off_t at = (off_t)offsetof(struct fs_trace_region, peers);
+	CHECK(pwrite(fd, p, sizeof p, at) == (ssize_t)sizeof p);
+	struct fs_trace_reader rd;
+	memset(&rd, 0, sizeof rd);
+	CHECK_INT(fs_trace_read_peers(&rd, fd), 0);
+	struct fs_trace_head h;
+	memset(&h, 0, sizeof h);
+	h.pid = 77;
+	h.clock_kind = FS_TRACE_CLOCK_NS;
+	struct fs_trace_timebase tb = {0, 0, 0};
+	struct peer_rows c;
+	memset(&c, 0, sizeof c);
+	c.sink = (struct fs_sink){keep_peer, no_meta, NULL};
+	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0};
+	CHECK_INT(fs_trace_emit_peers(&tb, &h, rd.peers, &ctx, false), 4);
+	CHECK_INT(c.n, 4);
+	CHECK(!strcmp(c.text[0][0], "other") && !strcmp(c.text[0][2], "(other peers)"));
+	CHECK_INT(c.r[0].v[FS_PEERS_read_bytes].i, 9);
+	CHECK(!strcmp(c.text[1][0], "peer") && !strcmp(c.text[1][1], "inet6"));
+	CHECK(!strcmp(c.text[1][2], "::1") && !strcmp(c.text[1][3], "::1"));
+	CHECK_INT(c.r[1].v[FS_PEERS_local_port].i, 40000);
+	CHECK_INT(c.r[1].v[FS_PEERS_peer_port].i, 29500);
+	CHECK(c.r[1].v[FS_PEERS_read_s].d == 1.0 && c.r[1].v[FS_PEERS_write_s].d == 0.5);
+	CHECK_INT(c.r[1].v[FS_PEERS_calls].i, 3);
+	CHECK(!strcmp(c.text[1][0], "peer"));
+	CHECK(!strcmp(c.text[2][0], "listen") && !strcmp(c.text[2][2], "10.0.0.7"));
+	CHECK(c.r[2].v[FS_PEERS_thread].kind == FS_V_NULL && c.r[2].v[FS_PEERS_calls].kind == FS_V_NULL);
+	/* the damaged entry: its address clipped to its field, the unknown peer family without one */
+	CHECK(!strcmp(c.text[3][1], "unix") && !strcmp(c.text[3][2], "@abstract"));
+	CHECK(!strcmp(c.text[3][3], "NULL") && !strcmp(c.text[3][0], "peer"));
+	/* --hash-paths: the Unix name hashed, an IP address kept */
+	c.n = 0;
+	CHECK_INT(fs_trace_emit_peers(&tb, &h, rd.peers, &ctx, true), 4);
+	CHECK(!strcmp(c.text[1][2], "::1") && strlen(c.text[3][2]) == 16 && !strchr(c.text[3][2], '@'));
+	fs_trace_reader_free(&rd);
+	close(fd);
+}
+
 int main(void)
 {
 	test_head_and_files();
 	test_ops();
 	test_classes();
+	test_peers_rows();
 	return check_exit("test_trace_read");
 }
