@@ -15,7 +15,12 @@ bool fs_loader_shares(const struct fs_metrics *m, struct fs_loader_shares *s)
 	double of = m->loader_time_s;
 	if (!m->have_classes || !m->have_job || !(of > 0))
 		return false;
-	s->network = share(m->loader_sock_read_s, of);
+	/* socket reads from the job's own processes (a loop without workers
+	 * receiving its collectives) are not the data network */
+	double coll_s = m->have_peers ? m->loader_coll_read_s : 0;
+	double coll_bytes = m->have_peers ? m->loader_coll_read_bytes : 0;
+	double sock_bytes = fmax(0, m->loader_sock_read_bytes - coll_bytes);
+	s->network = share(m->loader_sock_read_s - coll_s, of);
 	double file = share(m->loader_file_read_s, of);
 	s->metadata = share(m->loader_meta_s, of);
 	/* Blocked in I/O (D) beyond the time inside read and metadata calls is
@@ -31,7 +36,7 @@ bool fs_loader_shares(const struct fs_metrics *m, struct fs_loader_shares *s)
 	 * peer (a socket with a timeout waits in poll/select, outside any read
 	 * call), so the idle share is the network's. */
 	double file_bytes = fmax(0, m->loader_file_read_bytes) + fmax(0, isfinite(m->loader_read_bytes) ? m->loader_read_bytes : 0);
-	if (m->loader_sock_read_bytes > file_bytes) {
+	if (sock_bytes > file_bytes) {
 		s->network += s->idle;
 		s->idle = 0;
 	}

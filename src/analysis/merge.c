@@ -95,6 +95,7 @@ int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err,
 				 &f->coll_end[i]) &&
 		     read_steps(&q, &f->steps[i]);
 	}
+	ok = ok && fs_peers_load(&q, 0, &f->peers) == 0;
 	int rc = ok && !fs_q_failed(&q) ? 0 : -1;
 	if (!ok)
 		snprintf(err, errlen, "%s: out of memory reading the collectives and steps", f->path);
@@ -114,6 +115,8 @@ void fs_merge_file_free(struct fs_merge_file *f)
 		f->coll_end[i] = (struct fs_series){0};
 		f->steps[i] = (struct fs_merge_steps){0};
 	}
+	fs_peer_rows_free(&f->peers);
+	f->peers = (struct fs_peer_rows){0};
 }
 
 int fs_merge_reference(const struct fs_merge_file *files, int n)
@@ -360,7 +363,8 @@ static void collect_ranks(const struct fs_merge_file *files, int n, struct fs_me
 			struct fs_merge_rank *R = &g->ranks[g->nranks];
 			const struct fs_loop_proc *L = &m->loops[j];
 			*R = (struct fs_merge_rank){.file = i, .loop = j, .pid = L->pid, .rank = L->rank,
-						    .local_rank = L->local_rank, .steps = L->steps, .sync_wait_s = NAN};
+						    .local_rank = L->local_rank, .steps = L->steps, .sync_wait_s = NAN,
+						    .net = L->net};
 			fs_account(m, L, &R->a);
 			R->input_wait_s = R->a.valid ? R->a.share[FS_BUCKET_INPUT] * R->a.loop_s : NAN;
 			/* without steps the collectives are not seen (accounting.c) */
@@ -447,6 +451,47 @@ void fs_merge_rank_order(const struct fs_merged *g, int *order)
 	g_order = NULL;
 }
 
+/* Several files: every rank's sockets classified against the sockets of
+ * every node (a rank's connection to another node's rank is then seen from
+ * both ends: collective, not data). One file keeps its own (metrics.c).
+ * Returns false when memory ran out (the ranks keep their files'). */
+static bool cross_peers(const struct fs_merge_file *files, int n, struct fs_merged *g)
+{
+	struct fs_peer_rows all = {0};
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += files[i].peers.n;
+	if (total == 0)
+		return true;
+	all.v = malloc(total * sizeof *all.v);
+	if (!all.v)
+		return false;
+	all.cap = total;
+	for (int i = 0; i < n; i++)
+		for (size_t k = 0; k < files[i].peers.n; k++) {
+			all.v[all.n] = files[i].peers.v[k];
+			all.v[all.n++].run = i;
+		}
+	struct fs_peers_report rep = {0};
+	bool ok = fs_peers_analyse(&all, &rep) == 0;
+	for (int r = 0; r < g->nranks && ok; r++)
+		if (!isnan(g->ranks[r].net.data_bytes)) { /* its file has a peers table */
+			g->ranks[r].net.data_bytes = g->ranks[r].net.data_s = g->ranks[r].net.coll_bytes = 0;
+			g->ranks[r].net.coll_s = g->ranks[r].net.top_bytes = 0;
+			g->ranks[r].net.top_peer[0] = '\0';
+		}
+	for (size_t k = 0; k < rep.n && ok; k++) {
+		const struct fs_peer_proc *P = &rep.procs[k];
+		int loop = fs_metrics_loop_of(&files[P->run].m, P->pid);
+		for (int r = 0; r < g->nranks && loop >= 0; r++)
+			if (g->ranks[r].file == P->run && g->ranks[r].loop == loop)
+				fs_net_add(&g->ranks[r].net, P);
+	}
+	fs_peers_report_free(&rep);
+	fs_peer_rows_free(&all);
+	return ok;
+}
+
 int fs_merge(const struct fs_merge_file *files, int n, const struct fs_window *w, struct fs_merged *g)
 {
 	memset(g, 0, sizeof *g);
@@ -458,8 +503,10 @@ int fs_merge(const struct fs_merge_file *files, int n, const struct fs_window *w
 	collect_ranks(files, n, g, &g->v);
 	bool ok = align_clocks(files, n, g);
 	/* one file's ranks are its own (metrics.c): changing nothing there */
-	if (n > 1)
+	if (n > 1) {
 		ok = cross_sync(files, w, g) && ok;
+		ok = cross_peers(files, n, g) && ok;
+	}
 	pick_straggler(files, g);
 	return ok ? 0 : -1;
 }

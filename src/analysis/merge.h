@@ -45,6 +45,7 @@ struct fs_merge_file {
 	 * ends of its collective phases, and its steps */
 	struct fs_series coll_end[FS_MAX_LOOPS];
 	struct fs_merge_steps steps[FS_MAX_LOOPS];
+	struct fs_peer_rows peers; /* its peers rows (run = its index is set by fs_merge) */
 };
 
 /* Read path's meta (mode, hostname, start_unix) into f, which it clears.
@@ -76,6 +77,8 @@ struct fs_merge_rank {
 	double lost_waiting_s;     /* its other_ranks bucket: inside collectives, waiting on the others */
 	double sync_wait_s;        /* of several files: its wait on the others seen at the step boundaries of
 				    * all ranks (sync.h), NaN when they are not in step */
+	struct fs_net net;         /* its sockets and its workers' (peers.h): the data network and the traffic
+				    * with the job's processes, classified over every file given */
 };
 
 /* One run file as a node of the job. */

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/peers.h"
+
 struct fs_window {
 	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
 };
@@ -30,6 +32,7 @@ struct fs_states {
  * as the accounting (accounting.c) splits it. From the steps where the hook
  * sent them; without steps, the process's lifetime in the window. */
 #define FS_MAX_LOOPS 16
+#define FS_MAX_TREE 256
 struct fs_loop_proc {
 	int pid;
 	int rank, local_rank;      /* from the ranks table; -1 when unknown */
@@ -50,6 +53,10 @@ struct fs_loop_proc {
 	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */
 	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
 	double sync_wait_s;        /* waiting on other ranks seen at the step boundaries (sync.h), NaN when not in step */
+	/* Its sockets and its children's (peers table, analysis/peers.h), over
+	 * their whole life: the data network and the traffic with the job's own
+	 * processes (collectives, rendezvous store). */
+	struct fs_net net;
 };
 
 struct fs_metrics {
@@ -134,6 +141,15 @@ struct fs_metrics {
 	double loader_file_read_s, loader_file_read_bytes; /* class file, read-like calls */
 	double loader_meta_s;        /* class file, open/close/stat/seek/mmap/readdir */
 	double loader_majflt;        /* major page faults of the loaders (proc), total */
+	/* Of the loaders' main threads' socket reads, those from the job's own
+	 * processes (peers: collectives on a loop without workers), whole run;
+	 * not the data network. 0 without a peers table. */
+	bool have_peers;
+	double loader_coll_read_s, loader_coll_read_bytes;
+	/* The processes of each training process, itself and its children:
+	 * tree_pid[i] belongs to loops[tree_loop[i]] (for the peers rows). */
+	int ntree;
+	int tree_pid[FS_MAX_TREE], tree_loop[FS_MAX_TREE];
 
 	/* the machine */
 	double cpu_busy_pct, cpu_iowait_pct;
@@ -172,6 +188,10 @@ static inline double fs_loop_ranks_wait_s(const struct fs_loop_proc *L)
 	double s = L->sync_wait_s > 0 ? L->sync_wait_s : 0;
 	return c > s ? c : s;
 }
+
+/* The training process (index into m->loops) that pid belongs to: itself
+ * or one of its children; -1 when none. */
+int fs_metrics_loop_of(const struct fs_metrics *m, int pid);
 
 /* Read the metrics of the run file at path within window w (NULL: all).
  * Returns 0, or -1 with a reason in err (not a run file, cannot open, or a

@@ -448,3 +448,27 @@ void fs_peers_report_free(struct fs_peers_report *r)
 	free(r->row_class);
 	memset(r, 0, sizeof *r);
 }
+
+void fs_net_unknown(struct fs_net *n)
+{
+	n->data_bytes = n->data_s = n->coll_bytes = n->coll_s = n->top_bytes = NAN;
+	n->top_peer[0] = '\0';
+}
+
+void fs_net_add(struct fs_net *n, const struct fs_peer_proc *P)
+{
+	if (isnan(n->data_bytes))
+		n->data_bytes = n->data_s = n->coll_bytes = n->coll_s = n->top_bytes = 0;
+	const struct fs_peer_sum *d = &P->cls[FS_PEER_DATA], *c = &P->cls[FS_PEER_COLLECTIVE];
+	n->data_bytes += d->read_bytes + d->write_bytes;
+	n->data_s += d->seconds;
+	n->coll_bytes += c->read_bytes + c->write_bytes;
+	n->coll_s += c->seconds;
+	if (P->ntop > 0 && P->top[0].bytes > n->top_bytes) {
+		n->top_bytes = P->top[0].bytes;
+		if (P->top[0].port >= 0)
+			snprintf(n->top_peer, sizeof n->top_peer, "%.79s:%d", P->top[0].addr, P->top[0].port);
+		else
+			snprintf(n->top_peer, sizeof n->top_peer, "%.79s", P->top[0].addr);
+	}
+}

@@ -102,6 +102,22 @@ struct fs_peers_report {
 	enum fs_peer_class *row_class; /* the class of each row given, in their order */
 };
 
+/* What a group of processes (a rank and its DataLoader workers) moved on
+ * the data network and with the job's own processes: bytes read +
+ * written, seconds inside the calls; its busiest data peer "addr:port"
+ * and that peer's bytes. NaN (top_peer "") when unknown: no peers table. */
+struct fs_net {
+	double data_bytes, data_s, coll_bytes, coll_s;
+	char top_peer[96];
+	double top_bytes;
+};
+
+/* n unknown (every figure NaN). */
+void fs_net_unknown(struct fs_net *n);
+
+/* Add process P's sums to n (an unknown n starts from 0). */
+void fs_net_add(struct fs_net *n, const struct fs_peer_proc *P);
+
 /* Classify every row against all of them, and sum per process. Returns 0,
  * or -1 (out of memory: *out is then empty). */
 int fs_peers_analyse(const struct fs_peer_rows *rows, struct fs_peers_report *out);

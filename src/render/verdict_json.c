@@ -240,6 +240,16 @@ static void ranks(struct fs_json *j, const struct fs_merged *g)
 		buckets(j, &R->a);
 		fs_json_number(j, "input_wait_s", R->input_wait_s);
 		fs_json_number(j, "lost_waiting_s", R->lost_waiting_s);
+		fs_json_object(j, "network"); /* its sockets and its workers' (peers): null without a peers table */
+		fs_json_number(j, "data_bytes", R->net.data_bytes);
+		fs_json_number(j, "data_s", R->net.data_s);
+		fs_json_number(j, "collective_bytes", R->net.coll_bytes);
+		fs_json_number(j, "collective_s", R->net.coll_s);
+		if (R->net.top_peer[0])
+			fs_json_string(j, "top_data_peer", R->net.top_peer);
+		else
+			fs_json_string(j, "top_data_peer", NULL);
+		fs_json_end(j);
 		fs_json_end(j);
 	}
 	fs_json_end(j);

@@ -47,6 +47,8 @@ static const char *pct(char *out, size_t cap, double x)
 /* The straggler, its cause, and what the others lost waiting on it
  * (their other_ranks bucket); each of them when each is set (one run
  * file: no rank table above says it). */
+static void network_line(FILE *out, const struct fs_merged *g);
+
 static void straggler_line(FILE *out, const struct fs_merged *g, bool each)
 {
 	char who[ESC_CAP], why[ESC_CAP], a[32];
@@ -138,8 +140,10 @@ static void accounting(FILE *out, const struct fs_verdict *v, const struct fs_me
 			fprintf(out, "no steps and no accelerator signal");
 		fputc('\n', out);
 	}
-	if (g)
+	if (g) {
 		straggler_line(out, g, true);
+		network_line(out, g);
+	}
 }
 
 static void evidence(FILE *out, const struct fs_verdict *v)
@@ -298,6 +302,39 @@ static void ranks_table(FILE *out, const struct fs_merged *g)
 	}
 }
 
+/* Each rank's sockets (and its workers'), when the tracer recorded them:
+ * the data network (and its busiest peer) apart from the traffic with the
+ * job's own processes (docs/verdicts.md, "Data network and collective
+ * traffic"). Nothing when no rank has a peers table. */
+static void network_line(FILE *out, const struct fs_merged *g)
+{
+	bool any = false;
+	for (int r = 0; r < g->nranks; r++)
+		any = any || isfinite(g->ranks[r].net.data_bytes);
+	if (!any)
+		return;
+	int order[FS_MERGE_MAX_RANKS];
+	fs_merge_rank_order(g, order);
+	fprintf(out, "  network: data network / with the job's own processes (collectives, store)");
+	for (int i = 0; i < g->nranks; i++) {
+		const struct fs_merge_rank *R = &g->ranks[order[i]];
+		char who[32], d[32], c[32], peer[ESC_CAP];
+		if (R->rank >= 0)
+			snprintf(who, sizeof who, "rank %d", R->rank);
+		else
+			snprintf(who, sizeof who, "pid %d", R->pid);
+		if (!isfinite(R->net.data_bytes)) {
+			fprintf(out, "%s%s unknown", i ? ", " : ": ", who);
+			continue;
+		}
+		fprintf(out, "%s%s %s", i ? ", " : ": ", who, fs_fmt_bytes(d, sizeof d, R->net.data_bytes));
+		if (R->net.top_peer[0])
+			fprintf(out, " (most from %s)", fs_text_escape(peer, sizeof peer, R->net.top_peer));
+		fprintf(out, " / %s", fs_fmt_bytes(c, sizeof c, R->net.coll_bytes));
+	}
+	fputc('\n', out);
+}
+
 /* Several run files: what they are together, before the verdict. */
 static void merged_head(FILE *out, const struct fs_merged *g)
 {
@@ -314,6 +351,7 @@ static void merged_head(FILE *out, const struct fs_merged *g)
 	nodes_table(out, g);
 	ranks_table(out, g);
 	straggler_line(out, g, false);
+	network_line(out, g);
 }
 
 void fs_merged_render_text(FILE *out, const struct fs_merged *g)

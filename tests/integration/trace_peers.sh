@@ -24,6 +24,9 @@ grep -q 'errno_kept=0' traced.out && fail "errno changed by a successful call: $
 port() { awk -v k="$1" '$1 == k { print $2 }' traced/ports; }
 srv=$(port tcp_server) cli=$(port tcp_client) ua=$(port udp_a) ub=$(port udp_b) upath=$(port unix_path)
 [ -n "$srv" ] && [ -n "$cli" ] && [ -n "$ua" ] && [ -n "$ub" ] && [ -n "$upath" ] || fail "ports: $(cat traced/ports)"
+# a Unix path is kept to its first 55 bytes (docs/schema.md): the test
+# directory's name may be longer than that (the ASan pass's is)
+upath=$(printf '%.55s' "$upath")
 pid=$(q a.db "SELECT DISTINCT pid FROM peers")
 [ "$(echo "$pid" | wc -l)" = 1 ] || fail "peers rows of more than one process: $pid"
 

@@ -5,6 +5,7 @@
 
   ROOT/big/     400 files of 1 MiB (sequential whole-file reads)
   ROOT/rand.bin one 256 MiB file (random 4 KiB reads)
+  ROOT/members.zip  3000 stored members of 8 KiB (random member reads)
   ROOT/npy/     2000 .npy files of 32 KiB (the warm, fast dataset)
   ROOT/tiny/    30000 files of 48 bytes in 100 directories, listed in
                 ROOT/tiny/index.txt (an ext4 with inline_data keeps them in
@@ -18,6 +19,7 @@ Contents are fixed pseudo-random bytes (not zeros: nothing below may
 skip or compress them).
 """
 import os
+import zipfile
 import sys
 
 import numpy as np
@@ -58,6 +60,13 @@ def main():
     with open(os.path.join(root, "rand.bin"), "wb") as f:
         for i in range(64):
             f.write(block)
+
+    # one zip of small stored members (random member reads, as a dataset
+    # packed in one archive is read)
+    with zipfile.ZipFile(os.path.join(root, "members.zip"), "w", zipfile.ZIP_STORED) as z:
+        for i in range(3000):
+            o = (i * 7919) % (4 * MiB - 8192)
+            z.writestr("m%05d.bin" % i, block[o:o + 8192])
 
     os.makedirs(os.path.join(root, "npy"), exist_ok=True)
     for i in range(2000):

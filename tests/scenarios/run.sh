@@ -43,7 +43,7 @@ nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth no
 nohook_compute_bound nohook_loader_parallelism nohook_memory_pressure nohook_epoch_start"
 BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_http mmap nohook_mmap
 rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun
-torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp"
+torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp zip nohook_zip"
 broad=1
 if [ "${1:-}" = --all ]; then
 	shift

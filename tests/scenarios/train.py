@@ -35,6 +35,9 @@ call to a remote service; --init-sleep-ms is a slow worker_init_fn.
   jpeg       DIR holds .jpg files; PIL decode + torchvision transforms
              (RandomResizedCrop 224, flip, ToTensor, Normalize)
   rand       with --records N: N random 4 KiB preads per sample
+  zip        DATA is one zip of stored members: each sample one member,
+             read through zipfile (its local header, then its bytes) from
+             a file opened once per worker (readahead off: POSIX_FADV_RANDOM)
 --fresh-epochs gives each epoch its own files (files[e*N:(e+1)*N]), so a
 cold dataset stays cold. --val-data: after every epoch a validation pass
 (its own DataLoader, npy files, --val-samples, --val-compute-ms per step).
@@ -141,6 +144,14 @@ class Samples(Dataset):
         elif self.fmt == "rand":
             self.path = a.data
             self.pages = os.path.getsize(a.data) // 4096
+        elif self.fmt == "zip":
+            import zipfile
+            self.path = a.data
+            with zipfile.ZipFile(a.data) as z:
+                self.members = z.namelist()
+            self.zf = None
+            if not self.n:
+                self.n = len(self.members)
         else:
             files = list_files(a.data)
             if not files:
@@ -171,6 +182,14 @@ class Samples(Dataset):
                 total += len(data)
                 first = data[0] if data else 0
             return total, first
+        if self.fmt == "zip":
+            if self.zf is None:  # opened in each worker after it starts
+                import zipfile
+                f = open(self.path, "rb")
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_RANDOM)
+                self.zf = zipfile.ZipFile(f)
+            data = self.zf.read(self.members[random.randrange(len(self.members))])
+            return len(data), data[0] if data else 0
         if self.fmt == "http":
             return self._fetch(i)
         if self.fmt == "memmap":
@@ -386,7 +405,7 @@ class Busy:
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--format", choices=("npy", "npy-mmap", "bin", "rand", "http", "memmap", "jpeg"),
+    ap.add_argument("--format", choices=("npy", "npy-mmap", "bin", "rand", "http", "memmap", "jpeg", "zip"),
                     default="npy")
     ap.add_argument("--samples", type=int, default=0, help="samples per epoch (0: every file)")
     ap.add_argument("--epochs", type=int, default=1)

@@ -206,6 +206,84 @@ static void test_hook_ranks(void)
 	}
 }
 
+/* The peers rows of two ranks: rank 0's worker (101) fetched its samples
+ * from a server outside the job, the ranks' main threads talk to each
+ * other (both ends traced: collective). Each rank's data network and
+ * traffic with the job are its own sockets' and its workers'. */
+static void test_network(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "net.db");
+	struct fs_store *st = begin(path, "50", 5);
+	struct fs_sink *s = fs_store_sink(st);
+	ranks_and_procs(s, 5, false);
+	for (int i = 0; i < 4; i++) {
+		golden_row(s, FS_T_STEPS, 1.5 + i, "pid=100 loader=train epoch=0 step=%d wait_s=0.5 compute_s=0.5", i);
+		golden_row(s, FS_T_STEPS, 1.5 + i, "pid=200 loader=train epoch=0 step=%d wait_s=0.4 compute_s=0.6", i);
+	}
+	golden_row(s, FS_T_PEERS, 0, "pid=101 thread=main kind=peer family=inet local_addr=10.1.0.2 local_port=40000"
+		   " peer_addr=10.9.0.9 peer_port=8080 read_bytes=5000 write_bytes=100 read_s=2 write_s=0.01 calls=10");
+	golden_row(s, FS_T_PEERS, 0, "pid=100 thread=main kind=peer family=inet local_addr=127.0.0.1 local_port=5000"
+		   " peer_addr=127.0.0.1 peer_port=6000 read_bytes=3000 write_bytes=3000 read_s=1 write_s=0.5 calls=8");
+	golden_row(s, FS_T_PEERS, 0, "pid=200 thread=other kind=peer family=inet local_addr=127.0.0.1 local_port=6000"
+		   " peer_addr=127.0.0.1 peer_port=5000 read_bytes=3000 write_bytes=3000 read_s=0.2 write_s=0.1 calls=8");
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	const struct fs_loop_proc *r0 = loop_of(&m, 100), *r1 = loop_of(&m, 200);
+	CHECK(m.have_peers && r0 && r1);
+	if (!r0 || !r1)
+		return;
+	CHECK_NEAR(r0->net.data_bytes, 5100, EXACT); /* its worker's */
+	CHECK_NEAR(r0->net.data_s, 2.01, 1e-12);
+	CHECK_NEAR(r0->net.coll_bytes, 6000, EXACT);
+	CHECK_NEAR(r0->net.coll_s, 1.5, 1e-12);
+	CHECK_STR(r0->net.top_peer, "10.9.0.9:8080");
+	CHECK_NEAR(r1->net.data_bytes, 0, EXACT);
+	CHECK_NEAR(r1->net.coll_bytes, 6000, EXACT);
+	CHECK_STR(r1->net.top_peer, "");
+	CHECK_INT(fs_metrics_loop_of(&m, 101), (int)(r0 - m.loops));
+	CHECK_INT(fs_metrics_loop_of(&m, 201), (int)(r1 - m.loops));
+	CHECK_INT(fs_metrics_loop_of(&m, 50), -1);
+	/* the loaders are the trainer's children: the main threads' talk is not theirs */
+	CHECK_NEAR(m.loader_coll_read_s, 0, EXACT);
+}
+
+/* A loop without workers that receives its collectives on its main
+ * thread: those socket reads are not the data network. */
+static void test_collectives_not_network(void)
+{
+	char path[256];
+	path_of(path, sizeof path, "coll-net.db");
+	struct fs_store *st = begin(path, "300", 10);
+	struct fs_sink *s = fs_store_sink(st);
+	for (int t = 1; t <= 10; t++) {
+		golden_row(s, FS_T_PROC, t, "pid=300 ppid=1 role=main running=0 blocked_io=0 sleeping=2");
+		golden_row(s, FS_T_PROC, t, "pid=301 ppid=1 role=main running=0 blocked_io=0 sleeping=2");
+		golden_row(s, FS_T_IO_CLASSES, t, "pid=300 class=socket thread=main read_s=0.4 read_bytes=400000");
+		golden_row(s, FS_T_IO_CLASSES, t, "pid=300 class=file thread=main read_s=0.1 read_bytes=2000000");
+		golden_row(s, FS_T_STEPS, t - 0.5, "pid=300 loader=train epoch=0 step=%d wait_s=0.4 compute_s=0.5", t);
+	}
+	golden_row(s, FS_T_PEERS, 0, "pid=300 thread=main kind=peer family=inet local_addr=127.0.0.1 local_port=5000"
+		   " peer_addr=127.0.0.1 peer_port=6000 read_bytes=3000000 write_bytes=0 read_s=3 write_s=0 calls=30");
+	golden_row(s, FS_T_PEERS, 0, "pid=301 thread=main kind=peer family=inet local_addr=127.0.0.1 local_port=6000"
+		   " peer_addr=127.0.0.1 peer_port=5000 read_bytes=0 write_bytes=3000000 read_s=0 write_s=3 calls=30");
+	golden_row(s, FS_T_PEERS, 0, "pid=300 thread=main kind=peer family=inet local_addr=10.1.0.2 local_port=40000"
+		   " peer_addr=10.9.0.9 peer_port=8080 read_bytes=1000000 write_bytes=0 read_s=1 write_s=0 calls=10");
+	CHECK(fs_store_close(st) == 0);
+	struct fs_metrics m;
+	char err[256];
+	CHECK_INT(fs_metrics_load(path, NULL, &m, err, sizeof err), 0);
+	CHECK(m.loaders_are_main && m.have_peers);
+	CHECK_NEAR(m.loader_coll_read_s, 3, EXACT);
+	CHECK_NEAR(m.loader_coll_read_bytes, 3e6, EXACT);
+	struct fs_loader_shares sh;
+	CHECK(fs_loader_shares(&m, &sh));
+	CHECK_NEAR(m.loader_sock_read_s, 4, 1e-9);
+	CHECK_NEAR(sh.network, (4 - 3) / m.loader_time_s, 1e-9); /* the 1 s from 10.9.0.9, not 4 s */
+}
+
 static void test_ranks_without_steps(void)
 {
 	char path[256];
@@ -330,6 +408,8 @@ int main(void)
 	test_in_step(0);
 	test_in_step(0.3);
 	test_hook_ranks();
+	test_network();
+	test_collectives_not_network();
 	test_ranks_without_steps();
 	test_wrapper();
 	test_worker_restarts();

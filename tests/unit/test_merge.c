@@ -249,6 +249,68 @@ static void two_nodes(void)
 }
 
 /* node-b's file alone: its ranks, its straggler, what rank 2 lost. */
+/* Sockets across nodes: rank 1 (node a) and rank 2 (node b) talk over
+ * the nodes' addresses; rank 0's worker fetches data from a server. Each
+ * file alone sees its end only (data); merged, both ends are traced: the
+ * traffic between ranks is collective, the server's stays data. */
+static void cross_node_sockets(void)
+{
+	char pa[512], pb[512];
+	path_of(pa, sizeof pa, "net-a.db");
+	path_of(pb, sizeof pb, "net-b.db");
+	node_file(pa, "node-a", 1700000000.0, 0, 0, -1, true);
+	node_file(pb, "node-b", 1700000000.0, 0, 2, 3, true);
+	CHECK_INT(golden_sql(pa, "INSERT INTO peers (pid, thread, kind, family, local_addr, local_port, peer_addr,"
+			     " peer_port, read_bytes, write_bytes, read_s, write_s, calls) VALUES"
+			     " (101, 'other', 'peer', 'inet', '10.213.1.1', 5001, '10.213.1.2', 6002, 7000, 7000, 0.5, 0.5, 9),"
+			     " (200, 'main', 'peer', 'inet', '10.213.1.1', 40000, '10.9.9.9', 80, 4000, 50, 1, 0, 5)"),
+		  0);
+	CHECK_INT(golden_sql(pb, "INSERT INTO peers (pid, thread, kind, family, local_addr, local_port, peer_addr,"
+			     " peer_port, read_bytes, write_bytes, read_s, write_s, calls) VALUES"
+			     " (102, 'other', 'peer', 'inet', '10.213.1.2', 6002, '10.213.1.1', 5001, 7000, 7000, 0.5, 0.5, 9)"),
+		  0);
+	/* alone: node a sees its end of the connection only */
+	struct fs_merge_file files[2] = {0};
+	const char *one[] = {pa};
+	struct fs_merged *g = merge(files, one, 1, NULL);
+	const struct fs_merge_rank *r1 = g ? rank_of(g, 1) : NULL;
+	CHECK(r1 != NULL);
+	if (r1)
+		CHECK_NEAR(r1->net.data_bytes, 14000, EXACT);
+	free(g);
+	free_files(files, 1);
+	const char *both[] = {pa, pb};
+	g = merge(files, both, 2, NULL);
+	if (g) {
+		const struct fs_merge_rank *r0 = rank_of(g, 0), *r2 = rank_of(g, 2), *r3 = rank_of(g, 3);
+		r1 = rank_of(g, 1);
+		CHECK(r0 && r1 && r2 && r3);
+		if (r0 && r1 && r2 && r3) {
+			CHECK_NEAR(r1->net.data_bytes, 0, EXACT);
+			CHECK_NEAR(r1->net.coll_bytes, 14000, EXACT);
+			CHECK_NEAR(r2->net.coll_bytes, 14000, EXACT);
+			CHECK_NEAR(r2->net.coll_s, 1, EXACT);
+			CHECK_NEAR(r0->net.data_bytes, 4050, EXACT); /* its worker's */
+			CHECK_STR(r0->net.top_peer, "10.9.9.9:80");
+			CHECK_NEAR(r3->net.data_bytes, 0, EXACT); /* known: none */
+		}
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			fs_merged_render_text(f, g);
+			fclose(f);
+			CHECK(strstr(text, "  network: data network / with the job's own processes (collectives, store): "
+					   "rank 0 3.96 KiB (most from 10.9.9.9:80) / 0 B, rank 1 0 B / 13.7 KiB, rank 2 0 B / 13.7 KiB, rank 3 0 B / 0 B\n") != NULL);
+			if (!strstr(text, "rank 1 0 B / 13.7 KiB"))
+				fprintf(stderr, "%s", text);
+			free(text);
+		}
+	}
+	free(g);
+	free_files(files, 2);
+}
+
 static void one_file_of_ranks(void)
 {
 	char b[256];
@@ -399,6 +461,7 @@ int main(void)
 		return 1;
 	}
 	quantiles();
+	cross_node_sockets();
 	two_nodes();
 	one_file_of_ranks();
 	wall_clock_only();

@@ -13,12 +13,15 @@
 
 /* A rank's steps: end[k] = start + k * len + shift (+ jitter on two steps of three). */
 struct series {
-	double end[K + 8], wait[K + 8], compute[K + 8];
+	double end[K + 32], wait[K + 32], compute[K + 32];
 	struct fs_rank_steps r;
 };
 
 static void make(struct series *s, long n, double start, double len, double wait, double shift, double jitter)
 {
+	CHECK(n <= (long)(sizeof s->end / sizeof s->end[0]));
+	if (n > (long)(sizeof s->end / sizeof s->end[0]))
+		n = (long)(sizeof s->end / sizeof s->end[0]);
 	for (long k = 0; k < n; k++) {
 		s->end[k] = start + (double)(k + 1) * len + shift + (k % 3 ? jitter : 0);
 		s->wait[k] = wait;
