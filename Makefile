@@ -20,7 +20,7 @@ VERSION := 0.1.0
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
            -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml
+LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw
 
 # make MPI=1: the same sources built with Debian's OpenMPI (mpicc, -DFS_MPI)
 # into build/mpi/feedscope, for `mpirun -n K feedscope bench ...` (src/bench/mpi.h).

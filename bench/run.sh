@@ -28,6 +28,18 @@ for fmt in text json; do
 	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 done
 echo
+echo "== feedscope export of the same 1-hour run: trace size and time (counters: at most 10 000 points a track)"
+start=$(date +%s.%N)
+"$fs" export --format perfetto "$b/hour.db" -o "$b/hour.json"
+end=$(date +%s.%N)
+echo "  export --format perfetto: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s, $(wc -c <"$b/hour.json") bytes ($(gzip -1 -c "$b/hour.json" | wc -c) gzipped)"
+rm -rf "$b/hour-csv"
+start=$(date +%s.%N)
+"$fs" export --format csv "$b/hour.db" -o "$b/hour-csv"
+end=$(date +%s.%N)
+echo "  export --format csv: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s, $(cat "$b/hour-csv"/*.csv | wc -c) bytes in $(ls "$b/hour-csv" | wc -l) files"
+rm -rf "$b/hour.json" "$b/hour-csv"
+echo
 echo "== feedscope report merging 1-hour run files of 2 and 8 nodes (synth_run HOST RANK: a rank per node, a collective per step)"
 mkdir -p "$b/merge-bench"
 for r in 0 1 2 3 4 5 6 7; do

@@ -4,11 +4,12 @@
 #   build: compiler and libraries
 #   test:  build + what the tests, benchmarks and demo use (PyTorch and
 #          torchvision/PIL and iproute2 for the broad scenario suite, fio,
-#          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup)
+#          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup,
+#          chromium for the HTML report's test)
 #   fuzz:  build + clang (libFuzzer) for `make fuzz`
 set -eu
-build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev"
-test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin"
+build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev"
+test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin chromium"
 
 case "${1:-build}" in
 build) pkgs=$build_pkgs ;;

@@ -14,7 +14,10 @@ static const struct command commands[] = {
 	{"run", fs_cmd_run, "launch a job and record it until it exits"},
 	{"attach", fs_cmd_attach, "record a job that is already running"},
 	{"watch", fs_cmd_watch, "print one line of system (and job) activity per interval"},
+	{"top", fs_cmd_top, "a live full-screen view of the machine and a job's processes"},
 	{"report", fs_cmd_report, "the verdict of a run file: input-bound or not, why, what to change"},
+	{"diff", fs_cmd_diff, "two run files side by side: verdicts, step time, buckets, knobs that differ"},
+	{"export", fs_cmd_export, "write a run file as a Perfetto / chrome://tracing trace, or as CSV files"},
 	{"bench", fs_cmd_bench, "emulate training I/O (MLPerf Storage workloads): can the storage keep N accelerators busy?"},
 	{"probe", fs_cmd_probe, "measure the raw ceilings of the storage under a directory"},
 };

@@ -63,6 +63,10 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 				    "(SELECT " GROUP_OF_PID ", * FROM io_classes WHERE thread = 'main')", WINDOW, "grp"},
 	[FS_MS_TRAINER_PHASES] = {FS_MS_TRAINER_PHASES, "phases of the trainer by name", FS_T_PHASES,
 				  "(SELECT * FROM phases WHERE pid = ?3)", "t_end >= ?1 AND t_start <= ?2", "name"},
+	[FS_MS_GPU_BY_DEVICE] = {FS_MS_GPU_BY_DEVICE, "gpu by device", FS_T_GPU, "gpu", WINDOW, "gpu"},
+	[FS_MS_PROC_BY_PID] = {FS_MS_PROC_BY_PID, "proc by pid", FS_T_PROC,
+			       "(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc p)",
+			       WINDOW, "pid"},
 };
 
 /* A mean over samples is over rows: each row is one sample of the
@@ -188,7 +192,8 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 					       "GPU busy in samples that end inside a checkpoint phase, mean"},
 };
 
-/* Keyed: a row per device, interface, loader, phase name, process group. */
+/* Keyed: a row per device, interface, loader, phase name, process group,
+ * GPU, process. */
 const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
 	[FS_MDK_DISK_READ_BYTES] = {FS_MDK_DISK_READ_BYTES, "disk_read_bytes", "bytes", FS_MS_DISK,
 				    "sum(read_bytes_per_s * dt)", "the device's bytes read, total"},
@@ -287,6 +292,34 @@ const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
 	[FS_MDK_TRAINER_PHASE_TOTAL_S] = {FS_MDK_TRAINER_PHASE_TOTAL_S, "trainer_phase_total_s", "s",
 					  FS_MS_TRAINER_PHASES, "sum(t_end - t_start)",
 					  "the trainer's phases of that name, total time"},
+	[FS_MDK_GPU_DEV_UTIL_PCT] = {FS_MDK_GPU_DEV_UTIL_PCT, "gpu_dev_util_pct", "%", FS_MS_GPU_BY_DEVICE,
+				     "avg(util_pct)", "the GPU's busy time (NVML utilization), mean"},
+	[FS_MDK_GPU_DEV_MEM_USED_MAX_BYTES] = {FS_MDK_GPU_DEV_MEM_USED_MAX_BYTES, "gpu_dev_mem_used_max_bytes", "bytes",
+					       FS_MS_GPU_BY_DEVICE, "max(mem_used_bytes)", "the GPU's memory used, largest"},
+	[FS_MDK_GPU_DEV_MEM_TOTAL_BYTES] = {FS_MDK_GPU_DEV_MEM_TOTAL_BYTES, "gpu_dev_mem_total_bytes", "bytes",
+					    FS_MS_GPU_BY_DEVICE, "max(mem_total_bytes)", "the GPU's memory"},
+	[FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S] = {FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S, "gpu_dev_pcie_rx_bytes_per_s", "B/s",
+						FS_MS_GPU_BY_DEVICE, "avg(pcie_rx_bytes_per_s)",
+						"host to GPU over PCIe, mean of NVML's spot measurements"},
+	[FS_MDK_GPU_DEV_PCIE_TX_BYTES_PER_S] = {FS_MDK_GPU_DEV_PCIE_TX_BYTES_PER_S, "gpu_dev_pcie_tx_bytes_per_s", "B/s",
+						FS_MS_GPU_BY_DEVICE, "avg(pcie_tx_bytes_per_s)",
+						"GPU to host over PCIe, mean of NVML's spot measurements"},
+	[FS_MDK_PID_THREADS] = {FS_MDK_PID_THREADS, "pid_threads", "count", FS_MS_PROC_BY_PID, "avg(threads)",
+				"the process's threads, mean over its samples"},
+	[FS_MDK_PID_THREADS_RUNNING] = {FS_MDK_PID_THREADS_RUNNING, "pid_threads_running", "count", FS_MS_PROC_BY_PID,
+					"avg(running)", "its threads running or runnable (R), mean"},
+	[FS_MDK_PID_THREADS_BLOCKED] = {FS_MDK_PID_THREADS_BLOCKED, "pid_threads_blocked", "count", FS_MS_PROC_BY_PID,
+					"avg(blocked_io)", "its threads blocked in I/O (D), mean"},
+	[FS_MDK_PID_THREADS_RUNNING_PCT] = {FS_MDK_PID_THREADS_RUNNING_PCT, "pid_threads_running_pct", "%",
+					    FS_MS_PROC_BY_PID, "100.0 * sum(running) / nullif(sum(tot), 0)",
+					    "its thread samples running (R)"},
+	[FS_MDK_PID_THREADS_BLOCKED_PCT] = {FS_MDK_PID_THREADS_BLOCKED_PCT, "pid_threads_blocked_pct", "%",
+					    FS_MS_PROC_BY_PID, "100.0 * sum(blocked_io) / nullif(sum(tot), 0)",
+					    "its thread samples blocked in I/O (D)"},
+	[FS_MDK_PID_CPU_PCT] = {FS_MDK_PID_CPU_PCT, "pid_cpu_pct", "%", FS_MS_PROC_BY_PID, "avg(cpu_pct)",
+				"its CPU use, % of one core, mean"},
+	[FS_MDK_PID_READ_BYTES_PER_S] = {FS_MDK_PID_READ_BYTES_PER_S, "pid_read_bytes_per_s", "B/s", FS_MS_PROC_BY_PID,
+					 "avg(read_bytes_per_s)", "its reads from storage (read_bytes), mean rate"},
 };
 
 static const struct fs_metricdef *defs_of(enum fs_md_source source, int *n)

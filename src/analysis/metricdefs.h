@@ -9,11 +9,11 @@
  *   fs_metricdefs_by  one value per key and window: per disk device, per
  *                     network interface, per loader (steps), per phase
  *                     name, per group of the job's processes (the trainer,
- *                     its children, the rest).
+ *                     its children, the rest), per GPU, per process.
  * A source is a run-file table, or a view over one (the ticks' lengths
  * joined in, interfaces summed per tick, ...), and the window's condition
- * on it. The summary, the metrics (verdict, report) and `watch` read these
- * figures only through fs_metricdefs_load*, so a figure has one formula
+ * on it. The summary, the metrics (verdict, report), `watch` and `top` read
+ * these figures only through fs_metricdefs_load*, so a figure has one formula
  * (docs/verdicts.md section 6 lists them; tests/unit/test_metricdefs.c pins
  * them against golden run files). What the accounting makes of the steps
  * and phases of each training process (loops.c) is analysis, not a figure
@@ -56,6 +56,8 @@ enum fs_md_source {
 	FS_MS_IO_BY_GROUP,      /* the tracer's intervals by process group */
 	FS_MS_CLASSES_BY_GROUP, /* the main threads' per-class I/O by process group */
 	FS_MS_TRAINER_PHASES,   /* the trainer's phases by name */
+	FS_MS_GPU_BY_DEVICE,    /* GPU samples by device index (top) */
+	FS_MS_PROC_BY_PID,      /* the job's process samples by pid (top) */
 	FS_MS__N
 };
 
@@ -175,6 +177,18 @@ enum fs_mdk_id {
 	FS_MDK_FILE_META_S,
 	FS_MDK_TRAINER_PHASE_COUNT,
 	FS_MDK_TRAINER_PHASE_TOTAL_S,
+	FS_MDK_GPU_DEV_UTIL_PCT,
+	FS_MDK_GPU_DEV_MEM_USED_MAX_BYTES,
+	FS_MDK_GPU_DEV_MEM_TOTAL_BYTES,
+	FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S,
+	FS_MDK_GPU_DEV_PCIE_TX_BYTES_PER_S,
+	FS_MDK_PID_THREADS,
+	FS_MDK_PID_THREADS_RUNNING,
+	FS_MDK_PID_THREADS_BLOCKED,
+	FS_MDK_PID_THREADS_RUNNING_PCT,
+	FS_MDK_PID_THREADS_BLOCKED_PCT,
+	FS_MDK_PID_CPU_PCT,
+	FS_MDK_PID_READ_BYTES_PER_S,
 	FS_MDK__N
 };
 

@@ -5,11 +5,27 @@
 #ifndef FS_CMD_H
 #define FS_CMD_H
 
+#include <stdbool.h>
+
 int fs_cmd_run(int argc, char **argv);
 int fs_cmd_attach(int argc, char **argv);
 int fs_cmd_watch(int argc, char **argv);
+int fs_cmd_top(int argc, char **argv);
 int fs_cmd_report(int argc, char **argv);
+int fs_cmd_diff(int argc, char **argv);
+int fs_cmd_export(int argc, char **argv);
 int fs_cmd_bench(int argc, char **argv);
 int fs_cmd_probe(int argc, char **argv);
+
+/* Shared by the commands that read run files (defined in report.c): a
+ * --window argument "S:E", "S:", ":E" in seconds (false on junk or S > E);
+ * a run-file argument that must be a regular file, or a symlink to one
+ * (SQLite would block on a FIFO): 0, or 2 after saying why, prefixed by
+ * cmd; and the end of a command that prints: stdout flushed, a write that
+ * failed (>/dev/full, a closed pipe) said and exit 1, else rc. */
+struct fs_window;
+bool fs_cmd_parse_window(const char *s, struct fs_window *w);
+int fs_cmd_check_run_file(const char *cmd, const char *path);
+int fs_cmd_finish_stdout(const char *cmd, int rc);
 
 #endif

@@ -1,6 +1,7 @@
 /* report - the verdict (and summary) of a run file, or of several (one per node) merged into one job. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include "analysis/verdict.h"
 #include "bench/run_report.h"
 #include "cmd/cmd.h"
+#include "render/html.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/log.h"
@@ -29,8 +31,11 @@ static const char usage_text[] =
 	"Several run files (one per node; DIR: every *.db file in it) are one job: the\n"
 	"straggler across all ranks, a table per node and per rank, one verdict.\n"
 	"\n"
-	"      --format F      text (default) or json (one JSON document on stdout)\n"
+	"      --format F      text (default), json (one JSON document on stdout) or html\n"
+	"                      (one self-contained file: the verdict and the timelines; needs -o)\n"
 	"      --json          same as --format json\n"
+	"  -o, --output FILE   where the html goes (- for stdout); FILE is written beside\n"
+	"                      itself and renamed over it when complete\n"
 	"  -w, --window S:E    only the part of the run from S to E seconds (either may be\n"
 	"                      left out: 60: or :300); of several files, seconds since the\n"
 	"                      earliest one's start\n"
@@ -39,11 +44,12 @@ static const char usage_text[] =
 static const struct option long_opts[] = {
 	{"format", required_argument, NULL, 'F'}, {"json", no_argument, NULL, 'J'},
 	{"window", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+	{"output", required_argument, NULL, 'o'},
 	{NULL, 0, NULL, 0},
 };
 
-/* "S:E", "S:", ":E" -> seconds; false on junk or S > E. */
-static bool parse_window(const char *s, struct fs_window *w)
+/* "S:E", "S:", ":E" -> seconds; false on junk or S > E (cmd.h: shared). */
+bool fs_cmd_parse_window(const char *s, struct fs_window *w)
 {
 	const char *colon = strchr(s, ':');
 	if (!colon)
@@ -71,29 +77,29 @@ static bool parse_window(const char *s, struct fs_window *w)
  * or a directory is no run file. Returns 0, or 2 after saying why. (SQLite
  * opens the path again; swapping it in between is left to whoever owns the
  * directory: the report only reads.) */
-static int check_run_file(const char *path)
+int fs_cmd_check_run_file(const char *cmd, const char *path)
 {
 	char shown[1024];
 	struct stat st;
 	int e = stat(path, &st) < 0 || access(path, R_OK) < 0 ? errno : 0;
 	fs_text_escape(shown, sizeof shown, path);
 	if (e)
-		return fs_usage_error("report: %s: %s", shown, strerror(e));
+		return fs_usage_error("%s: %s: %s", cmd, shown, strerror(e));
 	if (S_ISREG(st.st_mode))
 		return 0;
 	const char *kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
 			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
 			 : "a special file";
-	return fs_usage_error("report: %s: is %s, not a run file", shown, kind);
+	return fs_usage_error("%s: %s: is %s, not a run file", cmd, shown, kind);
 }
 
 /* A report that could not be written is a failure: exit 1, and say so. */
-static int finish_stdout(int rc)
+int fs_cmd_finish_stdout(const char *cmd, int rc)
 {
 	int e = fflush(stdout) == 0 ? 0 : errno;
 	if (!ferror(stdout) && e == 0)
 		return rc;
-	fs_error("report: writing to stdout failed: %s", e ? strerror(e) : "write error");
+	fs_error("%s: writing to stdout failed: %s", cmd, e ? strerror(e) : "write error");
 	return 1;
 }
 
@@ -168,7 +174,7 @@ static int gather(int argc, char **argv, struct paths *p)
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		int rc = stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode) ? add_dir(p, argv[i])
-			 : check_run_file(argv[i]) != 0			 ? 2
+			 : fs_cmd_check_run_file("report", argv[i]) != 0 ? 2
 			 : add_path(p, NULL, argv[i])			 ? 0
 									 : fs_usage_error("report: out of memory");
 		if (rc)
@@ -215,20 +221,97 @@ static int load_several(const struct paths *p, const struct fs_window *w, struct
 	return 0;
 }
 
-/* One run file: its summary (text, whole run) and its verdict, as ever;
- * with several training processes, the straggler named too. */
-static int report_one(const char *path, const struct fs_window *w, bool json, struct fs_merge_file *f,
-		      struct fs_merged *g)
+/* -o FILE for html: nothing but a regular file (or a new name in an
+ * existing directory) is replaced; a directory, FIFO or device, or a
+ * directory that is not there, is a usage error (before any reading). */
+static int check_output(const char *dest)
+{
+	struct stat st;
+	char shown[1024], dir[1024];
+	fs_text_escape(shown, sizeof shown, dest);
+	if (!strcmp(dest, "-"))
+		return 0;
+	if (stat(dest, &st) == 0)
+		return S_ISREG(st.st_mode) ? 0
+		       : fs_usage_error("report: -o %s: is %s, not a file to write", shown,
+					S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+	const char *slash = strrchr(dest, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - dest) + 1 : 1, slash ? dest : ".");
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fs_usage_error("report: -o %s: no such directory to write it in", shown);
+	return 0;
+}
+
+/* The HTML written to DEST.partial-PID, then renamed over DEST: a reader
+ * never sees half a report, a failed one leaves DEST as it was. */
+static int write_html_file(const char *dest, const struct fs_merged *g, const struct fs_html_report *r)
+{
+	char tmp[4096], shown[4 * 1024];
+	int fd = -1;
+	if (snprintf(tmp, sizeof tmp, "%s.partial-%d", dest, (int)getpid()) >= (int)sizeof tmp)
+		errno = ENAMETOOLONG;
+	else
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int e = out ? 0 : errno;
+	if (out) {
+		fs_html_render(out, g, r);
+		e = ferror(out) ? (errno ? errno : EIO) : 0;
+		if (fclose(out) != 0 && !e)
+			e = errno;
+		if (!e && rename(tmp, dest) < 0)
+			e = errno;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (!e)
+		return 0;
+	if (fd >= 0)
+		unlink(tmp);
+	fs_error("report: writing %s failed: %s", fs_text_escape(shown, sizeof shown, dest), strerror(e));
+	return 1;
+}
+
+/* --format html: the series read (within w, merged seconds), then the
+ * document to dest ("-": stdout). */
+static int report_html(const char *dest, const struct fs_merged *g, const struct fs_merge_file *files, int n,
+		       const struct fs_window *w)
 {
 	char err[600];
-	if (!w && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
+	struct fs_html_report *r = fs_html_load(g, files, n, w, err, sizeof err);
+	if (!r)
+		return read_failed(err);
+	int rc = 0;
+	if (!strcmp(dest, "-"))
+		fs_html_render(stdout, g, r);
+	else
+		rc = write_html_file(dest, g, r);
+	fs_html_free(r);
+	return rc;
+}
+
+/* One run file: its summary (text, whole run) and its verdict, as ever;
+ * with several training processes, the straggler named too. html: the
+ * -o destination with --format html, else NULL. */
+static int report_one(const char *path, const struct fs_window *w, bool json, const char *html,
+		      struct fs_merge_file *f, struct fs_merged *g)
+{
+	char err[600], shown[4 * 1024];
+	if (!w && !html && fs_bench_report_file(stdout, path, json, err, sizeof err) > 0)
 		return 0; /* a `feedscope bench --output` file: its summary, no verdict */
-	if (fs_merge_head(path, f, err, sizeof err) < 0 || fs_merge_load(f, w, err, sizeof err) < 0)
+	if (fs_merge_head(path, f, err, sizeof err) < 0)
+		return read_failed(err);
+	if (html && !strcmp(f->mode, "bench"))
+		return fs_usage_error("report: %s: is a feedscope bench run file: it has no timelines (text or json)",
+				      fs_text_escape(shown, sizeof shown, path));
+	if (fs_merge_load(f, w, err, sizeof err) < 0)
 		return read_failed(err);
 	if (fs_merge(f, 1, w, g) < 0) {
 		fs_error("report: out of memory");
 		return 1;
 	}
+	if (html)
+		return report_html(html, g, f, 1, w);
 	if (json) {
 		fs_merged_render_json(stdout, g);
 		return 0;
@@ -243,8 +326,8 @@ static int report_one(const char *path, const struct fs_window *w, bool json, st
 }
 
 /* Several run files (nodes) as one job. */
-static int report_several(const struct paths *p, const struct fs_window *w, bool json, struct fs_merge_file *files,
-			  struct fs_merged *g)
+static int report_several(const struct paths *p, const struct fs_window *w, bool json, const char *html,
+			  struct fs_merge_file *files, struct fs_merged *g)
 {
 	int rc = load_several(p, w ? w : &(struct fs_window){-INFINITY, INFINITY}, files);
 	if (rc)
@@ -253,6 +336,8 @@ static int report_several(const struct paths *p, const struct fs_window *w, bool
 		fs_error("report: out of memory");
 		return 1;
 	}
+	if (html)
+		return report_html(html, g, files, p->n, w);
 	if (json)
 		fs_merged_render_json(stdout, g);
 	else
@@ -262,29 +347,32 @@ static int report_several(const struct paths *p, const struct fs_window *w, bool
 
 static int report(int argc, char **argv)
 {
-	bool json = false, windowed = false;
+	bool json = false, windowed = false, html = false;
+	const char *dest = NULL; /* -o */
 	struct fs_window w = {-INFINITY, INFINITY};
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":w:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
 		case 'F':
-			if (!strcmp(optarg, "json"))
-				json = true;
-			else if (!strcmp(optarg, "text"))
-				json = false;
-			else
-				return fs_usage_error("report: unknown format '%s' (text or json)", optarg);
+			json = !strcmp(optarg, "json");
+			html = !strcmp(optarg, "html");
+			if (!json && !html && strcmp(optarg, "text"))
+				return fs_usage_error("report: unknown format '%s' (text, json or html)", optarg);
 			break;
 		case 'J':
 			json = true;
+			html = false;
+			break;
+		case 'o':
+			dest = optarg;
 			break;
 		case 'w':
-			if (!parse_window(optarg, &w))
+			if (!fs_cmd_parse_window(optarg, &w))
 				return fs_usage_error("report: bad window '%s' (START:END in seconds, e.g. 60:300)", optarg);
 			windowed = true;
 			break;
@@ -294,13 +382,19 @@ static int report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return fs_usage_error("report: no run file given (usage: feedscope report [OPTIONS] RUN.db [RUN.db ...])");
+	if (html && !dest)
+		return fs_usage_error("report: --format html needs -o FILE (or -o - for stdout)");
+	if (dest && !html)
+		return fs_usage_error("report: -o is for --format html (text and json go to stdout)");
+	if (dest && check_output(dest))
+		return 2;
 	struct paths p = {0};
 	int rc = gather(argc, argv, &p);
 	if (rc == 0) {
 		struct fs_merge_file *files = calloc((size_t)p.n, sizeof *files);
 		struct fs_merged *g = malloc(sizeof *g);
-		rc = files && g ? (p.n == 1 ? report_one(p.v[0], windowed ? &w : NULL, json, files, g)
-					    : report_several(&p, windowed ? &w : NULL, json, files, g))
+		rc = files && g ? (p.n == 1 ? report_one(p.v[0], windowed ? &w : NULL, json, dest, files, g)
+					    : report_several(&p, windowed ? &w : NULL, json, dest, files, g))
 				: (fs_error("report: out of memory"), 1);
 		for (int i = 0; files && i < p.n; i++)
 			fs_merge_file_free(&files[i]);
@@ -315,5 +409,5 @@ int fs_cmd_report(int argc, char **argv)
 {
 	/* A closed pipe is a write error (EPIPE) to report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	return finish_stdout(report(argc, argv));
+	return fs_cmd_finish_stdout("report", report(argc, argv));
 }

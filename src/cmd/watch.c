@@ -1,6 +1,6 @@
 /* watch - one line per interval on stdout, dstat-like: CPU, I/O pressure,
  * the busiest disk, network, GPU, and with --pid the job's thread states.
- * Nothing is written to disk. */
+ * Every line fits in 80 columns. Nothing is written to disk. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,10 +13,7 @@
 #include "analysis/metricdefs.h"
 #include "analysis/query.h"
 #include "cmd/cmd.h"
-#include "record/loop.h"
-#include "record/recorder.h"
-#include "store/store.h"
-#include "util/clock.h"
+#include "cmd/live.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/text.h"
@@ -24,10 +21,17 @@
 static const char usage_text[] =
 	"usage: feedscope watch [OPTIONS]\n"
 	"\n"
-	"Print one line per interval: CPU usr/sys/iowait %, I/O pressure (some %),\n"
-	"the busiest disk (MB/s read+write, %util), network MB/s (rx/tx, all\n"
-	"interfaces but lo), GPU util % (mean over GPUs), and with --pid the job's\n"
-	"processes, threads running (R) / blocked in I/O (D) / sleeping (S), CPU %.\n"
+	"Print one line per interval, in 80 columns, under a two-line header:\n"
+	"  time                 seconds since watch started\n"
+	"  cpu % usr sys iow    CPU time in user (nice included), system, iowait\n"
+	"  io psi%              I/O pressure: time some task was stalled on I/O\n"
+	"  busiest disk         its name, MB/s read + written, % of time busy\n"
+	"  net MB/s rx tx       received, sent (all interfaces but lo)\n"
+	"  gpu%                 GPU busy, mean over GPUs\n"
+	"  job (--pid)          processes, threads running (R), blocked in I/O\n"
+	"                       (D), sleeping (S), CPU % of one core\n"
+	"A number too wide for its column loses decimals, then takes a k/M/G\n"
+	"suffix (x1000); - is not known.\n"
 	"\n"
 	"  -i, --interval S   seconds between lines (default 1; 100ms works)\n"
 	"  -n, --count N      stop after N lines\n"
@@ -41,6 +45,38 @@ static const struct option long_opts[] = {
 	{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
+/* The columns: the group each belongs to (the first header line spans a
+ * group's columns with its name), its name (the second line), its width.
+ * Every value is fitted to its column (fs_live_fit), so a line is never
+ * wider than the header: 57 columns, 79 with the job's. */
+enum {
+	C_TIME, C_USR, C_SYS, C_IOW, C_PSI, C_DISK, C_MBS, C_UTIL, C_RX, C_TX, C_GPU,
+	C_PROCS, C_RUN, C_BLK, C_SLP, C_CPU, C_N
+};
+#define C_MACHINE_N C_PROCS /* the columns shown without --pid */
+
+static const struct col {
+	const char *group, *name;
+	int width;
+} cols[C_N] = {
+	[C_TIME] = {"", "time", 6},
+	[C_USR] = {"cpu %", "usr", 3},
+	[C_SYS] = {"cpu %", "sys", 3},
+	[C_IOW] = {"cpu %", "iow", 3},
+	[C_PSI] = {"io", "psi%", 4},
+	[C_DISK] = {"busiest disk", "name", 7},
+	[C_MBS] = {"busiest disk", "MB/s", 5},
+	[C_UTIL] = {"busiest disk", "util", 4},
+	[C_RX] = {"net MB/s", "rx", 4},
+	[C_TX] = {"net MB/s", "tx", 4},
+	[C_GPU] = {"", "gpu%", 4},
+	[C_PROCS] = {"job (--pid)", "proc", 4},
+	[C_RUN] = {"job (--pid)", "R", 3},
+	[C_BLK] = {"job (--pid)", "D", 3},
+	[C_SLP] = {"job (--pid)", "S", 3},
+	[C_CPU] = {"job (--pid)", "cpu%", 4},
+};
+
 /* One tick's worth of what the line shows. */
 struct line {
 	double usr, sys, wait, io_some;
@@ -48,41 +84,27 @@ struct line {
 	double disk_bytes, disk_util;
 	double net_rx, net_tx;
 	double gpu;
-	double procs, threads, run, blk, slp;
+	double procs, run, blk, slp;
 	double job_cpu;
 };
 
-/* The rows of each tick go into an in-memory run file, and the line is
- * read back from it through the metric definitions (analysis/metricdefs.c)
- * over that one tick: the figures `watch` shows are the ones `report`
- * computes, from the same formulas. The tick's rows are then dropped. */
-struct watch_sink {
-	struct fs_sink sink;
-	struct fs_store *mem;
-	struct fs_sink *mem_sink;
+struct watch {
+	struct fs_live live; /* first: the sink the recorder writes into */
 	struct line cur;
-	bool with_job;
+	int ncols;
 	bool tty;
 	long printed;
 	int write_errno; /* stdout failed (closed pipe, full disk): no more lines */
 	bool write_failed;
-	bool read_failed; /* a query on the in-memory file failed: said once */
 };
-
-static void take_row(struct fs_sink *sink, const struct fs_row *r)
-{
-	struct watch_sink *w = (struct watch_sink *)sink;
-	fs_sink_row(w->mem_sink, r);
-}
 
 #define WATCH_MAX_DISKS 256
 
 /* The line of the tick at t, from the in-memory run file. */
-static void read_line(struct watch_sink *w, double t, struct line *l)
+static void read_line(struct watch *w, double t, struct line *l)
 {
 	struct fs_q q;
-	fs_q_use(&q, fs_store_db(w->mem));
-	q.w0 = q.w1 = t;
+	fs_live_query(&w->live, &q, t, t);
 	struct fs_metric_values mv;
 	fs_metricdefs_load(&q, &mv);
 	const double *v = mv.v;
@@ -94,7 +116,6 @@ static void read_line(struct watch_sink *w, double t, struct line *l)
 	l->net_tx = v[FS_MD_NET_TX_BYTES_PER_S];
 	l->gpu = v[FS_MD_GPU_UTIL_PCT];
 	l->procs = v[FS_MD_JOB_PROCS_MEAN];
-	l->threads = v[FS_MD_JOB_THREADS_MEAN];
 	l->run = v[FS_MD_JOB_THREADS_RUNNING_MEAN];
 	l->blk = v[FS_MD_JOB_THREADS_BLOCKED_MEAN];
 	l->slp = v[FS_MD_JOB_THREADS_SLEEPING_MEAN];
@@ -111,107 +132,117 @@ static void read_line(struct watch_sink *w, double t, struct line *l)
 		l->disk_util = rows[0].v[FS_MDK_DISK_UTIL_PCT];
 	}
 	free(rows);
-	if (fs_q_failed(&q) && !w->read_failed) {
-		w->read_failed = true;
-		fs_error("watch: reading the tick back failed: %s (figures shown as -)", fs_q_failed(&q));
-	}
-	fs_q_close(&q);
+	fs_live_query_done(&w->live, &q);
 }
 
-/* Drop the rows up to t: the in-memory file holds one tick at a time. */
-static void forget(struct watch_sink *w, double t)
+/* Column i's text: after a space (but the first), right-aligned in its
+ * width; the disk's name left-aligned. */
+static void cell(int i, const char *text)
 {
-	sqlite3 *db = fs_store_db(w->mem);
-	for (int i = 0; i < FS_T__COUNT; i++) {
-		if (!fs_tables[i].sampled)
-			continue;
-		char sql[128];
-		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE t <= ?1", fs_tables[i].name);
-		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_double(st, 1, t);
-			sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-	}
+	printf(i == C_DISK ? "%s%-*s" : "%s%*s", i ? " " : "", cols[i].width, text);
 }
 
-static void header(struct watch_sink *w)
+static void num(int i, double x, int prec)
 {
-	printf("%8s %5s %5s %5s %6s  %-10s %8s %5s  %8s %8s %5s", "time", "usr%", "sys%", "wait%",
-	       "io.psi", "disk", "MB/s", "util", "net.rx", "net.tx", "gpu%");
-	if (w->with_job)
-		printf("  %5s %5s %4s %4s %4s %6s", "procs", "thr", "R", "D", "S", "cpu%");
-	printf("\n");
-}
-
-static void num(double x, int width, int prec)
-{
-	if (isfinite(x))
-		printf(" %*.*f", width, prec, x);
-	else
-		printf(" %*s", width, "-");
+	char b[16];
+	cell(i, fs_live_fit(b, sizeof b, x, cols[i].width, prec));
 }
 
 /* A count of the job's: 0 when none was sampled (the job is gone). */
-static void print_count(double x, int width)
+static void count(int i, double x)
 {
-	printf(" %*.0f", width, isfinite(x) ? x : 0);
+	num(i, isfinite(x) ? x : 0, 0);
 }
 
-static void print_line(struct fs_sink *sink, double t)
+/* The disk's name, escaped, cut to its column (with a ~). */
+static void disk_name(const char *name)
 {
-	struct watch_sink *w = (struct watch_sink *)sink;
-	struct line *l = &w->cur;
-	if (t > 0 && !w->write_failed) {
-		read_line(w, t, l);
-		if (w->printed == 0 || (w->tty && w->printed % 20 == 0))
-			header(w);
-		printf("%7.1fs", t);
-		num(l->usr, 5, 1);
-		num(l->sys, 5, 1);
-		num(l->wait, 5, 1);
-		num(l->io_some, 6, 1);
-		char disk[4 * sizeof l->disk];
-		printf("  %-10s", l->disk[0] ? fs_text_escape(disk, sizeof disk, l->disk) : "-");
-		num(l->disk_bytes / 1e6, 8, 2);
-		num(l->disk_util, 5, 0);
-		printf(" ");
-		num(l->net_rx / 1e6, 8, 2);
-		num(l->net_tx / 1e6, 8, 2);
-		num(l->gpu, 5, 0);
-		if (w->with_job) {
-			printf(" ");
-			print_count(l->procs, 5);
-			print_count(l->threads, 5);
-			print_count(l->run, 4);
-			print_count(l->blk, 4);
-			print_count(l->slp, 4);
-			num(l->job_cpu, 6, 0);
-		}
-		printf("\n");
-		w->write_errno = fflush(stdout) == 0 ? 0 : errno;
-		if (ferror(stdout) || w->write_errno) {
-			/* Stop the loop as a stop signal would (it is blocked and
-			 * read through the loop's signalfd). */
-			w->write_failed = true;
-			raise(SIGTERM);
-		}
-		w->printed++;
+	char esc[128];
+	cell(C_DISK, name[0] ? fs_live_cut(fs_text_escape(esc, sizeof esc, name), cols[C_DISK].width) : "-");
+}
+
+/* The first header line: each group's name centred in dashes over its
+ * columns (blank over a column of no group). */
+static void group_line(const struct watch *w)
+{
+	char out[160];
+	int n = 0;
+	for (int i = 0; i < w->ncols;) {
+		int j = i, span = cols[i].width;
+		while (j + 1 < w->ncols && !strcmp(cols[j + 1].group, cols[i].group))
+			span += 1 + cols[++j].width;
+		const char *g = cols[i].group;
+		int len = (int)strlen(g), before = (span - len + 1) / 2;
+		if (i)
+			out[n++] = ' ';
+		for (int k = 0; k < span; k++)
+			out[n++] = k >= before && k < before + len ? g[k - before] : len ? '-' : ' ';
+		i = j + 1;
 	}
-	forget(w, t);
-	w->mem_sink->tick_end(w->mem_sink, t); /* commits now and then */
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+	printf("%s\n", out);
 }
 
-static void tick(void *rec, double t, uint64_t missed)
+static void header(const struct watch *w)
 {
-	fs_recorder_sample(rec, t, missed);
+	group_line(w);
+	for (int i = 0; i < w->ncols; i++)
+		cell(i, cols[i].name);
+	printf("\n");
+}
+
+static void print_line(struct watch *w, double t)
+{
+	struct line *l = &w->cur;
+	read_line(w, t, l);
+	if (w->printed == 0 || (w->tty && w->printed % 20 == 0))
+		header(w);
+	char b[16];
+	fs_live_fit(b, sizeof b, t, cols[C_TIME].width - 1, 1);
+	printf("%ss", b);
+	num(C_USR, l->usr, 1);
+	num(C_SYS, l->sys, 1);
+	num(C_IOW, l->wait, 1);
+	num(C_PSI, l->io_some, 1);
+	disk_name(l->disk);
+	num(C_MBS, l->disk_bytes / 1e6, 1);
+	num(C_UTIL, l->disk_util, 0);
+	num(C_RX, l->net_rx / 1e6, 1);
+	num(C_TX, l->net_tx / 1e6, 1);
+	num(C_GPU, l->gpu, 0);
+	if (w->ncols > C_MACHINE_N) {
+		count(C_PROCS, l->procs);
+		count(C_RUN, l->run);
+		count(C_BLK, l->blk);
+		count(C_SLP, l->slp);
+		num(C_CPU, l->job_cpu, 0);
+	}
+	printf("\n");
+}
+
+/* At each tick's end (live.h): the line, but for t = 0 (no rates yet). */
+static void show(struct fs_live *live, double t)
+{
+	struct watch *w = (struct watch *)live;
+	if (t <= 0 || w->write_failed)
+		return;
+	print_line(w, t);
+	w->write_errno = fflush(stdout) == 0 ? 0 : errno;
+	if (ferror(stdout) || w->write_errno) {
+		/* Stop the loop as a stop signal would (it is blocked and
+		 * read through the loop's signalfd). */
+		w->write_failed = true;
+		raise(SIGTERM);
+	}
+	w->printed++;
 }
 
 int fs_cmd_watch(int argc, char **argv)
 {
 	double interval = 1.0;
-	int count = 0, pid = 0;
+	int count_max = 0, pid = 0, rc;
 	bool no_gpu = false;
 	int opt;
 	opterr = 0;
@@ -222,18 +253,16 @@ int fs_cmd_watch(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		case 'i':
-			if (!fs_parse_seconds(optarg, &interval) || interval < 0.001 || interval > 3600)
-				return fs_usage_error("watch: bad interval '%s' (seconds, 0.001 to 3600)", optarg);
+			if ((rc = fs_live_parse_interval("watch", optarg, &interval)))
+				return rc;
 			break;
 		case 'n':
-			if (!fs_parse_pos_int(optarg, &count))
+			if (!fs_parse_pos_int(optarg, &count_max))
 				return fs_usage_error("watch: bad count '%s' (a positive integer)", optarg);
 			break;
 		case 'p':
-			if (!fs_parse_pos_int(optarg, &pid))
-				return fs_usage_error("watch: bad PID '%s'", optarg);
-			if (kill(pid, 0) < 0 && errno == ESRCH)
-				return fs_usage_error("watch: no process %d", pid);
+			if ((rc = fs_live_parse_pid("watch", optarg, &pid)))
+				return rc;
 			break;
 		case 'G':
 			no_gpu = true;
@@ -249,32 +278,19 @@ int fs_cmd_watch(int argc, char **argv)
 
 	struct fs_paths paths;
 	fs_paths_from_env(&paths);
-	struct watch_sink w = {.sink = {.row = take_row, .tick_end = print_line},
-			       .with_job = pid > 0,
-			       .tty = isatty(STDOUT_FILENO)};
-	char err[256];
-	w.mem = fs_store_create_memory(err, sizeof err);
-	if (!w.mem) {
-		fs_error("watch: %s", err);
+	struct watch w = {.ncols = pid > 0 ? C_N : C_MACHINE_N, .tty = isatty(STDOUT_FILENO)};
+	if (fs_live_open(&w.live, "watch", 0, show) < 0)
+		return 1;
+	struct fs_job job;
+	struct fs_recorder *rec = fs_live_recorder(&w.live, &paths, &job, pid, no_gpu);
+	if (!rec) {
+		fs_live_close(&w.live);
 		return 1;
 	}
-	w.mem_sink = fs_store_sink(w.mem);
-	struct fs_job job = {.root = pid};
-	/* Without --pid there is no job: don't open the job source at all. */
-	struct fs_recorder_opts ro = {.no_gpu = no_gpu, .only = pid ? NULL : "cpu,psi,mem,disk,net,gpu"};
-	struct fs_recorder *rec = NULL;
-	if (fs_loop_block_signals() < 0 || !(rec = fs_recorder_open(&paths, &w.sink, pid ? &job : NULL, &ro, 0))) {
-		fs_store_close(w.mem);
-		return 1;
-	}
-	uint64_t start = fs_now_ns();
-	fs_recorder_sample(rec, 0, 0);
-	struct fs_loop_opts lo = {
-		.interval_s = interval, .max_ticks = (uint64_t)count, .watched = pid, .start_ns = start};
 	struct fs_loop_result res;
-	int rc = fs_loop_run(&lo, tick, rec, &res) < 0 ? 1 : 0;
+	rc = fs_live_run(rec, interval, count_max, pid, NULL, &res) < 0 ? 1 : 0;
 	fs_recorder_close(rec);
-	fs_store_close(w.mem);
+	fs_live_close(&w.live);
 	int e = fflush(stdout) == 0 ? 0 : errno;
 	if (w.write_failed || e || ferror(stdout)) {
 		e = w.write_errno ? w.write_errno : e;

@@ -12,6 +12,7 @@
 #include "analysis/thresholds.h"
 #include "analysis/verdict.h"
 #include "bench/run_report.h"
+#include "render/perfetto.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/log.h"
@@ -93,6 +94,8 @@ void fuzz_runfile_read(const char *path, FILE *out)
 	struct fs_window open_end = {.start_s = 1, .end_s = INFINITY};
 	verdict(path, &open_end, out);
 	merged(path, out);
+	(void)fs_perfetto_write(out, path, NULL, err, sizeof err);
+	(void)fs_perfetto_write(out, path, &w, err, sizeof err);
 	struct fs_summary *s = malloc(sizeof *s);
 	if (s && fs_summary_load(path, s, err, sizeof err) == 0)
 		fs_summary_render_text(out, s, path);

@@ -26,23 +26,35 @@ kill "$long"
 dur=$(q d.db "SELECT value FROM meta WHERE key='duration_s'")
 awk -v d="$dur" 'BEGIN { exit !(d >= 0.9 && d < 5) }' || fail "attach -d 1 ran $dur s"
 
-# watch: a header and N lines on stdout, nothing on stderr with --no-gpu.
+# fits FILE: every line within 80 columns
+fits() { awk 'length($0) > 80 { print "line " NR ": " length($0) " columns"; bad = 1 } END { exit bad }' "$1" ||
+	fail "$1: a line wider than 80 columns: $(cat "$1")"; }
+
+# watch: a two-line header (groups, then names) and N lines on stdout,
+# nothing on stderr with --no-gpu; all within 80 columns.
 "$FEEDSCOPE" watch -n 3 -i 0.2 --no-gpu >w.txt 2>w.err || fail "watch failed: $(cat w.err)"
-[ "$(wc -l <w.txt)" -eq 4 ] || fail "watch -n 3 printed $(wc -l <w.txt) lines: $(cat w.txt)"
-head -1 w.txt | grep -q 'usr%' || fail "no header: $(head -1 w.txt)"
-grep -q procs w.txt && fail "procs column without --pid"
+[ "$(wc -l <w.txt)" -eq 5 ] || fail "watch -n 3 printed $(wc -l <w.txt) lines: $(cat w.txt)"
+head -1 w.txt | grep -q -- '-cpu %-.*-busiest disk-.*net MB/s' || fail "no group header: $(head -1 w.txt)"
+sed -n 2p w.txt | grep -Eq '^ +time +usr +sys +iow +psi% +name +MB/s +util +rx +tx +gpu%$' ||
+	fail "no column header: $(sed -n 2p w.txt)"
+grep -q 'job\|proc' w.txt && fail "job columns without --pid"
+# each line: the header's 11 columns, the time in seconds
+awk 'NR > 2 && (NF != 11 || $1 !~ /^[0-9.]+s$/) { bad = 1 } END { exit bad }' w.txt || fail "watch lines: $(cat w.txt)"
+fits w.txt
 [ -s w.err ] && fail "watch wrote to stderr: $(cat w.err)"
 
 # watch --pid: job columns, and it stops when the process exits.
 sleep 1.2 &
 short=$!
 "$FEEDSCOPE" watch -i 0.2 --no-gpu --pid "$short" >p.txt 2>p.err || fail "watch --pid failed"
-head -1 p.txt | grep -q 'procs' || fail "no job columns with --pid"
+head -1 p.txt | grep -q -- '-job (--pid)-' || fail "no job group with --pid: $(head -1 p.txt)"
+sed -n 2p p.txt | grep -Eq 'gpu% +proc +R +D +S +cpu%$' || fail "no job columns with --pid: $(sed -n 2p p.txt)"
 n=$(wc -l <p.txt)
-[ "$n" -ge 3 ] && [ "$n" -le 10 ] || fail "watch --pid printed $n lines"
+[ "$n" -ge 4 ] && [ "$n" -le 11 ] || fail "watch --pid printed $n lines"
+fits p.txt
 # one sleeping process while it lives; the last line, taken when it exited,
 # shows no live thread (it is gone, or a zombie until its parent reaps it)
-head -n -1 p.txt | awk 'NR > 1 && ($(NF-5) != 1 || $(NF-1) != 1) { bad = 1 } END { exit bad }' ||
+head -n -1 p.txt | awk 'NR > 2 && (NF != 16 || $(NF-4) != 1 || $(NF-1) != 1) { bad = 1 } END { exit bad }' ||
 	fail "expected 1 sleeping process in the job columns: $(cat p.txt)"
 tail -1 p.txt | awk '{ exit ($(NF-3) + $(NF-2) + $(NF-1)) != 0 }' ||
 	fail "last line should show no live thread: $(tail -1 p.txt)"

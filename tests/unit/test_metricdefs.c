@@ -381,6 +381,36 @@ static void test_keyed(const char *p)
 		CHECK_NEAR(r[0].v[FS_MDK_TRAINER_PHASE_COUNT], 2, EXACT);
 		CHECK_NEAR(r[0].v[FS_MDK_TRAINER_PHASE_TOTAL_S], 1.25, EXACT);
 	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_GPU_BY_DEVICE, r, 8);
+	CHECK_INT(n, 2); /* by index: gpu 0 climbing, gpu 1 flat without PCIe or total */
+	if (n == 2) {
+		CHECK(!strcmp(r[0].key, "0") && !strcmp(r[1].key, "1"));
+		CHECK_NEAR(r[0].v[FS_MDK_GPU_DEV_UTIL_PCT], 55, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_GPU_DEV_MEM_USED_MAX_BYTES], 1e10, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S], 5.5e6, EXACT);
+		CHECK(!fs_metricdefs_row_valid(&r[0], FS_MDK_GPU_DEV_PCIE_TX_BYTES_PER_S));
+		CHECK(!fs_metricdefs_row_valid(&r[0], FS_MDK_GPU_DEV_MEM_TOTAL_BYTES));
+		CHECK_NEAR(r[1].v[FS_MDK_GPU_DEV_UTIL_PCT], 50, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_GPU_DEV_MEM_USED_MAX_BYTES], 5e8, EXACT);
+		CHECK(!fs_metricdefs_row_valid(&r[1], FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S));
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_PROC_BY_PID, r, 8);
+	CHECK_INT(n, 3); /* 100, 101, 102 */
+	if (n == 3) {
+		CHECK(!strcmp(r[0].key, "100") && !strcmp(r[1].key, "101") && !strcmp(r[2].key, "102"));
+		CHECK_NEAR(r[0].v[FS_MDK_PID_THREADS], 4, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PID_THREADS_RUNNING], 1, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PID_THREADS_BLOCKED], 0, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PID_THREADS_RUNNING_PCT], 25, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_PID_CPU_PCT], 100, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_RUNNING], 0.5, EXACT); /* R on odd t, D on even */
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_BLOCKED], 0.5, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_BLOCKED_PCT], 25, EXACT); /* 5 of 20 thread samples */
+		CHECK_NEAR(r[1].v[FS_MDK_PID_READ_BYTES_PER_S], 1e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PID_CPU_PCT], 50, EXACT);
+		CHECK_NEAR(r[2].v[FS_MDK_PID_THREADS], 1, EXACT); /* t = 6..10 only */
+		CHECK_NEAR(r[2].v[FS_MDK_PID_THREADS_RUNNING_PCT], 0, EXACT);
+	}
 	struct fs_metric_values mv;
 	CHECK_INT(fs_metricdefs_load_from(&q, FS_MD_FROM(FS_MS_TRAINER_STEPS), &mv), 0);
 	CHECK_NEAR(mv.v[FS_MD_TRAINER_EPOCHS], 4, EXACT); /* train 0, 1; val 0, 1 */
@@ -392,6 +422,21 @@ static void test_keyed(const char *p)
 	if (n == 2)
 		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_BYTES], 13e6, EXACT);
 	CHECK_INT(fs_metricdefs_load_keyed(&q, FS_MS_PHASE, r, 8), 0);
+	/* one tick (as top reads the screen): t = 6, worker 101 blocked */
+	q.w0 = q.w1 = 6;
+	n = fs_metricdefs_load_keyed(&q, FS_MS_PROC_BY_PID, r, 8);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_BLOCKED], 1, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_BLOCKED_PCT], 50, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_PID_THREADS_RUNNING_PCT], 0, EXACT);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_GPU_BY_DEVICE, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_NEAR(r[0].v[FS_MDK_GPU_DEV_UTIL_PCT], 60, EXACT);
+		CHECK_NEAR(r[0].v[FS_MDK_GPU_DEV_PCIE_RX_BYTES_PER_S], 6e6, EXACT);
+	}
 	/* cap: only the first key */
 	q.w0 = -INFINITY;
 	q.w1 = INFINITY;

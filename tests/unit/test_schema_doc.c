@@ -23,7 +23,12 @@ int main(void)
 			fprintf(stderr, "  no section for table %s\n", tb->name);
 			continue;
 		}
+		/* the section runs to the next table's heading or the next part
+		 * of the document (a "## " heading), whichever comes first */
 		const char *end = strstr(sec + strlen(heading), "\n### ");
+		const char *part = strstr(sec + strlen(heading), "\n## ");
+		if (part && (!end || part < end))
+			end = part;
 		size_t len = end ? (size_t)(end - sec) : strlen(sec);
 		for (int c = 0; c < tb->ncols; c++) {
 			if (tb->sampled && c == 0)
