@@ -50,35 +50,6 @@ static bool read_series(struct fs_q *q, const char *sql, struct fs_series *s)
 	return ok;
 }
 
-/* Process ?3's steps, whole run, in the order they ended. False when
- * memory ran out; a failed query is left in q. */
-static bool read_steps(struct fs_q *q, struct fs_merge_steps *s)
-{
-	size_t cap = 0;
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?3"
-				       " AND wait_s IS NOT NULL AND compute_s IS NOT NULL ORDER BY t + compute_s");
-	bool ok = true;
-	while (ok && fs_q_step(q, st)) {
-		if (s->n == cap) {
-			cap = cap ? 2 * cap : 256;
-			double *e = realloc(s->end, cap * sizeof *e);
-			s->end = e ? e : s->end;
-			double *w = realloc(s->wait, cap * sizeof *w);
-			s->wait = w ? w : s->wait;
-			double *c = realloc(s->compute, cap * sizeof *c);
-			s->compute = c ? c : s->compute;
-			ok = e && w && c;
-			if (!ok)
-				break;
-		}
-		s->end[s->n] = fs_q_col(st, 0);
-		s->wait[s->n] = fs_q_col(st, 1);
-		s->compute[s->n++] = fs_q_col(st, 2);
-	}
-	sqlite3_finalize(st);
-	return ok;
-}
-
 int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err, size_t errlen)
 {
 	if (fs_metrics_load(f->path, w, &f->m, err, errlen) < 0)
@@ -93,7 +64,7 @@ int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err,
 		q.trainer = f->m.loops[i].pid;
 		ok = read_series(&q, "SELECT t_end FROM phases WHERE name = 'collective' AND pid = ?3 ORDER BY t_start",
 				 &f->coll_end[i]) &&
-		     read_steps(&q, &f->steps[i]);
+		     fs_metrics_read_steps(&q, f->m.loops[i].pid, false, &f->steps[i]);
 	}
 	ok = ok && fs_peers_load(&q, 0, &f->peers) == 0;
 	int rc = ok && !fs_q_failed(&q) ? 0 : -1;
@@ -109,11 +80,8 @@ void fs_merge_file_free(struct fs_merge_file *f)
 {
 	for (int i = 0; i < FS_MAX_LOOPS; i++) {
 		free(f->coll_end[i].t);
-		free(f->steps[i].end);
-		free(f->steps[i].wait);
-		free(f->steps[i].compute);
+		fs_steps_series_free(&f->steps[i]);
 		f->coll_end[i] = (struct fs_series){0};
-		f->steps[i] = (struct fs_merge_steps){0};
 	}
 	fs_peer_rows_free(&f->peers);
 	f->peers = (struct fs_peer_rows){0};
@@ -286,7 +254,7 @@ static bool cross_sync(const struct fs_merge_file *files, const struct fs_window
 	double wait[FS_MERGE_MAX_RANKS] = {0};
 	bool ok = true;
 	for (int i = 0; i < g->nranks; i++) {
-		const struct fs_merge_steps *x = &files[g->ranks[i].file].steps[g->ranks[i].loop];
+		const struct fs_steps_series *x = &files[g->ranks[i].file].steps[g->ranks[i].loop];
 		const struct fs_merge_node *node = &g->nodes[g->ranks[i].file];
 		if (x->n == 0)
 			continue;

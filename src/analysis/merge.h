@@ -27,12 +27,6 @@ struct fs_series {
 	size_t n;
 };
 
-/* One process's steps in its run file's seconds, in the order they ended:
- * each one's end (t + compute_s), wait and compute. */
-struct fs_merge_steps {
-	double *end, *wait, *compute;
-	size_t n;
-};
 
 /* One run file (one node), as fs_merge_head and fs_merge_load read it. */
 struct fs_merge_file {
@@ -44,7 +38,7 @@ struct fs_merge_file {
 	/* per m.loops[i], over the whole run file (whatever the window): the
 	 * ends of its collective phases, and its steps */
 	struct fs_series coll_end[FS_MAX_LOOPS];
-	struct fs_merge_steps steps[FS_MAX_LOOPS];
+	struct fs_steps_series steps[FS_MAX_LOOPS]; /* in its run file's seconds */
 	struct fs_peer_rows peers; /* its peers rows (run = its index is set by fs_merge) */
 };
 

@@ -75,47 +75,50 @@ static void load_steps(struct fs_q *q, struct fs_metrics *m)
 	m->checkpoint_every_steps = m->checkpoints >= 2 ? (double)m->steps / (double)m->checkpoints : NAN;
 }
 
-/* One training process's steps in the window, in order of their end. */
-struct steps_buf {
-	double *end, *wait, *compute;
-	long n;
-};
-
-static void read_steps(struct fs_q *q, int pid, struct steps_buf *b)
+bool fs_metrics_read_steps(struct fs_q *q, int pid, bool windowed, struct fs_steps_series *s)
 {
-	memset(b, 0, sizeof *b);
+	memset(s, 0, sizeof *s);
 	/* a step's t is the end of its wait (the batch's arrival); it ends
 	 * compute_s later, when the loop asks for the next batch: the moment
 	 * ranks in step leave it together */
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
-				     " AND t BETWEEN ?1 AND ?2 AND wait_s IS NOT NULL AND compute_s IS NOT NULL"
-				     " ORDER BY t + compute_s");
+	sqlite3_stmt *st = fs_q_prep(q, windowed ? "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
+						   " AND t BETWEEN ?1 AND ?2 AND wait_s IS NOT NULL AND compute_s IS NOT NULL"
+						   " ORDER BY t + compute_s"
+						 : "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
+						   " AND wait_s IS NOT NULL AND compute_s IS NOT NULL ORDER BY t + compute_s");
 	if (st)
 		sqlite3_bind_int(st, 4, pid);
-	long cap = 0;
+	size_t cap = 0;
+	bool ok = true;
 	while (fs_q_step(q, st)) {
-		if (b->n == cap) {
+		if (s->n == cap) {
 			cap = cap ? 2 * cap : 1024;
-			double *e = realloc(b->end, (size_t)cap * sizeof *e);
-			if (e)
-				b->end = e;
-			double *w = realloc(b->wait, (size_t)cap * sizeof *w);
-			if (w)
-				b->wait = w;
-			double *c = realloc(b->compute, (size_t)cap * sizeof *c);
-			if (c)
-				b->compute = c;
+			double *e = realloc(s->end, cap * sizeof *e);
+			s->end = e ? e : s->end;
+			double *w = realloc(s->wait, cap * sizeof *w);
+			s->wait = w ? w : s->wait;
+			double *c = realloc(s->compute, cap * sizeof *c);
+			s->compute = c ? c : s->compute;
 			if (!e || !w || !c) {
-				b->n = 0; /* out of memory: no steps, no claim */
+				s->n = 0; /* out of memory: no steps, no claim */
+				ok = false;
 				break;
 			}
 		}
-		b->end[b->n] = fs_q_col(st, 0);
-		b->wait[b->n] = fs_q_col(st, 1);
-		b->compute[b->n] = fs_q_col(st, 2);
-		b->n++;
+		s->end[s->n] = fs_q_col(st, 0);
+		s->wait[s->n] = fs_q_col(st, 1);
+		s->compute[s->n++] = fs_q_col(st, 2);
 	}
 	sqlite3_finalize(st);
+	return ok;
+}
+
+void fs_steps_series_free(struct fs_steps_series *s)
+{
+	free(s->end);
+	free(s->wait);
+	free(s->compute);
+	*s = (struct fs_steps_series){0};
 }
 
 /* The training processes' steps against each other (sync.h): in step, the
@@ -126,14 +129,14 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
 	m->step_end_skew_median_s = m->step_end_skew_p95_s = NAN;
 	for (int i = 0; i < m->nloops; i++)
 		m->loops[i].sync_wait_s = NAN;
-	struct steps_buf buf[FS_MAX_LOOPS];
+	struct fs_steps_series buf[FS_MAX_LOOPS];
 	struct fs_rank_steps r[FS_MAX_LOOPS];
 	int idx[FS_MAX_LOOPS], n = 0;
 	for (int i = 0; i < m->nloops; i++) {
 		if (!m->loops[i].have_steps)
 			continue;
-		read_steps(q, m->loops[i].pid, &buf[n]);
-		r[n] = (struct fs_rank_steps){buf[n].end, buf[n].wait, buf[n].compute, buf[n].n};
+		fs_metrics_read_steps(q, m->loops[i].pid, true, &buf[n]); /* out of memory: none, no claim */
+		r[n] = (struct fs_rank_steps){buf[n].end, buf[n].wait, buf[n].compute, (long)buf[n].n};
 		idx[n++] = i;
 	}
 	if (n >= 2) {
@@ -147,11 +150,8 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
 		for (int k = 0; k < n && s.synced; k++)
 			m->loops[idx[k]].sync_wait_s = wait[k];
 	}
-	for (int k = 0; k < n; k++) {
-		free(buf[k].end);
-		free(buf[k].wait);
-		free(buf[k].compute);
-	}
+	for (int k = 0; k < n; k++)
+		fs_steps_series_free(&buf[k]);
 }
 
 /* The loader knobs (meta loader.NAME.*) of the trainer's main loader. */

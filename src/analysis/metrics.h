@@ -189,6 +189,19 @@ static inline double fs_loop_ranks_wait_s(const struct fs_loop_proc *L)
 	return c > s ? c : s;
 }
 
+/* One process's steps in the order they ended: each one's end (t +
+ * compute_s: t is the end of its wait), wait and compute. */
+struct fs_steps_series {
+	double *end, *wait, *compute;
+	size_t n;
+};
+
+/* Read pid's steps through q: within q's window (windowed), or the whole
+ * run. Returns false when memory ran out (s is then empty). Free with
+ * fs_steps_series_free (also after false). */
+bool fs_metrics_read_steps(struct fs_q *q, int pid, bool windowed, struct fs_steps_series *s);
+void fs_steps_series_free(struct fs_steps_series *s);
+
 /* The training process (index into m->loops) that pid belongs to: itself
  * or one of its children; -1 when none. */
 int fs_metrics_loop_of(const struct fs_metrics *m, int pid);

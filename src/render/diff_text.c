@@ -20,24 +20,14 @@ static const char *pct(char *out, size_t cap, double share)
 	return fs_fmt_fixed(out, cap, 100 * share, 0, "%");
 }
 
-/* s left-aligned in width characters (UTF-8: "µ" and "→" are one each;
- * the same rule as verdict_text.c's cells). */
-static void cell(FILE *out, const char *s, int width)
-{
-	int chars = 0;
-	for (const char *p = s; *p; p++)
-		chars += ((unsigned char)*p & 0xc0) != 0x80;
-	fprintf(out, "%s%*s", s, chars < width ? width - chars : 0, "");
-}
-
 /* A row of the side-by-side table: label, A, B, and a note. */
 static void row(FILE *out, const char *label, const char *a, const char *b, const char *note)
 {
 	fputs("  ", out);
-	cell(out, label, 21);
-	cell(out, a, 25);
+	fs_text_cell(out, label, 21);
+	fs_text_cell(out, a, 25);
 	if (note && note[0]) {
-		cell(out, b, 25);
+		fs_text_cell(out, b, 25);
 		fprintf(out, "%s\n", note);
 	} else {
 		fprintf(out, "%s\n", b);
@@ -192,10 +182,10 @@ static void figures(FILE *out, const struct fs_diff *d)
 		snprintf(label, sizeof label, "%s%s%s", F->name, F->key[0] ? " " : "",
 			 fs_text_escape(key, sizeof key, F->key));
 		fputs("    ", out);
-		cell(out, label, 37);
-		cell(out, value(a, sizeof a, F->a, F->unit), 12);
+		fs_text_cell(out, label, 37);
+		fs_text_cell(out, value(a, sizeof a, F->a, F->unit), 12);
 		fputs("→ ", out);
-		cell(out, value(b, sizeof b, F->b, F->unit), 12);
+		fs_text_cell(out, value(b, sizeof b, F->b, F->unit), 12);
 		fprintf(out, "%s\n", n);
 	}
 	if (d->nfig > d->nchanged)

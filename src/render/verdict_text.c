@@ -209,15 +209,6 @@ void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct 
 	render(out, m, v, NULL);
 }
 
-/* s left-aligned in a cell of width characters (UTF-8: "±" is one). */
-static void put_cell(FILE *out, const char *s, int width)
-{
-	int chars = 0;
-	for (const char *p = s; *p; p++)
-		chars += ((unsigned char)*p & 0xc0) != 0x80;
-	fprintf(out, "%s%*s", s, chars < width ? width - chars : 0, "");
-}
-
 /* A node's clock as a cell: the reference, its correction and spread, or
  * the wall clock alone. */
 static const char *clock_cell(char *out, size_t cap, const struct fs_merged *g, int i)
@@ -264,10 +255,10 @@ static void nodes_table(FILE *out, const struct fs_merged *g)
 	for (int i = 0; i < g->nfiles; i++) {
 		const struct fs_merge_node *N = &g->nodes[i];
 		fprintf(out, "    %c ", i == straggler_node ? '*' : ' ');
-		put_cell(out, fs_text_escape(node, sizeof node, N->name), 20);
+		fs_text_cell(out, fs_text_escape(node, sizeof node, N->name), 20);
 		fprintf(out, " %5d  %-18s %10s %9s  ", N->ranks, fs_verdict_name(N->verdict),
 			pct(w, sizeof w, N->input_wait_share), pct(gb, sizeof gb, N->gpu_busy));
-		put_cell(out, clock_cell(clk, sizeof clk, g, i), 22);
+		fs_text_cell(out, clock_cell(clk, sizeof clk, g, i), 22);
 		fprintf(out, " %s\n", fs_text_escape(path, sizeof path, N->path));
 	}
 }
@@ -294,7 +285,7 @@ static void ranks_table(FILE *out, const struct fs_merged *g)
 		else
 			snprintf(rank, sizeof rank, "-");
 		fprintf(out, "    %c %4s  ", r == g->straggler ? '*' : ' ', rank);
-		put_cell(out, fs_text_escape(node, sizeof node, g->nodes[R->file].name), 20);
+		fs_text_cell(out, fs_text_escape(node, sizeof node, g->nodes[R->file].name), 20);
 		fprintf(out, " %8d %9s", R->pid, fs_fmt_time(loop, sizeof loop, R->a.loop_s));
 		for (int b = 0; b < FS_BUCKET__N; b++)
 			fprintf(out, " %8s", pct(cell, sizeof cell, R->a.valid ? R->a.share[b] : NAN));

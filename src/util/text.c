@@ -86,3 +86,11 @@ char *fs_text_escape(char *out, size_t cap, const char *s)
 	}
 	return out;
 }
+
+void fs_text_cell(FILE *out, const char *s, int width)
+{
+	int chars = 0;
+	for (const char *p = s; *p; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	fprintf(out, "%s%*s", s, chars < width ? width - chars : 0, "");
+}

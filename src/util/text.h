@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Decode the UTF-8 character at s (at most n bytes). Returns its length
  * (1-4) and stores the code point in *cp, or 0 if the bytes at s are not
@@ -32,5 +33,10 @@ bool fs_text_is_control(uint32_t cp);
  * cut before the first character or escape that does not fit, so the result
  * is always valid UTF-8 and never ends inside an escape. */
 char *fs_text_escape(char *out, size_t cap, const char *s);
+
+/* Print s (already escaped: valid UTF-8) left-aligned in a cell of width
+ * characters, a character being a UTF-8 sequence ("µ" and "→" one each);
+ * a longer s is printed whole. */
+void fs_text_cell(FILE *out, const char *s, int width);
 
 #endif
