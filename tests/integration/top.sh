@@ -39,7 +39,7 @@ grep -q "q quits" help.txt || fail "top --help: $(cat help.txt)"
 sock=$TEST_TMP/tmux.sock
 tm() { tmux -S "$sock" "$@"; }
 jobs_to_kill=""
-trap 'tm kill-server 2>/dev/null; for p in $jobs_to_kill; do kill $p 2>/dev/null; done' EXIT
+trap 'tm kill-server 2>/dev/null; for p in $jobs_to_kill; do pkill -P $p 2>/dev/null; kill $p 2>/dev/null; done' EXIT
 
 # start NAME WIDTH HEIGHT ARGS...: top in a pane of its own (window NAME);
 # its exit status lands in NAME.rc, its stderr in NAME.err.
@@ -54,10 +54,11 @@ start() {
 screen() { tm capture-pane -p -t "$1" >"$1.screen"; }
 # wait_for NAME PATTERN: until the screen shows PATTERN (grep -E); the
 # wait is bounded only to end a broken test, never a measure.
+# wait_for NAME PATTERN COUNT: until COUNT lines show it.
 wait_for() {
 	for _ in $(seq 300); do
 		screen "$1"
-		grep -Eq -- "$2" "$1.screen" && return 0
+		[ "$(grep -Ec -- "$2" "$1.screen")" -ge "${3:-1}" ] && return 0
 		sleep 0.1
 	done
 	fail "$1: the screen never showed '$2':
@@ -81,7 +82,7 @@ quit() { # NAME: q ends top with status 0
 
 # The job: a shell (main) and two sleeps (workers); with a rank, which
 # its children inherit.
-RANK=3 sh -c 'sleep 120 & sleep 120 & wait' &
+RANK=3 sh -c 'sleep 120 & sleep 120 & wait' </dev/null >/dev/null 2>&1 &
 job=$!
 jobs_to_kill="$jobs_to_kill $job"
 for _ in $(seq 100); do
@@ -91,7 +92,7 @@ done
 
 # 80x24, no GPU: every section, the job's three processes.
 start a 80 24 --no-gpu -i 0.2 $job
-wait_for a "^ +[0-9]+ +$job +worker"
+wait_for a "^ +[0-9]+ +$job +worker" 2
 for s in "^feedscope top  PID $job \(sh\)" "q quits" "^CPU +usr" "^PSI +cpu" "^MEM +available" \
 	"^GPU +not read \(--no-gpu\)" "^DISK" "^NET" "^JOB +processes 3, threads 3" "^STEPS" \
 	"PID +PPID +ROLE +RANK +THR +R +D +CPU%"; do
@@ -136,10 +137,11 @@ fits b 80
 quit b
 
 # Without a PID: the machine only.
+# (wait for its last line: a screen caught mid-draw lacks the lines below)
 start c 80 24 --no-gpu -i 0.2
-wait_for c "^DISK"
+wait_for c "^JOB +none"
 has c "^feedscope top  this machine"
-has c "^JOB +none"
+has c "^DISK"
 fits c 80
 quit c
 
