@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"top", fs_cmd_top, "a live full-screen view of the machine and a job's processes"},
 	{"report", fs_cmd_report, "the verdict of a run file: input-bound or not, why, what to change"},
 	{"diff", fs_cmd_diff, "two run files side by side: verdicts, step time, buckets, knobs that differ"},
+	{"tune", fs_cmd_tune, "find the best DataLoader settings of a PyTorch job by short measured trials"},
 	{"export", fs_cmd_export, "write a run file as a Perfetto / chrome://tracing trace, or as CSV files"},
 	{"bench", fs_cmd_bench, "emulate training I/O (MLPerf Storage workloads): can the storage keep N accelerators busy?"},
 	{"probe", fs_cmd_probe, "measure the raw ceilings of the storage under a directory"},

@@ -26,6 +26,16 @@ __all__ = ["watch", "phase", "meta", "enabled"]
 _mono = time.monotonic_ns
 _send = _ch.send
 _live = None   # WeakSet of the epochs whose last step may still be pending
+_tune_step = None  # under `feedscope tune`: counts the steps, ends the trial (_tune.py)
+
+
+def _tune_setup():
+    global _tune_step
+    import os
+    if os.environ.get("FEEDSCOPE_TUNE") and _ch._spec is not None:
+        from . import _tune
+        if _tune.stop_after:
+            _tune_step = _tune.step
 
 
 def enabled():
@@ -106,6 +116,8 @@ class _Epoch:
         if t_got:
             _send(b"S1 %d %s%d %d %d %d" % (_ch.pid, st.head, st.n - 1, t_got, st.wait, t - t_got))
             st.t_got = 0
+            if _tune_step is not None and st.owner == _ch.pid:
+                _tune_step()
             t = _mono()
         elif not st.n and st.t_iter:
             t = st.t_iter
@@ -303,3 +315,6 @@ def _flush_at_exit():
             st.flush()
     except Exception:
         pass
+
+
+_tune_setup()

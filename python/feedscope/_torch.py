@@ -22,6 +22,11 @@ has run completely, the hook patches:
   only enqueues: its wait() is not seen. DDP's gradient all-reduce runs in
   C++ hooks during backward and is not seen either.
 
+Under `feedscope tune` (FEEDSCOPE_TUNE set) DataLoader.__init__ also puts
+the trial's settings into the loader's keyword arguments, and the job ends
+after the trial's steps (_tune.py): the one case where the hook changes the
+job, on purpose. Otherwise:
+
 Then the finder leaves sys.meta_path. Nothing here changes what the job sees:
 return values, exceptions and iteration are the original ones, and any
 failure inside the hook is swallowed after one line on stderr.
@@ -44,6 +49,7 @@ _name_counts = {}        # base name -> loaders named from it so far
 _checked = None          # WeakSet: DataLoader subclasses already looked at
 _base_calls = 0          # calls of DataLoader.__iter__ so far (subclass check)
 _said_version = False
+_tune = None             # the _tune module under `feedscope tune`
 
 
 def _failed(exc):
@@ -132,12 +138,16 @@ def install():
 def _patch(torch):
     global _DataLoader, _checked, functools, types, weakref
     import functools
+    import os
     import types
     import weakref
     DataLoader = torch.utils.data.dataloader.DataLoader
     if _DataLoader is not None or getattr(DataLoader.__iter__, "_feedscope", False):
         return
     _checked = weakref.WeakSet()
+    global _tune
+    if os.environ.get("FEEDSCOPE_TUNE"):
+        from . import _tune
     orig_iter = DataLoader.__iter__
     orig_init = DataLoader.__init__
     orig_save = torch.save
@@ -156,6 +166,13 @@ def _patch(torch):
 
     @functools.wraps(orig_init)
     def __init__(self, *args, **kwargs):
+        if _tune is not None and _tune.knobs:
+            try:
+                args, kwargs = _tune.override(orig_init, (self,) + args, kwargs)
+                args = args[1:]
+            except Exception as e:  # arguments torch itself will refuse: its error, not ours
+                _ch.warn("feedscope tune: the DataLoader settings were not changed (%s: %s)"
+                         % (type(e).__name__, e), key="tune override")
         orig_init(self, *args, **kwargs)
         cls = type(self)
         if cls is not DataLoader and cls not in _checked:

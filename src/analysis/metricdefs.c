@@ -44,6 +44,22 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_CKPT_GPU] = {FS_MS_CKPT_GPU, "gpu in checkpoints", FS_T_GPU,
 			    "(SELECT g.* FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
 			    " WHERE p.name = 'checkpoint')", WINDOW, NULL},
+	[FS_MS_RSS_TICKS] = {FS_MS_RSS_TICKS, "rss per tick", FS_T_PROC,
+			     "(SELECT t, sum(CASE WHEN pid = ?3 THEN rss_bytes END) AS main_rss,"
+			     " sum(CASE WHEN ppid = ?3 THEN rss_bytes END) AS workers_rss FROM proc GROUP BY t)",
+			     WINDOW, NULL},
+	/* Apart from rss per tick: a file from before pss_bytes fails this
+	 * source's query alone, and the RSS figures still count. */
+	[FS_MS_PSS_TICKS] = {FS_MS_PSS_TICKS, "workers' pss per tick", FS_T_PROC,
+			     "(SELECT t, sum(pss_bytes) AS pss FROM proc WHERE ppid = ?3 GROUP BY t)", WINDOW, NULL},
+	/* A process's first and last sample in the window: the window is
+	 * applied inside too, before the window functions see the rows. */
+	[FS_MS_WORKER_PSS] = {FS_MS_WORKER_PSS, "workers' pss samples", FS_T_PROC,
+			      "(SELECT t, pid, row_number() OVER w AS nth, first_value(pss_bytes) OVER w AS first_pss,"
+			      " last_value(pss_bytes) OVER w AS last_pss FROM proc"
+			      " WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " WINDOW
+			      " WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))",
+			      WINDOW, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t)", WINDOW, "device"},
 	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
@@ -190,6 +206,26 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 	[FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT] = {FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT, "gpu_util_in_checkpoints_pct", "%",
 					       FS_MS_CKPT_GPU, "avg(util_pct)",
 					       "GPU busy in samples that end inside a checkpoint phase, mean"},
+	[FS_MD_DEV_SHM_USED_MAX_BYTES] = {FS_MD_DEV_SHM_USED_MAX_BYTES, "dev_shm_used_max_bytes", "bytes", FS_MS_MEM,
+					  "max(dev_shm_bytes)", "the most bytes used on /dev/shm (DataLoader batches pass there)"},
+	[FS_MD_DEV_SHM_GROWTH_BYTES] = {FS_MD_DEV_SHM_GROWTH_BYTES, "dev_shm_growth_bytes", "bytes", FS_MS_MEM,
+					"max(dev_shm_bytes) - (SELECT dev_shm_bytes FROM mem WHERE " WINDOW
+					" AND dev_shm_bytes IS NOT NULL ORDER BY t LIMIT 1)",
+					"/dev/shm's most bytes used less its first sample's"},
+	[FS_MD_MAIN_RSS_MAX_BYTES] = {FS_MD_MAIN_RSS_MAX_BYTES, "main_rss_max_bytes", "bytes", FS_MS_RSS_TICKS,
+				      "max(main_rss)", "the trainer's resident set, largest"},
+	[FS_MD_WORKERS_RSS_MAX_BYTES] = {FS_MD_WORKERS_RSS_MAX_BYTES, "workers_rss_max_bytes", "bytes",
+					 FS_MS_RSS_TICKS, "max(workers_rss)",
+					 "the trainer's children's (its DataLoader workers') resident sets summed, largest;"
+					 " pages they share counted in each"},
+	[FS_MD_WORKERS_PSS_MAX_BYTES] = {FS_MD_WORKERS_PSS_MAX_BYTES, "workers_pss_max_bytes", "bytes",
+					 FS_MS_PSS_TICKS, "max(pss)",
+					 "their proportional set sizes summed, largest: shared pages divided among the"
+					 " processes mapping them"},
+	[FS_MD_WORKERS_PSS_GROWTH_BYTES] = {FS_MD_WORKERS_PSS_GROWTH_BYTES, "workers_pss_growth_bytes", "bytes",
+					    FS_MS_WORKER_PSS, "sum(CASE WHEN nth = 1 THEN last_pss - first_pss END)",
+					    "each worker's last PSS sample less its first, summed (copy-on-read: inherited"
+					    " pages made private); one sample: 0"},
 };
 
 /* Keyed: a row per device, interface, loader, phase name, process group,

@@ -46,6 +46,9 @@ enum fs_md_source {
 	FS_MS_IO_CLASSES, /* the tracer's per-class rows (not windowed) */
 	FS_MS_TRAINER_STEPS, /* the trainer's (pid ?3) steps */
 	FS_MS_CKPT_GPU,   /* GPU samples inside checkpoint phases */
+	FS_MS_RSS_TICKS,  /* per tick: the trainer's (pid ?3) RSS, its children's summed */
+	FS_MS_PSS_TICKS,  /* per tick: the trainer's children's PSS, summed */
+	FS_MS_WORKER_PSS, /* the children's PSS samples, each with its process's first and last in the window */
 	/* keyed: a row per key */
 	FS_MS_DISK,       /* by device, with the tick's length */
 	FS_MS_NIC,        /* by interface (lo apart), with the tick's length */
@@ -127,6 +130,12 @@ enum fs_md_id {
 	FS_MD_IO_CLASSES_ROWS_COUNT,
 	FS_MD_TRAINER_EPOCHS,
 	FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT,
+	FS_MD_DEV_SHM_USED_MAX_BYTES,
+	FS_MD_DEV_SHM_GROWTH_BYTES,
+	FS_MD_MAIN_RSS_MAX_BYTES,
+	FS_MD_WORKERS_RSS_MAX_BYTES,
+	FS_MD_WORKERS_PSS_MAX_BYTES,
+	FS_MD_WORKERS_PSS_GROWTH_BYTES,
 	FS_MD__N
 };
 

@@ -18,12 +18,10 @@ struct fs_thresholds {
 	double loader_idle;          /* share with every thread asleep: waiting on nothing local */
 	/* Machine */
 	double cpu_saturated_pct;    /* busy % of all cores (100 - idle - iowait) */
-	double cpu_spare_pct;        /* below this busy %, cores are spare */
 	double cgroup_throttled_pct; /* share of time the job's cgroup was CPU-throttled */
 	double psi_io_stalled_pct;   /* /proc/pressure/io some %: tasks stalled on I/O */
 	double psi_mem_stalled_pct;  /* /proc/pressure/memory some % */
 	double disk_busy_pct;        /* device %util: busy */
-	double disk_idle_pct;        /* device %util below this: idle */
 	double large_request_bytes;  /* mean read request at or above: bandwidth, below: latency */
 	double dentries_per_sample;  /* new dentries per sample loaded: a file (or more) per sample */
 	double opens_per_sample;     /* tracer: files opened per sample loaded */

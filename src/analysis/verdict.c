@@ -252,8 +252,12 @@ static void cpu_evidence(const struct fs_metrics *m, const struct fs_thresholds 
 static enum fs_verdict_id parallelism(const struct fs_metrics *m, const struct fs_thresholds *t, bool know_idle,
 				      double idle, struct fs_finding *f)
 {
-	bool disk_idle = !(m->disk_util_pct >= t->disk_idle_pct);
-	if (!know_idle || m->cpu_busy_pct >= t->cpu_spare_pct || !disk_idle)
+	/* The loaders' own state decides: asleep, not running and not in D.
+	 * How busy the machine's cores and disks are is evidence only: on a
+	 * shared node another program's load does not put the job's loaders
+	 * to sleep, and must not hide that they are. */
+	(void)t;
+	if (!know_idle)
 		return FS_VERDICT_UNDETERMINED;
 	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
 	EV(f, "loader_sleeping_share", idle, "fraction", "proc",

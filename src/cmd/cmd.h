@@ -6,6 +6,7 @@
 #define FS_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 int fs_cmd_run(int argc, char **argv);
 int fs_cmd_attach(int argc, char **argv);
@@ -14,6 +15,7 @@ int fs_cmd_top(int argc, char **argv);
 int fs_cmd_report(int argc, char **argv);
 int fs_cmd_diff(int argc, char **argv);
 int fs_cmd_export(int argc, char **argv);
+int fs_cmd_tune(int argc, char **argv);
 int fs_cmd_bench(int argc, char **argv);
 int fs_cmd_probe(int argc, char **argv);
 
@@ -27,5 +29,15 @@ struct fs_window;
 bool fs_cmd_parse_window(const char *s, struct fs_window *w);
 int fs_cmd_check_run_file(const char *cmd, const char *path);
 int fs_cmd_finish_stdout(const char *cmd, int rc);
+
+/* And for a document written to a file (-o FILE of report and diff
+ * --format html): fs_cmd_check_output refuses, before anything is read,
+ * what is not a regular file or a new name in an existing directory (2
+ * after saying why; "-" is stdout); fs_cmd_write_output has render(out,
+ * arg) write FILE.partial-PID and renames it over FILE when complete, so
+ * FILE is never half written and a failure leaves it as it was: 0, or 1
+ * after saying why. */
+int fs_cmd_check_output(const char *cmd, const char *dest);
+int fs_cmd_write_output(const char *cmd, const char *dest, void (*render)(FILE *out, const void *arg), const void *arg);
 
 #endif

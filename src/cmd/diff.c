@@ -23,8 +23,11 @@ static const char usage_text[] =
 	"environment that differ, the resources that changed; the last line says it in\n"
 	"one sentence.\n"
 	"\n"
-	"      --format F      text (default) or json (one JSON document on stdout)\n"
+	"      --format F      text (default), json (one JSON document on stdout) or html\n"
+	"                      (one self-contained file; needs -o)\n"
 	"      --json          same as --format json\n"
+	"  -o, --output FILE   where the html goes (- for stdout); FILE is written beside\n"
+	"                      itself and renamed over it when complete\n"
 	"  -w, --window S:E    only S to E seconds of each run (its own seconds; either\n"
 	"                      may be left out: 60: or :300)\n"
 	"  -h, --help          this help\n";
@@ -32,6 +35,7 @@ static const char usage_text[] =
 static const struct option long_opts[] = {
 	{"format", required_argument, NULL, 'F'}, {"json", no_argument, NULL, 'J'},
 	{"window", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+	{"output", required_argument, NULL, 'o'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -73,7 +77,24 @@ static int load(struct run *r, const struct fs_window *w)
 	return 0;
 }
 
-static int compare(char **paths, const struct fs_window *w, bool json, struct run *r, struct fs_diff *d)
+enum format { TEXT, JSON, HTML };
+
+/* What --format html writes, through fs_cmd_write_output. */
+struct html_args {
+	const struct fs_diff *d;
+	char *const *paths;
+};
+
+static void render_html(FILE *out, const void *arg)
+{
+	const struct html_args *h = arg;
+	fs_diff_render_html(out, h->d, h->paths[0], h->paths[1]);
+}
+
+/* Both heads checked before either run is read, both read before anything
+ * is written: bad input writes nothing. dest: html's -o. */
+static int compare(char **paths, const struct fs_window *w, enum format fmt, const char *dest, struct run *r,
+		   struct fs_diff *d)
 {
 	int rc = check_head(paths[0], &r[0]);
 	if (!rc)
@@ -85,32 +106,49 @@ static int compare(char **paths, const struct fs_window *w, bool json, struct ru
 	if (rc)
 		return rc;
 	fs_diff(&r[0].g, &r[0].meta, &r[1].g, &r[1].meta, d);
-	if (json)
+	if (fmt == HTML)
+		return fs_cmd_write_output("diff", dest, render_html, &(struct html_args){d, paths});
+	if (fmt == JSON)
 		fs_diff_render_json(stdout, d, paths[0], paths[1]);
 	else
 		fs_diff_render_text(stdout, d, paths[0], paths[1]);
 	return 0;
 }
 
+/* -o belongs to html, and html needs it: 0, or 2 after saying why. */
+static int check_dest(enum format fmt, const char *dest)
+{
+	if (fmt == HTML && !dest)
+		return fs_usage_error("diff: --format html needs -o FILE (or -o - for stdout)");
+	if (dest && fmt != HTML)
+		return fs_usage_error("diff: -o is for --format html (text and json go to stdout)");
+	return dest ? fs_cmd_check_output("diff", dest) : 0;
+}
+
 static int diff(int argc, char **argv)
 {
-	bool json = false, windowed = false;
+	enum format fmt = TEXT;
+	bool windowed = false;
+	const char *dest = NULL;
 	struct fs_window w = {-INFINITY, INFINITY};
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":w:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
 		case 'F':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-				return fs_usage_error("diff: unknown format '%s' (text or json)", optarg);
-			json = !strcmp(optarg, "json");
+			if (strcmp(optarg, "json") && strcmp(optarg, "text") && strcmp(optarg, "html"))
+				return fs_usage_error("diff: unknown format '%s' (text, json or html)", optarg);
+			fmt = !strcmp(optarg, "json") ? JSON : !strcmp(optarg, "html") ? HTML : TEXT;
 			break;
 		case 'J':
-			json = true;
+			fmt = JSON;
+			break;
+		case 'o':
+			dest = optarg;
 			break;
 		case 'w':
 			if (!fs_cmd_parse_window(optarg, &w))
@@ -124,9 +162,12 @@ static int diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return fs_usage_error("diff: %s (usage: feedscope diff [OPTIONS] A.db B.db)",
 				      argc - optind < 2 ? "two run files are needed" : "only two run files are compared");
+	if (check_dest(fmt, dest))
+		return 2;
 	struct run *r = calloc(2, sizeof *r);
 	struct fs_diff *d = malloc(sizeof *d);
-	int rc = r && d ? compare(argv + optind, windowed ? &w : NULL, json, r, d) : (fs_error("diff: out of memory"), 1);
+	int rc = r && d ? compare(argv + optind, windowed ? &w : NULL, fmt, dest, r, d)
+			: (fs_error("diff: out of memory"), 1);
 	for (int i = 0; r && i < 2; i++)
 		fs_merge_file_free(&r[i].f);
 	free(r);

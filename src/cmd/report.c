@@ -221,10 +221,11 @@ static int load_several(const struct paths *p, const struct fs_window *w, struct
 	return 0;
 }
 
-/* -o FILE for html: nothing but a regular file (or a new name in an
- * existing directory) is replaced; a directory, FIFO or device, or a
- * directory that is not there, is a usage error (before any reading). */
-static int check_output(const char *dest)
+/* -o FILE for html (cmd.h: shared with diff): nothing but a regular file
+ * (or a new name in an existing directory) is replaced; a directory, FIFO
+ * or device, or a directory that is not there, is a usage error (before
+ * any reading). */
+int fs_cmd_check_output(const char *cmd, const char *dest)
 {
 	struct stat st;
 	char shown[1024], dir[1024];
@@ -233,21 +234,26 @@ static int check_output(const char *dest)
 		return 0;
 	if (stat(dest, &st) == 0)
 		return S_ISREG(st.st_mode) ? 0
-		       : fs_usage_error("report: -o %s: is %s, not a file to write", shown,
+		       : fs_usage_error("%s: -o %s: is %s, not a file to write", cmd, shown,
 					S_ISDIR(st.st_mode) ? "a directory" : "a special file");
 	const char *slash = strrchr(dest, '/');
 	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - dest) + 1 : 1, slash ? dest : ".");
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return fs_usage_error("report: -o %s: no such directory to write it in", shown);
+		return fs_usage_error("%s: -o %s: no such directory to write it in", cmd, shown);
 	return 0;
 }
 
-/* The HTML written to DEST.partial-PID, then renamed over DEST: a reader
- * never sees half a report, a failed one leaves DEST as it was. */
-static int write_html_file(const char *dest, const struct fs_merged *g, const struct fs_html_report *r)
+/* The document written by render(out, arg) to DEST.partial-PID, then
+ * renamed over DEST: a reader never sees half a document, a failed one
+ * leaves DEST as it was. "-": stdout (cmd.h: shared with diff). */
+int fs_cmd_write_output(const char *cmd, const char *dest, void (*render)(FILE *out, const void *arg), const void *arg)
 {
 	char tmp[4096], shown[4 * 1024];
 	int fd = -1;
+	if (!strcmp(dest, "-")) {
+		render(stdout, arg);
+		return 0; /* a write error is fs_cmd_finish_stdout's to report */
+	}
 	if (snprintf(tmp, sizeof tmp, "%s.partial-%d", dest, (int)getpid()) >= (int)sizeof tmp)
 		errno = ENAMETOOLONG;
 	else
@@ -255,7 +261,7 @@ static int write_html_file(const char *dest, const struct fs_merged *g, const st
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int e = out ? 0 : errno;
 	if (out) {
-		fs_html_render(out, g, r);
+		render(out, arg);
 		e = ferror(out) ? (errno ? errno : EIO) : 0;
 		if (fclose(out) != 0 && !e)
 			e = errno;
@@ -268,8 +274,19 @@ static int write_html_file(const char *dest, const struct fs_merged *g, const st
 		return 0;
 	if (fd >= 0)
 		unlink(tmp);
-	fs_error("report: writing %s failed: %s", fs_text_escape(shown, sizeof shown, dest), strerror(e));
+	fs_error("%s: writing %s failed: %s", cmd, fs_text_escape(shown, sizeof shown, dest), strerror(e));
 	return 1;
+}
+
+struct html_args {
+	const struct fs_merged *g;
+	const struct fs_html_report *r;
+};
+
+static void render_html(FILE *out, const void *arg)
+{
+	const struct html_args *h = arg;
+	fs_html_render(out, h->g, h->r);
 }
 
 /* --format html: the series read (within w, merged seconds), then the
@@ -281,11 +298,7 @@ static int report_html(const char *dest, const struct fs_merged *g, const struct
 	struct fs_html_report *r = fs_html_load(g, files, n, w, err, sizeof err);
 	if (!r)
 		return read_failed(err);
-	int rc = 0;
-	if (!strcmp(dest, "-"))
-		fs_html_render(stdout, g, r);
-	else
-		rc = write_html_file(dest, g, r);
+	int rc = fs_cmd_write_output("report", dest, render_html, &(struct html_args){g, r});
 	fs_html_free(r);
 	return rc;
 }
@@ -386,7 +399,7 @@ static int report(int argc, char **argv)
 		return fs_usage_error("report: --format html needs -o FILE (or -o - for stdout)");
 	if (dest && !html)
 		return fs_usage_error("report: -o is for --format html (text and json go to stdout)");
-	if (dest && check_output(dest))
+	if (dest && fs_cmd_check_output("report", dest))
 		return 2;
 	struct paths p = {0};
 	int rc = gather(argc, argv, &p);

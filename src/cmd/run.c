@@ -38,13 +38,15 @@ static const char usage_text[] =
 	"                       path arguments, cwd, meta) instead of the path; the key\n"
 	"                       is random per run, or FEEDSCOPE_HASH_KEY (32 hex digits)\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
+	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
+	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
-	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'},
+	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'},
 	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
 	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},

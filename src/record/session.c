@@ -222,6 +222,8 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	raise_fd_limit();
 	s->job.root = root;
 	s->job.adopt_own_children = adopt;
+	s->job.pss = s->opts.pss;
+	fs_sink_meta(sink, "job.pss", s->opts.pss ? "on" : "off: pss_bytes and shared_bytes are NULL (--pss reads them)");
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only};
 	s->rec = fs_recorder_open(&s->paths, sink, &s->job, &ro, 0.0);
@@ -439,6 +441,9 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		return 1;
 	case 'G':
 		o->no_gpu = true;
+		return 1;
+	case 'Y':
+		o->pss = true;
 		return 1;
 	case 'f':
 		o->force = true;

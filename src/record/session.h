@@ -20,6 +20,7 @@ struct fs_session_opts {
 	bool quiet;             /* no summary */
 	const char *only;       /* --sources list, or NULL */
 	bool hash_paths;        /* --hash-paths: no path in clear in the run file */
+	bool pss;               /* --pss: each job process's PSS too (smaps_rollup) */
 };
 
 struct fs_session {

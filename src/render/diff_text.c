@@ -10,7 +10,7 @@
  * fs_text_escape: 4 bytes out per byte in at most. */
 enum { ESC_CAP = 4 * FS_DIFF_VALUE_CAP + 1 };
 
-static const char *const bucket_label[FS_BUCKET__N] = {
+const char *const fs_diff_bucket_label[FS_BUCKET__N] = {
 	[FS_BUCKET_BUSY] = "busy", [FS_BUCKET_INPUT] = "input wait", [FS_BUCKET_HOST_IO] = "host I/O",
 	[FS_BUCKET_RANKS] = "other ranks", [FS_BUCKET_EPOCH] = "epoch starts", [FS_BUCKET_OTHER] = "other",
 };
@@ -34,8 +34,7 @@ static void row(FILE *out, const char *label, const char *a, const char *b, cons
 	}
 }
 
-/* "B/A 0.52" ("" when unknown). */
-static const char *ratio_note(char *out, size_t cap, double r)
+const char *fs_diff_ratio_note(char *out, size_t cap, double r)
 {
 	char n[32];
 	if (isfinite(r))
@@ -71,7 +70,7 @@ static void speed(FILE *out, const struct fs_diff *d)
 	    d->b.loader[0] ? fs_text_escape(lb, sizeof lb, d->b.loader) : "none", NULL);
 	row(out, "step time", isfinite(d->a.step_s) ? fs_fmt_time(a, sizeof a, d->a.step_s) : "unknown",
 	    isfinite(d->b.step_s) ? fs_fmt_time(b, sizeof b, d->b.step_s) : "unknown",
-	    ratio_note(n, sizeof n, d->step_ratio));
+	    fs_diff_ratio_note(n, sizeof n, d->step_ratio));
 	char sa[32], sb[32];
 	fs_fmt_sig(sa, sizeof sa, d->a.samples_per_s, 3, "");
 	fs_fmt_sig(sb, sizeof sb, d->b.samples_per_s, 3, "");
@@ -83,7 +82,7 @@ static void speed(FILE *out, const struct fs_diff *d)
 		snprintf(b, sizeof b, "%s (batch %d)", sb, d->b.batch_size);
 	else
 		snprintf(b, sizeof b, "unknown (no batch_size)");
-	row(out, "samples/s", a, b, ratio_note(n, sizeof n, d->samples_ratio));
+	row(out, "samples/s", a, b, fs_diff_ratio_note(n, sizeof n, d->samples_ratio));
 }
 
 static void buckets(FILE *out, const struct fs_diff *d)
@@ -104,7 +103,7 @@ static void buckets(FILE *out, const struct fs_diff *d)
 		else
 			n[0] = '\0';
 		char label[32];
-		snprintf(label, sizeof label, "  %s", bucket_label[i]);
+		snprintf(label, sizeof label, "  %s", fs_diff_bucket_label[i]);
 		row(out, label, pct(a, sizeof a, d->a.share[i]), pct(b, sizeof b, d->b.share[i]), n);
 	}
 }
@@ -140,8 +139,7 @@ static void meta(FILE *out, const struct fs_diff *d)
 		fprintf(out, "  (more meta keys than are compared: the rest not shown)\n");
 }
 
-/* A figure's value in its definition's unit. */
-static const char *value(char *out, size_t cap, double v, const char *unit)
+const char *fs_diff_value(char *out, size_t cap, double v, const char *unit)
 {
 	char n[32];
 	if (!isfinite(v))
@@ -178,14 +176,14 @@ static void figures(FILE *out, const struct fs_diff *d)
 		if (!strcmp(F->unit, "%"))
 			snprintf(n, sizeof n, "%+.1f points", F->b - F->a);
 		else
-			ratio_note(n, sizeof n, F->ratio);
+			fs_diff_ratio_note(n, sizeof n, F->ratio);
 		snprintf(label, sizeof label, "%s%s%s", F->name, F->key[0] ? " " : "",
 			 fs_text_escape(key, sizeof key, F->key));
 		fputs("    ", out);
 		fs_text_cell(out, label, 37);
-		fs_text_cell(out, value(a, sizeof a, F->a, F->unit), 12);
+		fs_text_cell(out, fs_diff_value(a, sizeof a, F->a, F->unit), 12);
 		fputs("→ ", out);
-		fs_text_cell(out, value(b, sizeof b, F->b, F->unit), 12);
+		fs_text_cell(out, fs_diff_value(b, sizeof b, F->b, F->unit), 12);
 		fprintf(out, "%s\n", n);
 	}
 	if (d->nfig > d->nchanged)

@@ -12,15 +12,9 @@
 #include "util/fmt.h"
 #include "util/text.h"
 
-void fs_html_escape(FILE *out, const char *s)
+void fs_html_entities(FILE *out, const char *s)
 {
-	if (!s)
-		return;
-	size_t cap = 4 * strlen(s) + 1; /* the visible escape's longest form: 4 bytes out per byte in */
-	char stack[1024], *buf = cap <= sizeof stack ? stack : malloc(cap);
-	if (!buf)
-		return; /* out of memory: leave the text out rather than print it raw */
-	for (const char *p = fs_text_escape(buf, cap, s); *p; p++) {
+	for (const char *p = s; p && *p; p++) {
 		switch (*p) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -30,6 +24,17 @@ void fs_html_escape(FILE *out, const char *s)
 		default: fputc(*p, out);
 		}
 	}
+}
+
+void fs_html_escape(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	size_t cap = 4 * strlen(s) + 1; /* the visible escape's longest form: 4 bytes out per byte in */
+	char stack[1024], *buf = cap <= sizeof stack ? stack : malloc(cap);
+	if (!buf)
+		return; /* out of memory: leave the text out rather than print it raw */
+	fs_html_entities(out, fs_text_escape(buf, cap, s));
 	if (buf != stack)
 		free(buf);
 }
@@ -62,6 +67,13 @@ static const char style[] =
 	"#tip{position:fixed;display:none;background:#fff;border:1px solid #999;padding:4px 6px;font-size:12px;"
 	"white-space:pre;pointer-events:none;box-shadow:1px 1px 4px #0003}\n"
 	"</style>\n";
+
+void fs_html_begin(FILE *out, const char *what, const char *detail, const char *more_style)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>feedscope %s: ", what);
+	fs_html_escape(out, detail);
+	fprintf(out, "</title>\n%s%s</head>\n<body>\n<h1>feedscope %s</h1>\n", style, more_style ? more_style : "", what);
+}
 
 /* Hover: the values of every series of the chart under the pointer at its
  * column (data-v), and a cursor at the same time on every chart. Text is
@@ -119,34 +131,38 @@ static const char *const bucket_colour[FS_BUCKET__N] = {
 	[FS_BUCKET_RANKS] = "#9467bd", [FS_BUCKET_EPOCH] = "#1f77b4", [FS_BUCKET_OTHER] = "#999999",
 };
 
-/* The accounting as one stacked bar, width px wide (a viewBox: it scales),
- * each bucket labelled where it is wide enough and titled for hover. */
-static void bucket_bar(FILE *out, const struct fs_accounting *a, int width, int height)
+/* The accounting (share: each bucket's, summing to 1) as one stacked bar,
+ * width px wide (a viewBox: it scales), each bucket labelled where it is
+ * wide enough and titled for hover. */
+void fs_html_bucket_bar(FILE *out, const double share[FS_BUCKET__N], int width, int height)
 {
 	fprintf(out, "<svg class=\"bar bars\" viewBox=\"0 0 %d %d\">", width, height);
 	double x = 0;
 	for (int b = 0; b < FS_BUCKET__N; b++) {
-		double w = a->share[b] * width;
+		double w = share[b] * width;
 		if (!(w > 0))
 			continue;
 		fprintf(out, "<rect class=\"bucket\" data-bucket=\"%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%d\""
 			" fill=\"%s\"><title>%s %.1f%%</title></rect>", fs_bucket_name((enum fs_bucket)b), x, w, height,
-			bucket_colour[b], fs_bucket_name((enum fs_bucket)b), 100 * a->share[b]);
+			bucket_colour[b], fs_bucket_name((enum fs_bucket)b), 100 * share[b]);
 		const char *name = fs_bucket_name((enum fs_bucket)b);
 		if (w > 7.0 * (double)(strlen(name) + 5)) /* the label fits (about 7 px a character at 12 px) */
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\">%s %.0f%%</text>", x + 4, height / 2 + 4, name,
-				100 * a->share[b]);
+				100 * share[b]);
 		x += w;
 	}
 	fputs("</svg>\n", out);
 }
 
-static void bucket_legend(FILE *out, const struct fs_accounting *a)
+void fs_html_bucket_legend(FILE *out, const double share[FS_BUCKET__N])
 {
 	fputs("<div class=\"legend\" style=\"margin-left:0\">", out);
-	for (int b = 0; b < FS_BUCKET__N; b++)
-		fprintf(out, "<span><i style=\"background:%s\"></i>%s %.1f%%</span>", bucket_colour[b],
-			fs_bucket_name((enum fs_bucket)b), 100 * a->share[b]);
+	for (int b = 0; b < FS_BUCKET__N; b++) {
+		fprintf(out, "<span><i style=\"background:%s\"></i>%s", bucket_colour[b], fs_bucket_name((enum fs_bucket)b));
+		if (share)
+			fprintf(out, " %.1f%%", 100 * share[b]);
+		fputs("</span>", out);
+	}
 	fputs("</div>\n", out);
 }
 
@@ -199,8 +215,8 @@ static void accounting(FILE *out, const struct fs_merged *g)
 		fs_html_escape(out, g->v.trainer_why);
 	}
 	fputs("</p>\n", out);
-	bucket_bar(out, A, 1000, 34);
-	bucket_legend(out, A);
+	fs_html_bucket_bar(out, A->share, 1000, 34);
+	fs_html_bucket_legend(out, A->share);
 }
 
 static void evidence(FILE *out, const struct fs_verdict *v)
@@ -300,7 +316,7 @@ static void ranks_table(FILE *out, const struct fs_merged *g)
 		fprintf(out, "</td><td class=\"n\">%d</td><td class=\"n\">%s</td><td class=\"n\">%ld</td><td>", R->pid,
 			fs_fmt_time(loop, sizeof loop, R->a.loop_s), R->steps);
 		if (R->a.valid)
-			bucket_bar(out, &R->a, 420, 16);
+			fs_html_bucket_bar(out, R->a.share, 420, 16);
 		else
 			fputs("no steps and no accelerator signal", out);
 		fprintf(out, "</td><td class=\"n\">%s</td></tr>\n", fs_fmt_time(lost, sizeof lost, R->lost_waiting_s));
@@ -403,9 +419,7 @@ static void node_head(FILE *out, const struct fs_html_node *n, bool several)
 
 void fs_html_render(FILE *out, const struct fs_merged *g, const struct fs_html_report *r)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>feedscope report: ", out);
-	fputs(fs_verdict_name(g->v.primary), out);
-	fprintf(out, "</title>\n%s</head>\n<body>\n<h1>feedscope report</h1>\n", style);
+	fs_html_begin(out, "report", fs_verdict_name(g->v.primary), NULL);
 	fprintf(out, "<p class=\"meta\">%d run file%s, %d training process%s; times are seconds since %s</p>\n", g->nfiles,
 		g->nfiles > 1 ? "s" : "", g->nranks, g->nranks == 1 ? "" : "es",
 		g->nfiles > 1 ? "the earliest file's start" : "the run's start");

@@ -108,4 +108,19 @@ void fs_html_timelines(FILE *out, const struct fs_html_report *r, const struct f
  * as \xHH / \uHHHH, invalid UTF-8 as U+FFFD), then & < > " ' as entities. */
 void fs_html_escape(FILE *out, const char *s);
 
+/* s with & < > " ' as entities only: for text that went through the
+ * visible escape already (the diff's headline), so it is not escaped twice. */
+void fs_html_entities(FILE *out, const char *s);
+
+/* The pieces every feedscope HTML document shares (html.c), so that the
+ * report and the diff look alike: the head (<title>feedscope WHAT: DETAIL,
+ * DETAIL escaped; the one stylesheet, then more_style if not NULL), <body>
+ * and <h1>feedscope WHAT</h1>; an accounting (share: each bucket's, summing
+ * to 1) as one stacked bar in the buckets' colours, width px wide, so two
+ * bars of the same width are on the same scale; and the colours' legend
+ * (with each share when share is not NULL). */
+void fs_html_begin(FILE *out, const char *what, const char *detail, const char *more_style);
+void fs_html_bucket_bar(FILE *out, const double share[FS_BUCKET__N], int width, int height);
+void fs_html_bucket_legend(FILE *out, const double share[FS_BUCKET__N]);
+
 #endif

@@ -7,6 +7,8 @@
  * of this process. Kernels without children files get a /proc scan every
  * second instead. Descriptors stay open and are re-read with pread; see
  * jobproc.c. Which rank of a distributed job each process is: jobranks.c.
+ * Each process's PSS (smaps_rollup, costly) at most once a second, less
+ * often for a job of more than 1 GiB resident.
  * Tables: proc, cgroup, ranks. */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +122,7 @@ static struct job_state *job_new(const struct fs_source_ctx *ctx)
 	s->paths = *ctx->paths;
 	s->root = ctx->job->root;
 	s->adopt = ctx->job->adopt_own_children;
+	s->pss = ctx->job->pss;
 	s->proc_fd = s->self.task_fd = s->self.stat_fd = s->self.io_fd = -1;
 	s->uptime.fd = s->delayacct.fd = -1;
 	s->delayacct_on = -1;
@@ -314,7 +317,62 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	fs_row_real(&r, FS_PROC_blkio_delay_pct, j->blkio_delay_pct);
 	if (k->st.rss_pages >= 0)
 		fs_row_int(&r, FS_PROC_rss_bytes, k->st.rss_pages * (int64_t)s->page_bytes);
+	if (p->pss.have_pss)
+		fs_row_int(&r, FS_PROC_pss_bytes, p->pss.pss_bytes);
+	if (p->pss.have_shared)
+		fs_row_int(&r, FS_PROC_shared_bytes, p->pss.shared_bytes);
 	fs_sink_row(ctx->sink, &r);
+}
+
+/* How often each process's smaps_rollup is read: its cost follows the
+ * pages mapped, so the period follows the job's resident total (this
+ * tick's stat). */
+static uint64_t pss_period_ns(const struct job_state *s)
+{
+	uint64_t pages = 0;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].now.st.rss_pages > 0)
+			pages += (uint64_t)s->procs[i].now.st.rss_pages;
+	uint64_t mib = pages * s->page_bytes >> 20;
+	uint64_t ns = mib * JOB_PSS_NS_PER_RESIDENT_MIB;
+	return ns < JOB_PSS_REFRESH_NS ? JOB_PSS_REFRESH_NS : ns > JOB_PSS_MAX_REFRESH_NS ? JOB_PSS_MAX_REFRESH_NS : ns;
+}
+
+static bool pss_due(const struct jproc *p, uint64_t now_ns, uint64_t period_ns)
+{
+	return !p->pss_read || now_ns - p->pss_ns >= period_ns;
+}
+
+/* Whether p's smaps_rollup should be read before q's: never read first,
+ * then the one read longest ago. */
+static bool pss_before(const struct jproc *p, const struct jproc *q)
+{
+	if (p->pss_read != q->pss_read)
+		return !p->pss_read;
+	return p->pss_ns < q->pss_ns;
+}
+
+/* Read the smaps_rollup of the processes that are due, at most
+ * nprocs x tick / period of them a tick (the most urgent first): enough for
+ * each to be read about once a period, and workers started together spread
+ * over the ticks instead of all costing one (at ~10 ms each, 16 of them
+ * would overrun a 100 ms tick). The first tick reads every process. */
+static void sample_pss(struct job_state *s, const struct fs_source_ctx *ctx)
+{
+	uint64_t period = pss_period_ns(s);
+	uint64_t tick_ns = s->have_tick ? ctx->now_ns - s->prev_tick_ns : period;
+	uint64_t reads = ((uint64_t)s->nprocs * tick_ns + period - 1) / period;
+	for (uint64_t k = 0; k < reads; k++) {
+		struct jproc *next = NULL;
+		for (int i = 0; i < s->nprocs; i++) {
+			struct jproc *p = &s->procs[i];
+			if (pss_due(p, ctx->now_ns, period) && (!next || pss_before(p, next)))
+				next = p;
+		}
+		if (!next)
+			break;
+		job_proc_read_pss(s, next);
+	}
 }
 
 /* Tell the other sources which processes the job has now: job->pids points
@@ -350,6 +408,8 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		discover_scan(s, ctx);
 	drop_gone(s);
 	qsort_r(s->procs, (size_t)s->nprocs, sizeof *s->procs, cmp_proc, &s->root);
+	if (s->pss)
+		sample_pss(s, ctx);
 	for (int i = 0; i < s->nprocs; i++) {
 		struct jproc *p = &s->procs[i];
 		struct jrow j;

@@ -325,6 +325,49 @@ bool job_proc_read(struct job_state *s, struct jproc *p)
 	return true;
 }
 
+/* An exited process (a zombie, or one whose memory is being torn down)
+ * fails with ESRCH; that is no news. Anything else, once. */
+static void say_pss(struct job_state *s, int pid, int err)
+{
+	if (s->said_pss || !s->ctx || err == ESRCH)
+		return;
+	s->said_pss = true;
+	char rel[40], path[512];
+	snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+	fs_sink_metaf(s->ctx->sink, "job.pss", "cannot read %s: %s; pss_bytes and shared_bytes of such processes are NULL",
+		      fs_proc_path(path, sizeof path, &s->paths, rel), err ? strerror(err) : "no \"Pss: N kB\" line");
+}
+
+/* Opened for each read, not kept: an open smaps_rollup stays bound to the
+ * memory of the program the process ran when it was opened, and a process
+ * is often first seen before its exec (run's main process, spawned
+ * workers). The open is ~1/1000 of the read. */
+void job_proc_read_pss(struct job_state *s, struct jproc *p)
+{
+	memset(&p->pss, 0, sizeof p->pss);
+	p->pss_read = true;
+	p->pss_ns = s->ctx ? s->ctx->now_ns : 0;
+	if (p->task_fd < 0)
+		return;
+	int fd = openat(p->task_fd, "../smaps_rollup", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		note_open_error(s, err);
+		/* ENOENT with its stat gone too: the process left since its read */
+		bool gone = err == ENOENT && faccessat(p->task_fd, "../stat", F_OK, 0) != 0;
+		if (err != EMFILE && err != ENFILE && !gone)
+			say_pss(s, p->pid, err);
+		return;
+	}
+	ssize_t n = fs_read_fd_one(fd, &s->buf);
+	int err = n < 0 ? errno : 0;
+	close(fd);
+	if (n < 0)
+		say_pss(s, p->pid, err);
+	else if (!fs_psmaps_parse(s->buf.data, &p->pss) && n > 0)
+		say_pss(s, p->pid, 0);
+}
+
 void job_self_children(struct job_state *s)
 {
 	struct jproc *p = &s->self;

@@ -1,15 +1,18 @@
-/* mem - /proc/meminfo, /proc/vmstat and the free space of /dev/shm: page
- * cache size, dirty data, swap, major faults and paging rates. Table: mem.
+/* mem - /proc/meminfo, /proc/vmstat and the use of /dev/shm: page cache
+ * size, dirty data, swap, major faults and paging rates, and the shared
+ * memory DataLoader workers pass batches through. Table: mem.
  *
  * One row a second, not one per tick: /proc/vmstat alone costs ~20 us to read
  * (the kernel sums every counter over every CPU) and meminfo ~5 us, and page
  * cache and fault rates are second-scale signals. The rates are over the
  * interval since the previous row. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -83,6 +86,35 @@ static double vm_rate(const struct mem_state *s, const uint64_t *vm, const bool 
 	return (double)fs_counter_delta(s->prev_vm[i], vm[i]) * scale / dt_s;
 }
 
+/* Whether a file system is mounted at path: its mount differs from its
+ * parent directory's (statx's mount id; the device where the kernel gives
+ * no mount id). A plain directory there (a chroot or container without the
+ * mount) would report the use of the file system that holds it. */
+static bool is_mount_point(const char *path)
+{
+	char parent[300];
+	struct statx a, b;
+	if (snprintf(parent, sizeof parent, "%s/..", path) >= (int)sizeof parent ||
+	    statx(AT_FDCWD, path, 0, STATX_MNT_ID, &a) < 0 || statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &b) < 0)
+		return false;
+	if ((a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id)
+		return true;
+	return a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor;
+}
+
+/* The free space of the shared-memory path (whatever holds it: a job whose
+ * /dev/shm is a plain directory writes there too) and, when a file system
+ * is mounted there, the bytes used on it. */
+static void shm_columns(const struct mem_state *s, struct fs_row *r)
+{
+	struct statvfs sv;
+	if (statvfs(s->shm, &sv) != 0)
+		return;
+	fs_row_int(r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
+	if (sv.f_blocks >= sv.f_bfree && is_mount_point(s->shm))
+		fs_row_int(r, FS_MEM_dev_shm_bytes, (int64_t)((uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize));
+}
+
 static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
 {
 	struct mem_state *s = state;
@@ -119,9 +151,7 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	fs_row_real(&r, FS_MEM_pgpgin_bytes_per_s, vm_rate(s, vm, vf, VM_PGPGIN, dt_s));
 	fs_row_real(&r, FS_MEM_pgpgout_bytes_per_s, vm_rate(s, vm, vf, VM_PGPGOUT, dt_s));
 	fs_row_real(&r, FS_MEM_swapin_bytes_per_s, vm_rate(s, vm, vf, VM_PSWPIN, dt_s));
-	struct statvfs sv;
-	if (statvfs(s->shm, &sv) == 0)
-		fs_row_int(&r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
+	shm_columns(s, &r);
 	/* Dentries in the kernel's cache: it grows by one for each file name
 	 * looked up for the first time (many tiny files: metadata-bound). */
 	uint64_t dentries;

@@ -99,6 +99,52 @@ bool fs_schedstat_parse(const char *text, struct fs_schedstat *out)
 	return true;
 }
 
+/* The value of a "Key:   N kB" line whose key ends at *p (past the ':'), in
+ * bytes; false unless the line is exactly that and fits in int64_t. */
+static bool scan_kib_line(const char *p, int64_t *bytes)
+{
+	uint64_t kib;
+	if (!fs_scan_u64(&p, &kib) || kib > (uint64_t)INT64_MAX / 1024)
+		return false;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "kB", 2) != 0 || (p[2] != '\n' && p[2] != '\0'))
+		return false;
+	*bytes = (int64_t)(kib * 1024);
+	return true;
+}
+
+/* Store a line's value in *v, once: a second line of the same key (not what
+ * any kernel writes) makes the figure untrustworthy. */
+static void take_kib(const char *p, int64_t *v, int *seen)
+{
+	if ((*seen)++ == 0 && !scan_kib_line(p, v))
+		*seen = 2;
+}
+
+bool fs_psmaps_parse(const char *text, struct fs_psmaps *out)
+{
+	static const char *const keys[] = {"Pss:", "Shared_Clean:", "Shared_Dirty:"};
+	int64_t v[3] = {0, 0, 0};
+	int seen[3] = {0, 0, 0};
+	memset(out, 0, sizeof *out);
+	for (const char *line = text; line && *line;) {
+		for (int i = 0; i < 3; i++) {
+			size_t n = strlen(keys[i]);
+			if (!strncmp(line, keys[i], n))
+				take_kib(line + n, &v[i], &seen[i]);
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	out->have_pss = seen[0] == 1;
+	out->pss_bytes = out->have_pss ? v[0] : 0;
+	out->have_shared = seen[1] == 1 && seen[2] == 1 && v[1] <= INT64_MAX - v[2];
+	out->shared_bytes = out->have_shared ? v[1] + v[2] : 0;
+	return out->have_pss;
+}
+
 static double per_s(uint64_t a, uint64_t b, double dt_s)
 {
 	return (double)fs_counter_delta(a, b) / dt_s;

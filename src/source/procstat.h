@@ -36,6 +36,22 @@ struct fs_pio {
 /* Parse /proc/PID/io. Returns false unless all four keys are there. */
 bool fs_pio_parse(const char *text, struct fs_pio *out);
 
+/* What /proc/PID/smaps_rollup (kernel 4.14+) says of a process's memory:
+ * its proportional set size (each resident page divided by the number of
+ * processes mapping it; copy-on-read in a forked worker shows as its PSS
+ * growing), and its resident pages that other processes map too. */
+struct fs_psmaps {
+	bool have_pss, have_shared;
+	int64_t pss_bytes;    /* Pss */
+	int64_t shared_bytes; /* Shared_Clean + Shared_Dirty */
+};
+
+/* Parse smaps_rollup's text. A value counts only as "Key: N kB" on a line
+ * of its own: a line without its unit (a file cut short), a number too big
+ * for int64_t bytes, a key seen twice, or no such line leaves that figure
+ * absent (have_* false). Returns whether Pss was found. */
+bool fs_psmaps_parse(const char *text, struct fs_psmaps *out);
+
 /* /proc/PID/task/TID/schedstat: time on a CPU, time runnable but waiting
  * for one, and the number of times it got one. */
 struct fs_schedstat {

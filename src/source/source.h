@@ -35,6 +35,7 @@ struct fs_job {
 	                            the job's subreaper, so orphaned workers land here) */
 	const char *trace_dir;   /* where the I/O tracer's regions are, or NULL */
 	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
+	bool pss;                /* also read each process's PSS (--pss: smaps_rollup, costly) */
 	/* The job's processes seen this tick, published by the job source
 	 * (which samples first; it owns the array) for the sources that need them. */
 	const int *pids;

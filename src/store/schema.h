@@ -37,7 +37,7 @@
 	X(MEM, total_bytes, INTEGER) X(MEM, free_bytes, INTEGER)                 \
 	X(MEM, pgpgin_bytes_per_s, REAL) X(MEM, pgpgout_bytes_per_s, REAL)       \
 	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)        \
-	X(MEM, dentries, INTEGER)
+	X(MEM, dentries, INTEGER) X(MEM, dev_shm_bytes, INTEGER)
 
 #define FS_COLS_DISK(X)                                                         \
 	X(DISK, t, REAL) X(DISK, device, TEXT) X(DISK, reads_per_s, REAL)        \
@@ -79,7 +79,8 @@
 	X(PROC, write_bytes_per_s, REAL) X(PROC, rss_bytes, INTEGER)             \
 	X(PROC, other, INTEGER) X(PROC, run_wait_pct, REAL)                      \
 	X(PROC, majflt_per_s, REAL) X(PROC, blkio_delay_pct, REAL)               \
-	X(PROC, wchar_per_s, REAL)
+	X(PROC, wchar_per_s, REAL) X(PROC, pss_bytes, INTEGER)                   \
+	X(PROC, shared_bytes, INTEGER)
 
 #define FS_COLS_CGROUP(X)                                                       \
 	X(CGROUP, t, REAL) X(CGROUP, path, TEXT) X(CGROUP, version, INTEGER)     \
@@ -235,6 +236,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 4
+#define FS_SCHEMA_VERSION 5
 
 #endif

@@ -1,23 +1,30 @@
 /* runfile_common.c - see runfile_common.h. */
 #include "runfile_common.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/diff.h"
 #include "analysis/merge.h"
 #include "analysis/metrics.h"
 #include "analysis/summary.h"
 #include "analysis/thresholds.h"
 #include "analysis/verdict.h"
 #include "bench/run_report.h"
+#include "render/csv.h"
+#include "render/diff.h"
+#include "render/html.h"
 #include "render/perfetto.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/log.h"
 
-static char dir[256], db[300];
+static char dir[256], db[300], csvdir[300]; /* csvdir: export --format csv writes here */
 
 void fuzz_runfile_remove(void)
 {
@@ -29,9 +36,23 @@ void fuzz_runfile_remove(void)
 	}
 }
 
+/* Empty csvdir again (the CSV writer creates its files with O_EXCL). */
+static void csv_clear(void)
+{
+	DIR *d = opendir(csvdir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
 static void cleanup(void)
 {
 	fuzz_runfile_remove();
+	csv_clear();
+	rmdir(csvdir);
 	rmdir(dir);
 }
 
@@ -44,6 +65,11 @@ void fuzz_runfile_init(char *path, size_t cap)
 		exit(1);
 	}
 	snprintf(db, sizeof db, "%s/run.db", dir);
+	snprintf(csvdir, sizeof csvdir, "%s/csv", dir);
+	if (mkdir(csvdir, 0700) < 0) {
+		perror("fuzz_runfile: mkdir");
+		exit(1);
+	}
 	atexit(cleanup);
 	snprintf(path, cap, "%s", db);
 	fs_log_set_quiet(true);
@@ -62,7 +88,8 @@ static void verdict(const char *path, const struct fs_window *w, FILE *out)
 }
 
 /* The file through the merge, alone and as two nodes (the same file twice:
- * its clocks, its steps against themselves), both renderers. */
+ * its clocks, its steps against themselves), every renderer (the HTML's
+ * series read too). */
 static void merged(const char *path, FILE *out)
 {
 	struct fs_merge_file *f = calloc(2, sizeof *f);
@@ -75,12 +102,57 @@ static void merged(const char *path, FILE *out)
 		if (fs_merge(f, n, NULL, g) == 0) {
 			fs_merged_render_json(out, g);
 			fs_merged_render_text(out, g);
+			struct fs_html_report *r = fs_html_load(g, f, n, NULL, err, sizeof err);
+			if (r)
+				fs_html_render(out, g, r);
+			fs_html_free(r);
 		}
 	}
 	for (int i = 0; f && i < 2; i++)
 		fs_merge_file_free(&f[i]);
 	free(f);
 	free(g);
+}
+
+/* `feedscope diff` of the run against its own first seconds (two sides
+ * that differ), every renderer. */
+static void diffed(const char *path, FILE *out)
+{
+	static const struct fs_window first = {.start_s = 0.15, .end_s = 2.5};
+	const struct fs_window *w[2] = {NULL, &first};
+	struct fs_merge_file *f = calloc(2, sizeof *f);
+	struct fs_merged *g = calloc(2, sizeof *g);
+	struct fs_diff_meta *meta = malloc(sizeof *meta);
+	struct fs_diff *d = malloc(sizeof *d);
+	char err[600];
+	int n = 0;
+	while (f && g && meta && d && n < 2 && fs_merge_head(path, &f[n], err, sizeof err) == 0 &&
+	       fs_merge_load(&f[n], w[n], err, sizeof err) == 0 && fs_merge(&f[n], 1, w[n], &g[n]) == 0)
+		n++;
+	if (n == 2 && fs_diff_meta_load(path, meta, err, sizeof err) == 0) {
+		fs_diff(&g[0], meta, &g[1], meta, d);
+		fs_diff_render_text(out, d, path, path);
+		fs_diff_render_json(out, d, path, path);
+		fs_diff_render_html(out, d, path, path);
+	}
+	for (int i = 0; f && i < 2; i++)
+		fs_merge_file_free(&f[i]);
+	free(f);
+	free(g);
+	free(meta);
+	free(d);
+}
+
+/* `feedscope export --format csv` into csvdir, emptied again after. */
+static void csv(const char *path, const struct fs_window *w)
+{
+	char err[600];
+	int files, fd = open(csvdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)fs_csv_write(fd, path, w, &files, err, sizeof err);
+	close(fd);
+	csv_clear();
 }
 
 void fuzz_runfile_read(const char *path, FILE *out)
@@ -94,6 +166,9 @@ void fuzz_runfile_read(const char *path, FILE *out)
 	struct fs_window open_end = {.start_s = 1, .end_s = INFINITY};
 	verdict(path, &open_end, out);
 	merged(path, out);
+	diffed(path, out);
+	csv(path, NULL);
+	csv(path, &w);
 	(void)fs_perfetto_write(out, path, NULL, err, sizeof err);
 	(void)fs_perfetto_write(out, path, &w, err, sizeof err);
 	struct fs_summary *s = malloc(sizeof *s);

@@ -1,6 +1,7 @@
 /* runfile_common.h - what the two run-file fuzz targets share: a private
- * scratch path for the run file, and the reading side of `feedscope report`
- * (bench summary, metrics, verdict, summary, every renderer) on it. */
+ * scratch path for the run file, and the reading side of `feedscope report`,
+ * `diff` and `export` (bench summary, metrics, verdict, summary, every
+ * renderer: text, JSON, HTML, Perfetto, CSV) on it. */
 #ifndef FS_FUZZ_RUNFILE_COMMON_H
 #define FS_FUZZ_RUNFILE_COMMON_H
 
@@ -13,9 +14,11 @@ void fuzz_runfile_init(char *path, size_t cap);
 /* Remove the run file and its -wal, -shm and -journal side files. */
 void fuzz_runfile_remove(void);
 
-/* Everything `feedscope report` (text and json, with and without a window)
- * does with the file at path, output to out. Never fails: a file that is not
- * a run file is just an error string for the loaders. */
+/* Everything `feedscope report` (text, json and html, with and without a
+ * window), `diff` (the run against its own first seconds, text, json and
+ * html) and `export` (perfetto to out, csv into a scratch directory emptied
+ * again) do with the file at path, output to out. Never fails: a file that
+ * is not a run file is just an error string for the loaders. */
 void fuzz_runfile_read(const char *path, FILE *out);
 
 #endif

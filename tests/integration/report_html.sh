@@ -6,39 +6,16 @@
 # 1-hour run and two nodes merged. Screenshots are kept in
 # $FEEDSCOPE_BUILD/report_html/ (printed) to be looked at.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
+. "$FEEDSCOPE_TOP/tests/lib/browser.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "needs $PY"
 command -v sqlite3 >/dev/null 2>&1 || { [ "$(id -u)" -eq 0 ] && apt-get install -y -qq sqlite3 >/dev/null 2>&1; } ||
 	fail "needs sqlite3 (apt-get install sqlite3 failed)"
-# The browser: installed here when missing (root), else the test cannot run
-# (a skip: a failure under CI=true).
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 ||
-		{ apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; }
-fi
-command -v chromium >/dev/null 2>&1 || skip "needs chromium (apt-get install chromium, as root)"
+need_chromium
 SHOTS=$FEEDSCOPE_BUILD/report_html
 mkdir -p "$SHOTS" || fail "cannot make $SHOTS"
 SYNTH=$FEEDSCOPE_BUILD/tests/synth_run
 [ -x "$SYNTH" ] || fail "no $SYNTH (make unit)"
-
-# browse FILE.html OUT [#FRAGMENT]: its DOM after load in OUT.dom, the
-# browser's log in OUT.log; fails on any console message (a script error
-# is "Uncaught ..."; the report's script logs nothing).
-browse() {
-	timeout 120 chromium --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
-		--user-data-dir="$TEST_TMP/chromium-profile" --dump-dom "file://$PWD/$1${3:-}" >"$2.dom" 2>"$2.log" ||
-		fail "chromium --dump-dom $1 failed: $(tail -5 "$2.log")"
-	! grep -E 'CONSOLE|Uncaught' "$2.log" || fail "$1: console messages in the browser (above)"
-}
-shoot() { # FILE.html NAME: a screenshot, kept
-	timeout 120 chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$TEST_TMP/chromium-profile" \
-		--screenshot="$SHOTS/$2.png" --window-size=1400,3000 "file://$PWD/$1" >/dev/null 2>&1 ||
-		fail "chromium --screenshot $1 failed"
-	[ "$(stat -c %s "$SHOTS/$2.png")" -gt 20000 ] || fail "$SHOTS/$2.png is (nearly) empty"
-	echo "screenshot: $SHOTS/$2.png"
-}
 
 # The console check can fail: a page whose script throws is caught.
 printf '<!DOCTYPE html><html><body><script>throw new Error("planted")</script></body></html>\n' >throw.html
@@ -103,7 +80,7 @@ check_dom s.dom 1 "gpu wait threads cpu psi disk util net mem" hover
 awk -v s="$(stat -c %s s.html)" -v a="$start" -v m="$made" -v b="$t0" -v c="$t1" -v d="$t2" 'BEGIN {
 	printf "synthetic 1 h: %.0f KiB, report %.2f s, chromium --dump-dom %.2f s (a blank page: %.2f s)\n",
 		s / 1024, m - a, c - b, d - c }'
-shoot s.html synth-1h
+shoot s.html "$SHOTS/synth-1h.png"
 
 # The downsampling against the run file itself: each column of the GPU
 # timeline holds the least and the largest util_pct of its ticks.
@@ -147,7 +124,7 @@ check_dom real.dom 1 "gpu wait threads cpu mem" hover
 grep -q '<rect class="ckpt"' real.dom || fail "no checkpoint shaded (torch.save ends each epoch)"
 grep -q 'ckpt.pt' real.dom || fail "the files table does not list the checkpoint file"
 grep -q 'loader.SleepyDataset.num_workers</td><td>2<' real.dom || fail "the loader knobs table lacks num_workers 2"
-shoot real.html real-job
+shoot real.html "$SHOTS/real-job.png"
 
 # Hostile strings in the run file: each reaches the page as text only.
 cp real.db hostile.db
@@ -175,5 +152,5 @@ check_dom nodes.dom 2 "gpu wait threads cpu psi disk net mem"
 grep -q '<table id="nodes">' nodes.dom && grep -q '<table id="ranks">' nodes.dom || fail "no nodes or ranks table"
 [ "$(grep -o 'data-chart="gpu" data-t0="[^"]*" data-w="[^"]*"' nodes.dom | sort -u | wc -l)" -eq 1 ] ||
 	fail "the nodes' timelines are not on one axis"
-shoot nodes.html two-nodes
+shoot nodes.html "$SHOTS/two-nodes.png"
 exit 0

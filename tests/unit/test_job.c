@@ -1,5 +1,7 @@
-/* test_job - the /proc/PID/stat, io and schedstat parsers, the rate
- * functions, and the job source on a real process tree forked here. */
+/* test_job - the /proc/PID/stat, io, schedstat and smaps_rollup parsers,
+ * the rate functions, and the job source on a real process tree forked
+ * here (a worker's PSS growing by copy-on-write, and read again after it
+ * runs another program). */
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -7,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -120,6 +123,48 @@ static void test_rates(void)
 	CHECK(isnan(fs_thread_pct(1, 1e9, 0)));
 }
 
+/* smaps_rollup as kernel 6.x writes it (the ugly cases are also fixture
+ * trees: tests/fixtures/job/pss). */
+#define ROLLUP_HEAD "00400000-7fff357a4000 ---p 00000000 00:00 0      [rollup]\nRss:   386200 kB\n"
+#define ROLLUP_REST                                                                            \
+	"Pss_Dirty:        126281 kB\nPss_Anon:         126248 kB\nPss_Shmem:            33 kB\n"    \
+	"Shared_Clean:     116464 kB\nShared_Dirty:     217356 kB\nPrivate_Dirty:     45904 kB\n" \
+	"SwapPss:               0 kB\n"
+
+static void test_psmaps(void)
+{
+	struct fs_psmaps m;
+	CHECK(fs_psmaps_parse(ROLLUP_HEAD "Pss:              186448 kB\n" ROLLUP_REST, &m));
+	CHECK(m.have_pss && m.have_shared);
+	CHECK_INT(m.pss_bytes, 186448 * 1024LL); /* not Pss_Dirty, Pss_Anon, SwapPss */
+	CHECK_INT(m.shared_bytes, (116464 + 217356) * 1024LL);
+	/* empty, no Pss line, a line without its unit, a number cut short */
+	CHECK(!fs_psmaps_parse("", &m) && !m.have_pss && !m.have_shared);
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD ROLLUP_REST, &m) && m.have_shared);
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:              186448\n" ROLLUP_REST, &m));
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:              186448", &m));
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:              186448 k", &m));
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:              186448 kBytes\n", &m));
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:             -186448 kB\n", &m));
+	CHECK(!fs_psmaps_parse(ROLLUP_HEAD "Pss:  kB\n", &m));
+	CHECK(fs_psmaps_parse("Pss: 7 kB", &m)); /* the last line, unterminated but whole */
+	CHECK_INT(m.pss_bytes, 7168);
+	CHECK(!m.have_shared);
+	/* cut inside Shared_Dirty: Pss stands, shared does not */
+	CHECK(fs_psmaps_parse("Pss: 1 kB\nShared_Clean: 2 kB\nShared_Dirty: 3", &m) && !m.have_shared);
+	/* huge: kB x 1024 past int64_t, a number past 64 bits, the largest that fits */
+	CHECK(!fs_psmaps_parse("Pss: 9007199254740992 kB\n", &m));
+	CHECK(!fs_psmaps_parse("Pss: 99999999999999999999 kB\n", &m));
+	CHECK(fs_psmaps_parse("Pss: 9007199254740991 kB\n", &m));
+	CHECK_INT(m.pss_bytes, 9007199254740991LL * 1024);
+	CHECK(fs_psmaps_parse("Pss: 1 kB\nShared_Clean: 9007199254740991 kB\nShared_Dirty: 9007199254740991 kB\n",
+			      &m) && !m.have_shared); /* the sum would overflow */
+	/* a key twice is not trusted */
+	CHECK(!fs_psmaps_parse("Pss: 1 kB\nPss: 2 kB\n", &m));
+	/* a key must start its line */
+	CHECK(!fs_psmaps_parse("XPss: 1 kB\n", &m));
+}
+
 static void test_no_job(void)
 {
 	struct fs_paths paths;
@@ -137,13 +182,22 @@ struct prow {
 	int pid, ppid, threads, running, blocked_io, sleeping, other;
 	char role[8];
 	double cpu_pct, run_wait_pct;
+	int64_t pss_bytes; /* -1: NULL */
 };
 
 struct collect {
 	struct fs_sink sink;
 	struct prow rows[64];
 	int n;
+	bool said_pss; /* meta job.pss was written */
 };
+
+static void collect_meta(struct fs_sink *sink, const char *key, const char *value)
+{
+	(void)value;
+	if (!strcmp(key, "job.pss"))
+		((struct collect *)sink)->said_pss = true;
+}
 
 static double real_or_nan(const struct fs_value *v)
 {
@@ -166,6 +220,7 @@ static void collect_row(struct fs_sink *sink, const struct fs_row *r)
 	snprintf(p->role, sizeof p->role, "%s", r->v[FS_PROC_role].s);
 	p->cpu_pct = real_or_nan(&r->v[FS_PROC_cpu_pct]);
 	p->run_wait_pct = real_or_nan(&r->v[FS_PROC_run_wait_pct]);
+	p->pss_bytes = r->v[FS_PROC_pss_bytes].kind == FS_V_INT ? r->v[FS_PROC_pss_bytes].i : -1;
 }
 
 static const struct prow *find_row(const struct collect *c, int pid)
@@ -305,13 +360,121 @@ static void test_live(bool force_scan)
 	fs_source_job.close(st);
 }
 
+static int64_t pss_of(const struct collect *c, int pid)
+{
+	const struct prow *r = find_row(c, pid);
+	return r ? r->pss_bytes : -2;
+}
+
+#define COW_BYTES (64u << 20)
+
+/* The job's root maps 64 MiB and writes it, then forks a worker that shares
+ * those pages until it writes them too (what Python's reference counts do
+ * to a dataset a DataLoader worker inherits: copy-on-read). The worker's
+ * PSS must grow by about half of that (its share went from 1/2 to all). It
+ * then runs another program: its PSS must still be read (smaps_rollup is
+ * opened per read, never bound to the image it was first opened for). */
+static void test_live_pss(void)
+{
+	int go[2], done[2];
+	if (pipe(go) < 0 || pipe(done) < 0)
+		return;
+	pid_t root = fork();
+	if (root == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		char *mem = mmap(NULL, COW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(1);
+		memset(mem, 1, COW_BYTES);
+		pid_t w = fork();
+		if (w == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			char cmd;
+			if (read(go[0], &cmd, 1) != 1)
+				_exit(1);
+			memset(mem, 2, COW_BYTES); /* every page copied */
+			if (write(done[1], "w", 1) != 1 || read(go[0], &cmd, 1) != 1)
+				_exit(1);
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		if (write(done[1], &w, sizeof w) != (ssize_t)sizeof w)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	pid_t w = 0;
+	CHECK_INT(read(done[0], &w, sizeof w), sizeof w);
+	struct fs_paths paths;
+	fs_paths_from_env(&paths);
+	struct fs_job job = {.root = root, .pss = true};
+	struct collect c = {.sink = {.row = collect_row, .meta = collect_meta}};
+	struct fs_source_ctx ctx = {.paths = &paths, .sink = &c.sink, .job = &job};
+	void *st = NULL;
+	char why[200] = "";
+	uint64_t t0 = now_ns();
+	ctx.now_ns = t0;
+	CHECK_INT(fs_source_job.open(&st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	if (!st)
+		return;
+	CHECK_INT(fs_source_job.sample(st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	int64_t before = pss_of(&c, w), root_pss = pss_of(&c, root);
+	CHECK(before > 0 && root_pss > 0);
+	/* 0.5 s later (the clock is the caller's): not read again yet */
+	char cmd = 'g', got;
+	CHECK_INT(write(go[1], &cmd, 1), 1);
+	CHECK_INT(read(done[0], &got, 1), 1);
+	c.n = 0;
+	ctx.now_ns = t0 + 500000000ull;
+	CHECK_INT(fs_source_job.sample(st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	CHECK_INT(pss_of(&c, w), before);
+	c.n = 0;
+	ctx.now_ns = t0 + 1100000000ull;
+	CHECK_INT(fs_source_job.sample(st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	int64_t after = pss_of(&c, w);
+	fprintf(stderr, "live pss: worker %lld -> %lld KiB after writing 64 MiB it shared\n", (long long)before / 1024,
+		(long long)after / 1024);
+	CHECK(after - before >= (int64_t)(COW_BYTES / 2) * 3 / 4);
+	CHECK(after - before <= (int64_t)COW_BYTES);
+
+	CHECK_INT(write(go[1], &cmd, 1), 1); /* exec sleep */
+	char comm[64] = "", path[64];
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)w);
+	for (int i = 0; i < 200 && strncmp(comm, "sleep", 5); i++) {
+		sleep_ms(10);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof comm, f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+	}
+	CHECK(!strncmp(comm, "sleep", 5));
+	c.n = 0;
+	ctx.now_ns = t0 + 2200000000ull;
+	CHECK_INT(fs_source_job.sample(st, &ctx, why, sizeof why), FS_SOURCE_OK);
+	int64_t slept = pss_of(&c, w);
+	CHECK(slept > 0 && slept < after); /* sleep's image, far smaller than 64 MiB */
+	CHECK(!c.said_pss);               /* nothing to say about processes we may read */
+	kill(w, SIGKILL);
+	kill(root, SIGKILL);
+	waitpid(root, NULL, 0);
+	fs_source_job.close(st);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 int main(void)
 {
 	test_stat();
+	test_psmaps();
 	test_io_schedstat();
 	test_rates();
 	test_no_job();
 	test_live(false);
 	test_live(true);
+	test_live_pss();
 	return check_exit("test_job");
 }

@@ -128,6 +128,11 @@ static int load(const char *path, double w0, double w1, struct fs_metric_values 
 #define VAL(id, want) CHECK_NEAR(mv.v[id], want, EXACT)
 #define BIT(id) (UINT64_C(1) << (id))
 #define ALL (BIT(FS_MD__N) - 1)
+/* The memory overheads: machine()'s rows have no dev_shm_bytes, rss_bytes
+ * or pss_bytes (test_metricdefs_mem.c pins these on a fixture of its own). */
+#define MEMORY                                                                                          \
+	(BIT(FS_MD_DEV_SHM_USED_MAX_BYTES) | BIT(FS_MD_DEV_SHM_GROWTH_BYTES) | BIT(FS_MD_MAIN_RSS_MAX_BYTES) | \
+	 BIT(FS_MD_WORKERS_RSS_MAX_BYTES) | BIT(FS_MD_WORKERS_PSS_MAX_BYTES) | BIT(FS_MD_WORKERS_PSS_GROWTH_BYTES))
 
 static bool valid(const struct fs_metric_values *mv, enum fs_md_id id)
 {
@@ -271,7 +276,7 @@ static void test_values(const char *p)
 	VAL(FS_MD_IO_CLASSES_ROWS_COUNT, 30);
 	VAL(FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT, (50 + 50 + 30 + 50) / 4.0); /* t = 5 in (4.5, 5], t = 3 in pid 555's (2, 3] */
 	CHECK(!valid(&mv, FS_MD_TRAINER_EPOCHS)); /* q.trainer 0: no steps of pid 0 */
-	CHECK(mv.valid == (ALL & ~BIT(FS_MD_TRAINER_EPOCHS)));
+	CHECK(mv.valid == (ALL & ~BIT(FS_MD_TRAINER_EPOCHS) & ~MEMORY));
 }
 
 /* The keyed sources over the whole run and in a window, worked out from
@@ -475,7 +480,7 @@ static void test_windows(const char *p)
 	CHECK(valid(&mv, FS_MD_PSI_CPU_SOME_PCT));
 	VAL(FS_MD_PSI_CPU_SOME_PCT, 8);
 	CHECK(mv.valid == (ALL & ~BIT(FS_MD_PSI_MEMORY_SOME_PCT) & ~BIT(FS_MD_PSI_MEMORY_FULL_PCT) &
-			   ~BIT(FS_MD_TRAINER_EPOCHS) & ~BIT(FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT)));
+			   ~BIT(FS_MD_TRAINER_EPOCHS) & ~BIT(FS_MD_GPU_UTIL_IN_CHECKPOINTS_PCT) & ~MEMORY));
 
 	/* after the last sample: nothing valid, the GPU count included, but
 	 * the two counts of the whole run (their sources are not windowed) */
@@ -514,7 +519,8 @@ static void test_no_psi(const char *how)
 	CHECK_INT(load(p, -INFINITY, INFINITY, &mv, &errors), 0);
 	CHECK_INT(errors, 0);
 	for (int i = 0; i < FS_MD__N; i++)
-		CHECK(valid(&mv, (enum fs_md_id)i) == (fs_metricdefs[i].source != FS_MS_PSI && i != FS_MD_TRAINER_EPOCHS));
+		CHECK(valid(&mv, (enum fs_md_id)i) ==
+		      (fs_metricdefs[i].source != FS_MS_PSI && i != FS_MD_TRAINER_EPOCHS && !(MEMORY >> i & 1)));
 	VAL(FS_MD_CPU_IOWAIT_PCT, 11);
 
 	struct fs_metrics m;
@@ -549,7 +555,7 @@ static void test_old_column(void)
 	VAL(FS_MD_MEM_AVAILABLE_MIN_BYTES, 9e8);
 	VAL(FS_MD_PAGE_CACHE_MAX_BYTES, 1e9);
 	VAL(FS_MD_MAJOR_FAULTS_PER_S, 38.5);
-	CHECK(mv.valid == (ALL & ~BIT(FS_MD_DENTRIES_GROWTH) & ~BIT(FS_MD_TRAINER_EPOCHS)));
+	CHECK(mv.valid == (ALL & ~BIT(FS_MD_DENTRIES_GROWTH) & ~BIT(FS_MD_TRAINER_EPOCHS) & ~MEMORY));
 
 	struct fs_metrics m;
 	char err[600] = "";

@@ -1,0 +1,137 @@
+/* tune.h - `feedscope tune`: what one trial measured (read from its run
+ * file through the report's path) and which trial to run next (pure).
+ *
+ * A trial is one run of the job with some DataLoader keyword arguments
+ * overridden; its steady state is its steps after the warm-up: the step
+ * time is the wall time from the end of step W to the end of the last
+ * step, over the steps in between (epoch boundaries, validation and
+ * checkpoints included: what the job's loop pays), and its verdict is the
+ * report's over that same window. docs/tune.md describes the search. */
+#ifndef FS_TUNE_H
+#define FS_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/verdict.h"
+
+/* A trial ends the search's climb when it is not faster than the best so
+ * far by this share of the best's step time (issue 13: "it stops when a
+ * step gains < 3%"; two runs of one setting differ by about 1–2% on this
+ * machine, docs/tune.md gives the measurement). */
+#define FS_TUNE_MIN_GAIN 0.03
+
+/* A trial's steady state must hold this many samples (of the recorder's
+ * interval) for its verdict to be worth following: the verdict's sampled
+ * states (loaders running, sleeping, in D) are shares of samples, and 30
+ * samples put a share of 0.5 within about ±0.09 (one standard error of a
+ * binomial share at 30). A shorter baseline is run again over more steps. */
+#define FS_TUNE_MIN_SAMPLES 30.0
+
+enum fs_tune_knob {
+	FS_KNOB_NUM_WORKERS,
+	FS_KNOB_PREFETCH_FACTOR,
+	FS_KNOB_PIN_MEMORY,
+	FS_KNOB_PERSISTENT_WORKERS,
+	FS_KNOB_BATCH_SIZE,
+	FS_KNOB__N
+};
+
+/* The knob's DataLoader keyword ("num_workers", ...); its index from a
+ * name, -1 when it is not one. */
+const char *fs_tune_knob_name(enum fs_tune_knob k);
+int fs_tune_knob_parse(const char *name);
+
+/* A setting: each knob's value, -1 for "the job's own" (booleans 0/1). */
+struct fs_tune_knobs {
+	int v[FS_KNOB__N];
+};
+
+void fs_tune_knobs_unset(struct fs_tune_knobs *k);
+/* The FEEDSCOPE_TUNE words for k and a stop after steps ("num_workers=8
+ * steps=60"). */
+void fs_tune_knobs_env(const struct fs_tune_knobs *k, long steps, char *out, size_t cap);
+/* "num_workers=8, prefetch_factor=4" (the knobs set in k; "the job's own
+ * settings" when none). */
+void fs_tune_knobs_text(const struct fs_tune_knobs *k, char *out, size_t cap);
+bool fs_tune_knobs_equal(const struct fs_tune_knobs *a, const struct fs_tune_knobs *b);
+
+/* A recommendation of the trial's verdict that is a loader knob. */
+struct fs_tune_move {
+	enum fs_tune_knob knob;
+	int value;
+	char relieves[64];
+};
+
+struct fs_tune_trial {
+	int id;
+	char why[160];             /* "baseline", or what the verdict pointed to */
+	struct fs_tune_knobs asked;   /* what the trial set */
+	struct fs_tune_knobs eff;     /* the main loader's settings as the hook saw them (-1 unknown) */
+	char status[24];           /* "ok", "failed" (exit status not 0), "too_few_steps", "budget", "unreadable" */
+	char status_text[720];
+	int exit_code;
+	double duration_s;         /* the whole trial, start to exit */
+	/* the steady state (NaN when unknown) */
+	long steps;                /* measured (after the warm-up) */
+	double step_s, samples_per_s, wait_share;
+	double cpu_cores;          /* the job's CPU use over the window, in cores */
+	double main_rss_bytes, workers_rss_bytes, workers_pss_bytes, workers_pss_growth_bytes;
+	double dev_shm_bytes, mem_available_min_bytes;
+	/* the verdict over the window */
+	bool have_verdict;
+	enum fs_verdict_id verdict;
+	double predicted_speedup;
+	char relieves[64];         /* the resource its first recommendation relieves, "" */
+	int nmoves;
+	struct fs_tune_move moves[FS_MAX_RECS];
+	/* what the search needs of the machine */
+	int ncpu;
+	double quota_cores;        /* the job's cgroup CPU quota, NaN without one */
+	bool quota_throttled;      /* the verdict found the job throttled by it */
+};
+
+/* Read trial t's figures from its run file (t->id, why, asked, status,
+ * exit_code and duration_s are the caller's). warmup: the steps skipped.
+ * Returns 0, or -1 with t->status "unreadable" / "too_few_steps" and
+ * status_text saying why. */
+int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t);
+
+/* The search's state: the trials so far (trials[0] the baseline). */
+struct fs_tune {
+	int ntrials;
+	struct fs_tune_trial *trials;
+	int best;                  /* index of the fastest usable trial, -1 */
+	unsigned knobs;            /* the knobs it may change, bit per enum fs_tune_knob */
+	int max_workers;           /* never more workers than this */
+};
+
+/* Why the search stopped (a stable id: docs/tune.md). */
+enum fs_tune_stop {
+	FS_TUNE_GOING,
+	FS_TUNE_CONVERGED,         /* the last trial gained < FS_TUNE_MIN_GAIN, or no move is left */
+	FS_TUNE_NO_KNOB_HELPS,     /* the baseline's cause is not the loader's (its resource is full) */
+	FS_TUNE_COMPUTE_BOUND,     /* the loop does not wait for input: nothing to gain */
+	FS_TUNE_BUDGET,            /* the time budget is spent */
+	FS_TUNE_NO_DATALOADER,     /* the job created no DataLoader (no steps) */
+	FS_TUNE_JOB_FAILED,        /* the baseline failed */
+	FS_TUNE_INTERRUPTED,       /* a signal (Ctrl-C) ended it */
+};
+const char *fs_tune_stop_name(enum fs_tune_stop s);
+
+/* Trial b's speedup over trial a: step times, or samples/s when their
+ * batch sizes differ. NaN when either is unknown. */
+double fs_tune_speedup(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
+
+/* After a trial: update T->best. Then the next setting to try, from the
+ * best trial's verdict (its loader-knob recommendations; docs/tune.md), in
+ * *next with a reason in why; or why the search ends (not FS_TUNE_GOING),
+ * with the reason in why. Pure. */
+enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, char *why, size_t cap);
+
+/* The best setting as one line of Python ("DataLoader(..., num_workers=8,
+ * prefetch_factor=4)"): the best trial's knobs that differ from the
+ * baseline's. */
+void fs_tune_python(const struct fs_tune *T, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,323 @@
+/* feedscope tune's analysis (src/analysis/tune.c): a trial's steady state
+ * read from a golden run file (the warm-up left out: its slow first steps
+ * change nothing), and the search on trials made by hand: each way it
+ * stops, the next setting each verdict points to, the cap on workers, the
+ * 3% rule keeping the cheaper of two equal settings, samples/s when batch
+ * sizes differ, the line of Python. Expected values are worked out beside
+ * each check. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/tune.h"
+#include "check.h"
+#include "golden.h"
+#include "render/tune.h"
+
+static char dir[] = "/tmp/fs-tune-XXXXXX";
+
+/* pid 100, loader "train" with 4 workers and batch 16; WARM slow steps
+ * (wait 1 s, compute 0.1 s), then FAST steps (wait 0.1 s, compute 0.1 s). */
+#define WARM 5
+#define FAST 20
+static void write_run(const char *path, double available)
+{
+	struct fs_store *st = golden_create(path);
+	if (!st)
+		return;
+	struct fs_sink *s = fs_store_sink(st);
+	fs_sink_meta(s, "mode", "run");
+	fs_sink_meta(s, "pid", "100");
+	fs_sink_meta(s, "interval_s", "1");
+	fs_sink_meta(s, "ncpu", "4");
+	fs_sink_meta(s, "command", "python3 train.py");
+	fs_sink_meta(s, "mem_bytes", "1000000000");
+	fs_sink_meta(s, "end_unix", "1700000020");
+	fs_sink_meta(s, "loader.train.num_workers", "4");
+	fs_sink_meta(s, "loader.train.batch_size", "16");
+	fs_sink_meta(s, "loader.train.prefetch_factor", "2");
+	fs_sink_meta(s, "loader.train.pin_memory", "false");
+	fs_sink_meta(s, "loader.train.persistent_workers", "true");
+	golden_row(s, FS_T_TICKS, 0, "missed=0");
+	for (int t = 1; t <= 12; t++) {
+		golden_row(s, FS_T_TICKS, t, "dt_s=1 missed=0");
+		golden_row(s, FS_T_CPU, t, "user_pct=20 system_pct=0 iowait_pct=0 idle_pct=80 steal_pct=0 ncpu=4");
+		golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main running=1 blocked_io=0 sleeping=0");
+		golden_row(s, FS_T_MEM, t, "available_bytes=%.0f total_bytes=1000000000", available);
+	}
+	double t = 1;
+	for (int i = 0; i < WARM + FAST; i++) {
+		double wait = i < WARM ? 1 : 0.1;
+		t += wait; /* a step's t is the end of its wait */
+		golden_row(s, FS_T_STEPS, t, "pid=100 loader=train epoch=0 step=%d wait_s=%g compute_s=0.1", i, wait);
+		t += 0.1;
+	}
+	CHECK(fs_store_close(st) == 0);
+}
+
+static void test_read(void)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/trial.db", dir);
+	write_run(path, 5e8);
+	struct fs_tune_trial t = {0};
+	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	CHECK(!strcmp(t.status, "ok"));
+	/* the window is from the end of step WARM-1 to the end of the last:
+	 * FAST steps of 0.2 s; half of each is wait; 16 samples a step */
+	CHECK_INT(t.steps, FAST);
+	CHECK_NEAR(t.step_s, 0.2, 1e-6);
+	CHECK_NEAR(t.wait_share, 0.5, 1e-6);
+	CHECK_NEAR(t.samples_per_s, 80, 1e-3);
+	CHECK_INT(t.eff.v[FS_KNOB_NUM_WORKERS], 4);
+	CHECK_INT(t.eff.v[FS_KNOB_BATCH_SIZE], 16);
+	CHECK_INT(t.eff.v[FS_KNOB_PREFETCH_FACTOR], 2);
+	CHECK_INT(t.eff.v[FS_KNOB_PIN_MEMORY], 0);
+	CHECK_INT(t.eff.v[FS_KNOB_PERSISTENT_WORKERS], 1);
+	CHECK(t.have_verdict);
+	/* no warm-up: the slow steps are in (5 × 1.1 s + 20 × 0.2 s) / 25 */
+	CHECK_INT(fs_tune_trial_read(path, 0, &t), 0);
+	CHECK_INT(t.steps, WARM + FAST);
+	/* from the first step's start (t0 = 1) */
+	CHECK_NEAR(t.step_s, (WARM * 1.1 + FAST * 0.2) / (WARM + FAST), 1e-6);
+	/* more warm-up than steps: too few */
+	CHECK_INT(fs_tune_trial_read(path, WARM + FAST, &t), -1);
+	CHECK(!strcmp(t.status, "too_few_steps"));
+	CHECK_INT(t.steps, WARM + FAST);
+	/* memory available 4% of RAM (under mem_available_low, 5%): the
+	 * figures are there, but the trial is no candidate */
+	snprintf(path, sizeof path, "%s/short.db", dir);
+	write_run(path, 4e7);
+	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	CHECK(!strcmp(t.status, "memory"));
+	CHECK(strstr(t.status_text, "ran short of memory") != NULL);
+	CHECK_NEAR(t.step_s, 0.2, 1e-6);
+	CHECK_NEAR(t.mem_available_min_bytes, 4e7, 1);
+	/* not a run file */
+	snprintf(path, sizeof path, "%s/none.db", dir);
+	CHECK_INT(fs_tune_trial_read(path, 0, &t), -1);
+	CHECK(!strcmp(t.status, "unreadable"));
+}
+
+/* A trial by hand: ok, step_s, batch, workers; a verdict with moves. */
+static struct fs_tune_trial trial(int id, double step_s, int batch, int workers, enum fs_verdict_id v)
+{
+	struct fs_tune_trial t = {.id = id};
+	snprintf(t.status, sizeof t.status, "ok");
+	fs_tune_knobs_unset(&t.asked);
+	fs_tune_knobs_unset(&t.eff);
+	t.step_s = step_s;
+	t.samples_per_s = batch / step_s;
+	t.wait_share = 0.5;
+	t.eff.v[FS_KNOB_BATCH_SIZE] = batch;
+	t.eff.v[FS_KNOB_NUM_WORKERS] = workers;
+	t.eff.v[FS_KNOB_PREFETCH_FACTOR] = 2;
+	t.eff.v[FS_KNOB_PIN_MEMORY] = 0;
+	t.eff.v[FS_KNOB_PERSISTENT_WORKERS] = 0;
+	t.have_verdict = true;
+	t.verdict = v;
+	t.predicted_speedup = NAN;
+	return t;
+}
+
+static void move(struct fs_tune_trial *t, enum fs_tune_knob k, int value, const char *relieves)
+{
+	t->moves[t->nmoves].knob = k;
+	t->moves[t->nmoves].value = value;
+	snprintf(t->moves[t->nmoves].relieves, sizeof t->moves[0].relieves, "%s", relieves);
+	t->nmoves++;
+}
+
+static const unsigned all = 1u << FS_KNOB_NUM_WORKERS | 1u << FS_KNOB_PREFETCH_FACTOR | 1u << FS_KNOB_PIN_MEMORY |
+			    1u << FS_KNOB_PERSISTENT_WORKERS;
+
+static void test_stops(void)
+{
+	struct fs_tune_trial tr[4];
+	struct fs_tune T = {.trials = tr, .ntrials = 1, .best = -1, .knobs = all, .max_workers = 8};
+	struct fs_tune_knobs next;
+	char why[400];
+
+	/* no steps at all: no DataLoader */
+	tr[0] = trial(0, NAN, 16, 1, FS_VERDICT_UNDETERMINED);
+	snprintf(tr[0].status, sizeof tr[0].status, "too_few_steps");
+	tr[0].steps = 0;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_NO_DATALOADER);
+	/* some steps but the job failed */
+	tr[0].steps = 3;
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_JOB_FAILED);
+
+	/* compute-bound baseline */
+	tr[0] = trial(0, 0.1, 16, 2, FS_VERDICT_COMPUTE_BOUND);
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_COMPUTE_BOUND);
+	CHECK_INT(T.best, 0);
+
+	/* storage at its ceiling: the verdict recommends no loader knob */
+	tr[0] = trial(0, 0.1, 16, 2, FS_VERDICT_STORAGE_BANDWIDTH);
+	snprintf(tr[0].relieves, sizeof tr[0].relieves, "storage bandwidth");
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_NO_KNOB_HELPS);
+	CHECK(strstr(why, "storage_bandwidth") && strstr(why, "storage bandwidth"));
+}
+
+static void test_climb(void)
+{
+	struct fs_tune_trial tr[5];
+	struct fs_tune T = {.trials = tr, .ntrials = 1, .best = -1, .knobs = all, .max_workers = 8};
+	struct fs_tune_knobs next;
+	char why[400];
+
+	/* 1 worker, late input: the verdict asks for 6 workers */
+	tr[0] = trial(0, 0.4, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	move(&tr[0], FS_KNOB_NUM_WORKERS, 6, "loader concurrency");
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 6);
+	CHECK_INT(next.v[FS_KNOB_PREFETCH_FACTOR], -1);
+	CHECK(strstr(why, "loader concurrency") != NULL);
+
+	/* trial 1 (6 workers) is 2× faster; its verdict asks for 12: capped at 8 */
+	tr[1] = trial(1, 0.2, 16, 6, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1].asked = next;
+	move(&tr[1], FS_KNOB_NUM_WORKERS, 12, "loader concurrency");
+	T.ntrials = 2;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(T.best, 1);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 8);
+	CHECK_NEAR(fs_tune_speedup(&tr[0], &tr[1]), 2, 1e-9);
+
+	/* trial 2 (8 workers) is 2% faster: not a gain; the cheaper 6 stays best */
+	tr[2] = trial(2, 0.2 / 1.02, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
+	tr[2].asked = next;
+	T.ntrials = 3;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK_INT(T.best, 1);
+	CHECK(strstr(why, "under 3%") != NULL);
+
+	char py[200];
+	fs_tune_python(&T, py, sizeof py);
+	CHECK(!strcmp(py, "DataLoader(..., num_workers=6)"));
+
+	/* had trial 1 been at the cap already (8 asked, 8 the cap): deeper prefetch next */
+	T.ntrials = 2;
+	T.best = -1;
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 8;
+	tr[1].eff.v[FS_KNOB_NUM_WORKERS] = 8;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 8);
+	CHECK_INT(next.v[FS_KNOB_PREFETCH_FACTOR], 4);
+	/* ... unless prefetch_factor may not change: nothing left */
+	T.knobs = all & ~(1u << FS_KNOB_PREFETCH_FACTOR);
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	T.knobs = all;
+
+	/* with batch_size allowed: after the verdict's moves, batch ×2 */
+	T.knobs = all | 1u << FS_KNOB_BATCH_SIZE;
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_PREFETCH_FACTOR], 4);
+	tr[2] = trial(2, 0.1, 16, 8, FS_VERDICT_LOADER_PARALLELISM); /* prefetch 4: 2× faster */
+	tr[2].asked = next;
+	T.ntrials = 3;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(T.best, 2);
+	CHECK_INT(next.v[FS_KNOB_BATCH_SIZE], 32);
+	CHECK_INT(next.v[FS_KNOB_PREFETCH_FACTOR], 4);
+	CHECK(strstr(why, "batch_size") != NULL);
+	T.knobs = all;
+
+	/* epoch starts: persistent workers, on top of the best's own settings */
+	T.ntrials = 1;
+	T.best = -1;
+	tr[0] = trial(0, 0.4, 16, 4, FS_VERDICT_EPOCH_START);
+	move(&tr[0], FS_KNOB_PERSISTENT_WORKERS, 1, "worker start-up at each epoch");
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_PERSISTENT_WORKERS], 1);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], -1);
+	/* with no workers, persistence is no setting */
+	tr[0].eff.v[FS_KNOB_NUM_WORKERS] = 0;
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_NO_KNOB_HELPS);
+
+	/* a failed trial is no candidate, and ends the climb */
+	tr[0] = trial(0, 0.4, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	move(&tr[0], FS_KNOB_NUM_WORKERS, 4, "loader concurrency");
+	tr[1] = trial(1, 0.1, 16, 4, FS_VERDICT_LOADER_PARALLELISM);
+	snprintf(tr[1].status, sizeof tr[1].status, "failed");
+	T.ntrials = 2;
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK_INT(T.best, 0);
+}
+
+static void test_batch_and_text(void)
+{
+	/* batch 16 at 0.2 s (80/s) against batch 32 at 0.3 s (106.7/s):
+	 * compared in samples/s, 1.33×, though the step is slower */
+	struct fs_tune_trial a = trial(0, 0.2, 16, 2, FS_VERDICT_LOADER_PARALLELISM);
+	struct fs_tune_trial b = trial(1, 0.3, 32, 2, FS_VERDICT_LOADER_PARALLELISM);
+	CHECK_NEAR(fs_tune_speedup(&a, &b), (32 / 0.3) / (16 / 0.2), 1e-9);
+
+	struct fs_tune_knobs k;
+	fs_tune_knobs_unset(&k);
+	char s[200];
+	fs_tune_knobs_env(&k, 60, s, sizeof s);
+	CHECK(!strcmp(s, "steps=60"));
+	fs_tune_knobs_text(&k, s, sizeof s);
+	CHECK(!strcmp(s, "the job's own settings"));
+	k.v[FS_KNOB_NUM_WORKERS] = 8;
+	k.v[FS_KNOB_PERSISTENT_WORKERS] = 1;
+	fs_tune_knobs_env(&k, 60, s, sizeof s);
+	CHECK(!strcmp(s, "num_workers=8 persistent_workers=1 steps=60"));
+	fs_tune_knobs_text(&k, s, sizeof s);
+	CHECK(!strcmp(s, "num_workers=8, persistent_workers=True"));
+	CHECK_INT(fs_tune_knob_parse("prefetch_factor"), FS_KNOB_PREFETCH_FACTOR);
+	CHECK_INT(fs_tune_knob_parse("workers"), -1);
+	CHECK(!strcmp(fs_tune_stop_name(FS_TUNE_NO_KNOB_HELPS), "no_knob_helps"));
+
+	/* the JSON of a finished search parses as JSON (python3 -m json.tool) */
+	struct fs_tune_trial tr[2] = {a, b};
+	tr[1].asked = k;
+	struct fs_tune T = {.trials = tr, .ntrials = 2, .best = 1, .knobs = all, .max_workers = 8};
+	char *argv[] = {"python3", "train \"x\".py"};
+	struct fs_tune_result r = {.T = &T, .stop = FS_TUNE_CONVERGED, .stop_text = "done", .time_s = 3,
+				   .budget_s = 600, .steps = 50, .warmup = 10, .dir = dir, .argc = 2, .argv = argv};
+	char path[256], cmd[800];
+	snprintf(path, sizeof path, "%s/tune.json", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fs_tune_render_json(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "assert d[\"best\"][\"trial\"]==1 and d[\"trials\"][1][\"asked\"][\"num_workers\"]==8 "
+					  "and d[\"command\"][1]==\"train \\\"x\\\".py\"' %s",
+			 path);
+		CHECK(system(cmd) == 0);
+	}
+	f = fopen("/dev/null", "w");
+	if (f) {
+		fs_tune_render_text(f, &r);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_read();
+	test_stops();
+	test_climb();
+	test_batch_and_text();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_exit("test_tune");
+}
