@@ -6,6 +6,7 @@
 #   make bench      print the recorder's own cost (figures, never asserted)
 #   make scenarios  the ground-truth scenario suite (root; tests/scenarios/README.md)
 #   make scenarios-all  the same suite, each scenario REPEAT times (stable verdicts?)
+#   make tune-tests feedscope tune on jobs whose best setting is known (root; tests/tune/README.md)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
 #   make tsan       the I/O tracer and a threaded job under ThreadSanitizer
 #   make fuzz       libFuzzer targets (clang) in build/fuzz, FUZZ_SECONDS each
@@ -69,7 +70,7 @@ TRACE_OBJ    := $(TRACE_SRC:%.c=$(BUILD)/obj/pic/%.o)
 TRACE_CFLAGS := -fPIC -fvisibility=hidden
 TRACE_PROG   := $(patsubst tests/trace/%.c,$(BUILD)/tests/trace/%,$(wildcard tests/trace/*.c))
 
-.PHONY: all test unit demo bench asan tsan install clean deps deps-test scenarios scenarios-all fuzz fuzz-targets fuzz-replay
+.PHONY: all test unit demo bench asan tsan install clean deps deps-test scenarios scenarios-all tune-tests fuzz fuzz-targets fuzz-replay
 
 all: $(BUILD)/feedscope $(MARKER) $(TRACE_LIB)
 
@@ -140,6 +141,7 @@ test: deps-test
 	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
 	$(MAKE) tsan
 	$(MAKE) scenarios
+	$(MAKE) tune-tests
 
 # The ground-truth scenario suite (root): real bottlenecks, real PyTorch jobs,
 # feedscope's verdict checked against each. When not root (or a prerequisite
@@ -161,6 +163,17 @@ scenarios-all: all $(FAKE_NVML)
 	if [ $$rc -eq 77 ]; then \
 		echo "make scenarios-all: SKIPPED, not passed: no scenario ran (reason above)" >&2; \
 		[ "$${CI:-}" != true ] || { echo "make scenarios-all: FAIL: CI=true runs everything" >&2; exit 1; }; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi
+
+# feedscope tune on jobs built to have a known best DataLoader setting
+# (tests/tune/run.sh; TUNE_TRUTH=1 adds the job's own sweeps). A skip (77:
+# not root, a prerequisite missing) is said and never counted as passed;
+# under CI=true it fails.
+tune-tests: all $(FAKE_NVML)
+	@FEEDSCOPE_BUILD=$(BUILD) tests/tune/run.sh; rc=$$?; \
+	if [ $$rc -eq 77 ]; then \
+		echo "make tune-tests: SKIPPED, not passed: no tune test ran (reason above)" >&2; \
+		[ "$${CI:-}" != true ] || { echo "make tune-tests: FAIL: CI=true runs everything" >&2; exit 1; }; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 # ThreadSanitizer: the tracer and its threaded test program built with

@@ -240,6 +240,11 @@ record() {
 # GPUS=N: N fake GPUs; rank r > 0 of train.py --dist feeds gpu r
 # (BUSY_FILE.r), unless GPU0_BUSY names the file gpu0 reads (a node whose
 # only GPU belongs to a rank r > 0).
+# RECORD_CMD, if set, launches the job instead of `feedscope run ... --`
+# (e.g. "$FEEDSCOPE" tune ... --, or env: the job alone); the job still
+# joins the cgroups first, through RECORD_JOIN if set (a command that joins
+# the cgroups in $FS_JOB_CGROUPS, unsets it, LD_LIBRARY_PATH and
+# FAKE_NVML_SCRIPT, and execs its arguments) instead of sh.
 record_start() {
 	local name=$1 hook=(--pytorch) g
 	shift
@@ -262,13 +267,16 @@ record_start() {
 			$g $g $g "$busy" $g >>"$nvml"
 	done
 	[ ${#LAUNCH[@]} -gt 0 ] || LAUNCH=("$PY" "$TRAIN")
+	local launch=("$FEEDSCOPE" run -q -f -o "$S/$name.db" "${hook[@]}" "${fsopts[@]}" --)
+	[ ${#RECORD_CMD[@]} -gt 0 ] && launch=("${RECORD_CMD[@]}")
+	local join=(sh -c 'for c in $FS_JOB_CGROUPS; do echo $$ >"$c/cgroup.procs" || exit 125; done
+			unset FS_JOB_CGROUPS LD_LIBRARY_PATH FAKE_NVML_SCRIPT
+			exec "$@"' sh)
+	[ ${#RECORD_JOIN[@]} -gt 0 ] && join=("${RECORD_JOIN[@]}")
 	RECORD_T0=$(date +%s.%N)
 	LD_LIBRARY_PATH=$FS_BUILD/tests/nvml/full FAKE_NVML_SCRIPT=$nvml \
 		FS_JOB_CGROUPS="${JOB_CGROUPS[*]}" \
-		${WRAP[@]+"${WRAP[@]}"} "$FEEDSCOPE" run -q -f -o "$S/$name.db" "${hook[@]}" "${fsopts[@]}" -- \
-		sh -c 'for c in $FS_JOB_CGROUPS; do echo $$ >"$c/cgroup.procs" || exit 125; done
-			unset FS_JOB_CGROUPS LD_LIBRARY_PATH FAKE_NVML_SCRIPT
-			exec "$@"' sh \
+		${WRAP[@]+"${WRAP[@]}"} "${launch[@]}" "${join[@]}" \
 		"${LAUNCH[@]}" --busy-file "$busy" "$@" >"$S/$name.out" 2>"$S/$name.err" &
 	RECORD_PID=$!
 	ledger pid "$RECORD_PID"
@@ -293,6 +301,8 @@ record_wait() {
 # train.py); its arguments follow. GPUS=N: N fake GPUs, gpu r fed by rank r.
 LAUNCH=()
 WRAP=()
+RECORD_CMD=()
+RECORD_JOIN=()
 
 # verdict NAME: feedscope report on NAME.db into NAME.json (if the command
 # exists), then the evidence (evidence.py) into the array EV. DEVICE, if

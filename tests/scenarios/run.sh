@@ -53,67 +53,17 @@ fi
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
-# A suite that cannot run is skipped (77), loudly; under CI=true it fails (1).
-skip() {
-	if [ "${CI:-}" = true ]; then
-		echo "scenarios: FAIL: cannot run ($*), and CI=true runs everything" >&2
-		exit 1
-	fi
-	echo "scenarios: SKIPPED (not passed): $*" >&2
-	exit 77
-}
-[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices, cgroups, drop_caches)"
-for c in losetup mkfs.ext4 findmnt lsblk tac; do
-	command -v $c >/dev/null 2>&1 || skip "needs $c"
-done
-"$PY" -c 'import torch, numpy' 2>/dev/null || skip "needs python3-torch and python3-numpy for $PY"
-for c in blkio cpu memory; do
-	[ -f /sys/fs/cgroup/$c/cgroup.procs ] || skip "needs the cgroup v1 $c controller at /sys/fs/cgroup/$c"
-done
-[ -x "$FEEDSCOPE" ] || { echo "scenarios: $FEEDSCOPE is not built (make)"; exit 1; }
-[ -f "$FS_BUILD/tests/nvml/full/libnvidia-ml.so.1" ] ||
-	{ echo "scenarios: the fake NVML is not built (make unit)"; exit 1; }
+. tests/scenarios/suite.sh
+suite_prereqs scenarios blkio cpu memory
 
 names=("$@")
 for n in "${names[@]}"; do
 	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD))"; exit 2; }
 done
 
-FS_RUN_DIR=$(mktemp -d /tmp/feedscope-scen.XXXXXX)
-export FS_TOP FS_BUILD FEEDSCOPE FS_RUN_DIR
-export FS_DATA_IMG=$FS_RUN_DIR/data.img
+suite_start scen scenarios
 RUN_LEDGER=$FS_RUN_DIR/ledger
-child=""
 
-# Undo everything: the running scenario first (its own trap undoes its
-# ledger), then every ledger again, then this script's own.
-cleanup() {
-	local rc=$? l
-	trap - EXIT INT TERM
-	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
-		kill -TERM "$child" 2>/dev/null
-		wait "$child" 2>/dev/null
-	fi
-	for l in "$FS_RUN_DIR"/*/ledger "$RUN_LEDGER"; do
-		[ -f "$l" ] && undo "$l"
-	done
-	case $rc in 130 | 143) echo "scenarios: interrupted; everything set up was undone" >&2 ;; esac
-	if [ "${FS_KEEP:-0}" = 1 ]; then
-		rm -f "$FS_DATA_IMG"
-		echo "scenarios: kept $FS_RUN_DIR"
-	else
-		rm -rf "$FS_RUN_DIR"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# undo LEDGER: lib.sh's undo_ledger, in a shell of its own
-undo() {
-	FS_SCEN=_undo bash -c '. tests/scenarios/lib.sh; trap - EXIT; undo_ledger "$1"; rm -rf "$S"' _ "$1"
-}
 
 # The dataset image, made once per run: see gen_data.py.
 make_data() {
@@ -164,16 +114,7 @@ for n in "${names[@]}"; do
 done
 for n in "${runs[@]}"; do
 	t0=$SECONDS
-	run_scenario "$n"
-	# A bottleneck that was not physically there (a need check failed: the
-	# machine did something else meanwhile) is built once more; a verdict
-	# that differs from the expected one is never retried.
-	retried=""
-	if [ -n "${R[setup_error]:-}" ]; then
-		echo "  $n: setup failed (${R[setup_error]}); building it once more" >&2
-		run_scenario "$n"
-		retried=" (second try)"
-	fi
+	suite_try run_scenario "$n"
 	dt=$((SECONDS - t0))
 	exp=${R[expected]:-?} got=${R[got]:-none}
 	status=PASS

@@ -13,6 +13,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--fresh-epochs]
         [--val-data DIR --val-samples N --val-compute-ms MS]
         [--dist --slow-rank R --slow-data DIR --slow-format FMT]
+    tune-test options (additive, tests/tune):
+        [--max-steps M] [--steady-after K] [--evict]
 
 The dataset (made by gen_data.py):
   npy        DIR holds .npy files; each sample is one file, np.load()ed
@@ -61,6 +63,14 @@ waits only while the previous checkpoint is still being written (that wait
 and the snapshot are the loop's checkpoint time), and after the loop it
 waits for the last one (counted as checkpoint time too, inside total_s).
 
+--max-steps M ends the loop after M steps in all (0: no limit), as
+`feedscope tune` ends a trial; --steady-after K: the summary's steady_*
+figures are over the steps after the first K (a trial's warm-up), so the
+tune tests' ground truth is measured over the same steps a trial times.
+--evict: before anything else, the dataset's files are dropped from the page
+cache (examples/evict_cache.py), so that every run starts cold, as a dataset
+far larger than memory would (the tune tests run the job many times).
+
 The last line on stdout is a summary with the job's own timing, measured the
 way feedscope's hook measures it (wait = inside the loader's __next__,
 compute = everything else in the loop body, checkpoints included):
@@ -68,8 +78,11 @@ compute = everything else in the loop body, checkpoints included):
          ckpt_s=S first_wait_s=F total_s=T wait_share=X   (one line)
          rank=R coll_s=L val_s=V val_busy_s=VB b_busy=.. b_input=.. b_ckpt=..
          b_coll=.. b_val=.. b_other=.. ckpt_async=0|1 ckpt_wait_s=CW
-first_wait_s is the wait of each epoch's first step, summed. coll_s: time
-inside all_reduce; val_s: the validation passes (val_busy_s of it computing).
+         steady_steps=N steady_step_s=S   (the same line, at its end)
+first_wait_s is the wait of each epoch's first step, summed. steady_step_s:
+the mean step (its wait + compute) over the steps after --steady-after.
+coll_s: time inside all_reduce; val_s: the validation passes (val_busy_s of
+it computing).
 ckpt_wait_s: with --ckpt-async, the part of ckpt_s spent waiting for the
 writer thread (the rest is taking the snapshots).
 The b_* buckets are shares of total_s (the whole loop, validation included)
@@ -439,6 +452,10 @@ def parse_args():
     ap.add_argument("--slow-rank", type=int, default=-1)
     ap.add_argument("--slow-data", default="")
     ap.add_argument("--slow-format", default="")
+    ap.add_argument("--max-steps", type=int, default=0, help="end after M steps in all")
+    ap.add_argument("--steady-after", type=int, default=0,
+                    help="steady_* figures over the steps after the first K")
+    ap.add_argument("--evict", action="store_true", help="drop the dataset from the page cache first")
     a = ap.parse_args()
     if a.ddp and not a.dist:
         ap.error("--ddp needs --dist")
@@ -455,6 +472,14 @@ def parse_args():
     if a.slow_rank >= 0 and not (a.dist and a.slow_data):
         ap.error("--slow-rank needs --dist and --slow-data")
     return a
+
+
+def evict_dataset(path):
+    """Drop the dataset's files from the page cache (every run starts cold)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+    import evict_cache  # one definition of eviction: the demo's
+    for f in evict_cache.files([path]):
+        evict_cache.evict(f)
 
 
 def make_loader(a, ds, seed):
@@ -510,6 +535,8 @@ def validate(a, busy):
 def main():
     a = parse_args()
     torch.set_num_threads(1)
+    if a.evict:
+        evict_dataset(a.data)
     rank, world = 0, 1
     if a.dist:
         import torch.distributed as dist
@@ -533,14 +560,18 @@ def main():
         model = DistributedDataParallel(torch.nn.Linear(16, 1))
 
     wait = compute = first_wait = coll = val = val_busy = 0.0
-    steps = samples = 0
+    steps = samples = steady_n = 0
+    steady_s = 0.0
     t0 = time.perf_counter()
     for epoch in range(a.epochs):
+        if a.max_steps and steps >= a.max_steps:
+            break
         ds.epoch = epoch  # non-persistent workers get it when the epoch starts
         t_ask = time.perf_counter()
         for k, batch in enumerate(loader):
             t_got = time.perf_counter()
-            wait += t_got - t_ask
+            step_wait = t_got - t_ask
+            wait += step_wait
             if k == 0:
                 first_wait += t_got - t_ask
             samples += len(batch)
@@ -558,6 +589,11 @@ def main():
                 ckpt.save(steps)
             t_ask = time.perf_counter()
             compute += t_ask - t_got
+            if steps > a.steady_after:
+                steady_s += step_wait + (t_ask - t_got)
+                steady_n += 1
+            if a.max_steps and steps >= a.max_steps:
+                break
         if a.val_data:
             v, vb = validate(a, busy)
             val += v
@@ -577,10 +613,12 @@ def main():
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
     print("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
           "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
-          "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f"
+          "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f "
+          "steady_steps=%d steady_step_s=%.5f"
           % (steps, a.epochs, samples, wait, compute, busy.total, ckpt_n, ckpt_time, first_wait,
              total, share, rank, coll, val, val_busy, buckets, int(a.ckpt_async),
-             ckpt.wait_s if ckpt is not None else 0.0))
+             ckpt.wait_s if ckpt is not None else 0.0,
+             steady_n, steady_s / steady_n if steady_n else float("nan")))
     sys.stdout.flush()
     if a.dist:
         dist.barrier()

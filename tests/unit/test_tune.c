@@ -76,11 +76,16 @@ static void test_read(void)
 	CHECK_INT(t.eff.v[FS_KNOB_PIN_MEMORY], 0);
 	CHECK_INT(t.eff.v[FS_KNOB_PERSISTENT_WORKERS], 1);
 	CHECK(t.have_verdict);
-	/* no warm-up: the slow steps are in (5 × 1.1 s + 20 × 0.2 s) / 25 */
+	/* a warm-up of 3 leaves 22 steps, not a multiple of the 4 workers: 2
+	 * more are left out, and the window is the 20 fast ones again */
+	CHECK_INT(fs_tune_trial_read(path, 3, &t), 0);
+	CHECK_INT(t.steps, FAST);
+	CHECK_NEAR(t.step_s, 0.2, 1e-6);
+	/* no warm-up: 25 steps, 1 left out (24 = 6 rounds of 4): 4 slow ones
+	 * in, (4 × 1.1 s + 20 × 0.2 s) / 24 */
 	CHECK_INT(fs_tune_trial_read(path, 0, &t), 0);
-	CHECK_INT(t.steps, WARM + FAST);
-	/* from the first step's start (t0 = 1) */
-	CHECK_NEAR(t.step_s, (WARM * 1.1 + FAST * 0.2) / (WARM + FAST), 1e-6);
+	CHECK_INT(t.steps, WARM + FAST - 1);
+	CHECK_NEAR(t.step_s, (4 * 1.1 + FAST * 0.2) / (WARM + FAST - 1), 1e-6);
 	/* more warm-up than steps: too few */
 	CHECK_INT(fs_tune_trial_read(path, WARM + FAST, &t), -1);
 	CHECK(!strcmp(t.status, "too_few_steps"));
@@ -241,6 +246,26 @@ static void test_climb(void)
 	tr[0].eff.v[FS_KNOB_NUM_WORKERS] = 0;
 	T.best = -1;
 	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_NO_KNOB_HELPS);
+
+	/* undetermined: one measured try of twice the workers; with
+	 * num_workers not allowed, nothing (and no claim that no knob helps) */
+	T.ntrials = 1;
+	T.best = -1;
+	tr[0] = trial(0, 0.4, 16, 3, FS_VERDICT_UNDETERMINED);
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 6);
+	T.knobs = all & ~(1u << FS_KNOB_NUM_WORKERS);
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK(strstr(why, "names no cause") != NULL);
+	T.knobs = all;
+
+	/* memory pressure: half the workers */
+	T.ntrials = 1;
+	T.best = -1;
+	tr[0] = trial(0, 0.4, 16, 6, FS_VERDICT_MEMORY_PRESSURE);
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 3);
+	CHECK(strstr(why, "page cache") != NULL);
 
 	/* a failed trial is no candidate, and ends the climb */
 	tr[0] = trial(0, 0.4, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
