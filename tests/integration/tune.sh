@@ -76,7 +76,8 @@ assert d["warmup"] == 3, d
 assert d["steps"] > 12 and "fewer than the 30 samples" in d["steps_note"], d
 assert t[0]["why"] == "baseline" and t[0]["status"] == "ok", t[0]
 assert t[0]["knobs"]["num_workers"] == 2 and t[0]["asked"] == {}, t[0]
-assert t[0]["steps"] == d["steps"], t[0]
+# measured: the steps after the warm-up, in whole rounds of the 2 workers
+assert d["steps"] - 1 <= t[0]["steps"] <= d["steps"] and t[0]["steps"] % 2 == 0, t[0]
 open("t1.steps", "w").write(str(d["steps"] + 3))
 assert d["best"] is not None and isinstance(d["best"]["python"], str), d
 assert d["stopped"] in ("converged", "no_knob_helps", "compute_bound", "budget"), d["stopped"]
