@@ -16,6 +16,7 @@
 
 #include "bench/dataset.h"
 #include "util/fmt.h"
+#include "util/safefile.h"
 
 #define MARKER_HEAD "feedscope-bench 1\n"
 
@@ -48,24 +49,6 @@ static void parent_of(const char *path, char *out, size_t cap)
 		out[1] = 0;
 	else
 		*slash = 0;
-}
-
-/* 1 empty, 0 not empty, -1 unreadable (errno). */
-static int dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	struct dirent *e;
-	int empty = 1;
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			empty = 0;
-			break;
-		}
-	}
-	closedir(d);
-	return empty;
 }
 
 bool fs_bench_has_marker(const char *dir, bool *created)
@@ -140,7 +123,7 @@ int fs_bench_dir_check(const char *dir, char *why, size_t whylen)
 			return FS_SAFETY_REFUSED;
 		}
 	}
-	int empty = dir_is_empty(dir);
+	int empty = fs_safefile_dir_empty(dir);
 	if (empty < 0) {
 		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 		return FS_SAFETY_REFUSED;

@@ -14,7 +14,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "analysis/tune.h"
 #include "cmd/cmd.h"
@@ -24,6 +23,7 @@
 #include "util/fmt.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/safefile.h"
 #include "util/text.h"
 
 static const char usage_text[] =
@@ -84,7 +84,8 @@ struct opts {
 	char *env[MAX_ENV];
 	int nenv;
 	const char *dir;
-	const char *interval;
+	const char *interval;   /* -i as given, passed on to run; NULL: run's default */
+	double interval_s;      /* its value (run's default 0.1 s without -i) */
 	bool no_gpu, json, quiet;
 	char **cmd;
 	int ncmd;
@@ -147,7 +148,7 @@ static int check_env(const char *kv)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){.steps = 50, .warmup = 10, .budget_s = 600,
+	*o = (struct opts){.steps = 50, .warmup = 10, .budget_s = 600, .interval_s = 0.1,
 			   .knobs = 1u << FS_KNOB_NUM_WORKERS | 1u << FS_KNOB_PREFETCH_FACTOR |
 				    1u << FS_KNOB_PIN_MEMORY | 1u << FS_KNOB_PERSISTENT_WORKERS};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -155,7 +156,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (o->max_workers < 8)
 		o->max_workers = 8;
 	int opt;
-	double d;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+:o:i:qh", long_opts, NULL)) != -1) {
@@ -197,7 +197,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->dir = optarg;
 			break;
 		case 'i':
-			if (!fs_parse_seconds(optarg, &d))
+			if (!fs_parse_seconds(optarg, &o->interval_s))
 				return fs_usage_error("tune: bad interval '%s' (e.g. 0.1, 100ms)", optarg);
 			o->interval = optarg;
 			break;
@@ -233,15 +233,10 @@ static int make_dir(const char *want, char *out, size_t cap)
 			return 0;
 		if (errno != EEXIST)
 			return fs_usage_error("tune: cannot make %s: %s", out, strerror(errno));
-		DIR *d = opendir(out);
-		if (!d)
+		int empty = fs_safefile_dir_empty(out);
+		if (empty < 0)
 			return fs_usage_error("tune: %s exists and cannot be opened: %s", out, strerror(errno));
-		struct dirent *e;
-		int n = 0;
-		while ((e = readdir(d)))
-			n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-		closedir(d);
-		if (n)
+		if (!empty)
 			return fs_usage_error("tune: %s is not empty (the trials need a new or empty directory)", out);
 		return 0;
 	}
@@ -305,7 +300,8 @@ struct progress {
 	double start, budget_s;
 };
 
-static void progress_line(const struct progress *p, const struct fs_tune_trial *t, double now, bool final)
+/* Trial t's line: while it runs (started at t0), or its result (final). */
+static void progress_line(const struct progress *p, const struct fs_tune_trial *t, double t0, double now, bool final)
 {
 	if (p->quiet || (!p->tty && !final))
 		return;
@@ -313,7 +309,7 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 	fs_tune_knobs_text(&t->asked, k, sizeof k);
 	fprintf(stderr, "%stune: trial %d (%s): ", p->tty ? "\r\033[K" : "", t->id, fs_text_escape(shown, sizeof shown, k));
 	if (!final)
-		fprintf(stderr, "running, %s; budget left %s", fs_fmt_time(a, sizeof a, now - (p->start + t->duration_s)),
+		fprintf(stderr, "running, %s; budget left %s", fs_fmt_time(a, sizeof a, now - t0),
 			fs_fmt_time(b, sizeof b, fmax(0, p->budget_s - (now - p->start))));
 	else if (!strcmp(t->status, "ok"))
 		fprintf(stderr, "%s a step, input wait %.0f%%, %s\n", fs_fmt_time(a, sizeof a, t->step_s), 100 * t->wait_share,
@@ -332,7 +328,6 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 	snprintf(log, sizeof log, "%s/trial-%d.log", dir, t->id);
 	fs_tune_knobs_env(&t->asked, o->warmup + steps, env, sizeof env);
 	double t0 = now_s();
-	t->duration_s = t0 - p->start; /* the progress line's base until the end */
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -365,7 +360,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 			sent = 2;
 		}
 		if (now - last_progress >= 1) {
-			progress_line(p, t, now, false);
+			progress_line(p, t, t0, now, false);
 			last_progress = now;
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
@@ -386,7 +381,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 		snprintf(t->status_text, sizeof t->status_text, "the job exited with status %d%s%s (its output: %.400s)",
 			 t->exit_code, was[0] ? "; " : "", was, log);
 	}
-	progress_line(p, t, now_s(), true);
+	progress_line(p, t, t0, now_s(), true);
 	return !interrupted;
 }
 
@@ -397,10 +392,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 static bool short_window(const struct opts *o, const struct fs_tune_trial *t, long steps, const char *dir, char *note,
 			 size_t cap, long *out)
 {
-	double interval = 0.1;
-	if (o->interval)
-		fs_parse_seconds(o->interval, &interval);
-	double need_s = FS_TUNE_MIN_SAMPLES * interval;
+	double need_s = FS_TUNE_MIN_SAMPLES * o->interval_s;
 	if (strcmp(t->status, "ok") || !isfinite(t->step_s) || t->step_s <= 0 || t->steps * t->step_s >= need_s)
 		return false;
 	long want = (long)ceil(need_s / t->step_s);

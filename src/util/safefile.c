@@ -126,3 +126,20 @@ int fs_safefile_remove_dir(int dirfd, const char *name)
 	close(fd);
 	return unlinkat(dirfd, name, AT_REMOVEDIR);
 }
+
+int fs_safefile_dir_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	int empty = 1;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}

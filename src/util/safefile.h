@@ -44,4 +44,8 @@ int fs_safefile_unlink(int dirfd, const char *name, const struct stat *expect);
  * something was left, or the system call's). */
 int fs_safefile_remove_dir(int dirfd, const char *name);
 
+/* Whether directory dir holds nothing ("." and ".." aside): 1 empty, 0
+ * not, -1 when it cannot be read (errno). */
+int fs_safefile_dir_empty(const char *dir);
+
 #endif

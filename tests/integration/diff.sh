@@ -10,19 +10,7 @@
 . "$FEEDSCOPE_TOP/tests/python/steps_lib.sh"
 need_torch
 cd "$TEST_TMP" || fail "no TEST_TMP"
-SC=$FEEDSCOPE_TOP/tests/scenarios
-
-"$PY" -c 'import numpy as np
-for i in range(48): np.save("s%03d.npy" % i, np.full(256, i, dtype=np.uint8))' || fail "dataset"
-mkdir -p npy && mv s*.npy npy/
-
-job() { # NAME WORKERS
-	"$FEEDSCOPE" run -q -o "$1.db" -- "$PY" "$SC/train.py" --data npy --samples 48 --batch 4 \
-		--item-sleep-ms 10 --compute-ms 5 --workers "$2" >"$1.out" 2>"$1.err" ||
-		{ cat "$1.err"; fail "$1: the job failed"; }
-}
-job a 0
-job b 2
+. "$FEEDSCOPE_TOP/tests/lib/diff_runs.sh"
 
 "$FEEDSCOPE" diff a.db b.db >diff.txt 2>diff.err || fail "diff: exit $? ($(cat diff.err))"
 "$FEEDSCOPE" diff --json a.db b.db >diff.json || fail "diff --json"

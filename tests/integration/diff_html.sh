@@ -16,18 +16,7 @@ need_chromium
 SHOTS=$FEEDSCOPE_BUILD/diff_html
 mkdir -p "$SHOTS" || fail "cannot make $SHOTS"
 cd "$TEST_TMP" || fail "no TEST_TMP"
-SC=$FEEDSCOPE_TOP/tests/scenarios
-
-"$PY" -c 'import numpy as np
-for i in range(48): np.save("s%03d.npy" % i, np.full(256, i, dtype=np.uint8))' || fail "dataset"
-mkdir -p npy && mv s*.npy npy/
-job() { # NAME WORKERS
-	"$FEEDSCOPE" run -q -o "$1.db" -- "$PY" "$SC/train.py" --data npy --samples 48 --batch 4 \
-		--item-sleep-ms 10 --compute-ms 5 --workers "$2" >"$1.out" 2>"$1.err" ||
-		{ cat "$1.err"; fail "$1: the job failed"; }
-}
-job a 0
-job b 2
+. "$FEEDSCOPE_TOP/tests/lib/diff_runs.sh"
 
 # Bad usage: exit 2, one line on stderr, nothing on stdout, no file written
 # (not even a partial one), an existing -o file left as it was.
