@@ -611,14 +611,18 @@ def main():
         b["other"] = max(0.0, 1.0 - sum(b.values()))
     buckets = " ".join("b_%s=%.4f" % (k, b.get(k, 0.0))
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
-    print("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
+    # One write of the whole line, newline included: the ranks of a --dist
+    # job share one stdout, and print() under PYTHONUNBUFFERED=1 writes the
+    # text and its newline in two calls, so two ranks ending together could
+    # run their lines into one (the scenarios then counted one rank).
+    sys.stdout.write("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
           "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
           "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f "
           "steady_steps=%d steady_step_s=%.5f"
           % (steps, a.epochs, samples, wait, compute, busy.total, ckpt_n, ckpt_time, first_wait,
              total, share, rank, coll, val, val_busy, buckets, int(a.ckpt_async),
              ckpt.wait_s if ckpt is not None else 0.0,
-             steady_n, steady_s / steady_n if steady_n else float("nan")))
+             steady_n, steady_s / steady_n if steady_n else float("nan")) + "\n")
     sys.stdout.flush()
     if a.dist:
         dist.barrier()
