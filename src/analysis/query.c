@@ -25,6 +25,26 @@ static void q_fail(struct fs_q *q, const char *sql)
 	snprintf(q->failed, sizeof q->failed, "%s (in: %.60s%s)", msg, sql ? sql : "?", n > 60 ? "..." : "");
 }
 
+/* FEEDSCOPE_SQL_PROFILE=1: every statement the analysis runs, with the
+ * time it took, on stderr (finding the slow query of a long run). */
+static int q_profile(unsigned kind, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	if (kind == SQLITE_TRACE_PROFILE) {
+		char *sql = sqlite3_expanded_sql(p);
+		fprintf(stderr, "sql %9.3f ms  %.300s\n", (double)*(sqlite3_int64 *)x / 1e6, sql ? sql : "?");
+		sqlite3_free(sql);
+	}
+	return 0;
+}
+
+static void q_trace(sqlite3 *db)
+{
+	const char *e = getenv("FEEDSCOPE_SQL_PROFILE");
+	if (db && e && *e && strcmp(e, "0"))
+		sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, q_profile, NULL);
+}
+
 int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 {
 	q->w0 = -INFINITY;
@@ -40,6 +60,7 @@ int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	sqlite3_busy_timeout(q->db, FS_Q_BUSY_MS);
+	q_trace(q->db);
 	double n;
 	bool got = fs_q_row(q, "SELECT count(*) FROM meta", 1, &n);
 	if (fs_q_failed(q))

@@ -18,6 +18,7 @@
 #include "analysis/tune.h"
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
+#include "record/session.h"
 #include "render/tune.h"
 #include "util/clock.h"
 #include "util/fmt.h"
@@ -197,8 +198,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->dir = optarg;
 			break;
 		case 'i':
-			if (!fs_parse_seconds(optarg, &o->interval_s))
-				return fs_usage_error("tune: bad interval '%s' (e.g. 0.1, 100ms)", optarg);
+			/* the trials' run would refuse it: refused here, before any trial */
+			if (!fs_parse_seconds(optarg, &o->interval_s) || o->interval_s < FS_INTERVAL_MIN_S ||
+			    o->interval_s > FS_INTERVAL_MAX_S)
+				return fs_usage_error("tune: bad interval '%s' (seconds, 0.001 to 3600, e.g. 0.1 or 100ms)",
+						      optarg);
 			o->interval = optarg;
 			break;
 		case 'G':

@@ -434,8 +434,8 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		o->out_path = arg;
 		return 1;
 	case 'i':
-		if (!fs_parse_seconds(arg, &o->interval_s) || o->interval_s < 0.001 ||
-		    o->interval_s > 3600)
+		if (!fs_parse_seconds(arg, &o->interval_s) || o->interval_s < FS_INTERVAL_MIN_S ||
+		    o->interval_s > FS_INTERVAL_MAX_S)
 			return fs_usage_error("%s: bad interval '%s' (seconds, 0.001 to 3600, e.g. 0.1 or 100ms)",
 					      cmd, arg);
 		return 1;

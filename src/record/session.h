@@ -81,6 +81,10 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal);
  * started); a file -f was to replace is left as it was. */
 void fs_session_abort(struct fs_session *s);
 
+/* The sampling interval's range (-i of run, attach and tune), seconds. */
+#define FS_INTERVAL_MIN_S 0.001
+#define FS_INTERVAL_MAX_S 3600.0
+
 /* Parse the options run and attach share; returns 1 if opt was one of
  * them (value in arg), 0 if not, or 2 after a usage error. */
 int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, const char *cmd);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/query.h"
+#include "store/rollup.h"
 #include "store/schema.h"
 #include "util/text.h"
 
@@ -42,10 +43,16 @@ static void describe(struct col *c, const char *name)
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->factor = 0;
 	c->unix_after = false;
+	/* a per-minute table's NAME_min, NAME_max: NAME's unit, the suffix kept */
+	const char *tail = "";
+	if (n > 4 && (!strcmp(name + n - 4, "_min") || !strcmp(name + n - 4, "_max"))) {
+		tail = name + n - 4;
+		n -= 4;
+	}
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		size_t k = strlen(units[i].suffix);
-		if (n > k && !strcmp(name + n - k, units[i].suffix)) {
-			snprintf(c->name, sizeof c->name, "%.*s%s", (int)(n - k), name, units[i].base);
+		if (n > k && !strncmp(name + n - k, units[i].suffix, k)) {
+			snprintf(c->name, sizeof c->name, "%.*s%s%s", (int)(n - k), name, units[i].base, tail);
 			c->factor = units[i].factor;
 		}
 	}
@@ -204,6 +211,14 @@ int fs_csv_write(int dirfd, const char *path, const struct fs_window *w, int *fi
 						       : "";
 		snprintf(sql, sizeof sql, "SELECT * FROM %s%s ORDER BY rowid", t->name, where);
 		rc = table_csv(&q, dirfd, t->name, sql, start_unix, err, errlen);
+		*files += rc > 0;
+	}
+	/* the per-minute tables (schema 6; an older file has none: not recorded) */
+	for (int i = 0; rc >= 0 && i < FS_RT__COUNT; i++) {
+		const char *name = fs_rollup_table_name((enum fs_rollup_table)i);
+		char sql[256];
+		snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE t BETWEEN ?1 AND ?2 ORDER BY rowid", name);
+		rc = table_csv(&q, dirfd, name, sql, start_unix, err, errlen);
 		*files += rc > 0;
 	}
 	if (rc >= 0 && fs_q_failed(&q)) {

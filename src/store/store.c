@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/rollup.h"
 #include "store/runfile.h"
 #include "store/schema.h"
 #include "util/clock.h"
@@ -26,6 +27,8 @@ struct fs_store {
 	bool hash_paths;        /* meta values: words holding a '/' hashed */
 	struct fs_runfile file; /* where it is on disk */
 	bool memory;            /* fs_store_create_memory: no file at all */
+	struct fs_rollup *rollup;                 /* the per-minute tables (files only) */
+	sqlite3_stmt *tier_insert[FS_RT__COUNT];
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -105,14 +108,10 @@ static void begin(struct fs_store *st)
 		say_error(st, "BEGIN");
 }
 
-static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+static void bind_values(sqlite3_stmt *s, const struct fs_value *vals, int ncols)
 {
-	struct fs_store *st = (struct fs_store *)sink;
-	sqlite3_stmt *s = st->insert[r->table];
-	int ncols = fs_tables[r->table].ncols;
-	begin(st);
 	for (int c = 0; c < ncols; c++) {
-		const struct fs_value *v = &r->v[c];
+		const struct fs_value *v = &vals[c];
 		switch (v->kind) {
 		case FS_V_INT:
 			sqlite3_bind_int64(s, c + 1, v->i);
@@ -127,11 +126,75 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 			sqlite3_bind_null(s, c + 1);
 		}
 	}
+}
+
+static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+{
+	struct fs_store *st = (struct fs_store *)sink;
+	sqlite3_stmt *s = st->insert[r->table];
+	begin(st);
+	bind_values(s, r->v, fs_tables[r->table].ncols);
 	if (sqlite3_step(s) == SQLITE_DONE)
 		st->rows++;
 	else
 		say_error(st, "insert");
 	sqlite3_reset(s);
+	if (st->rollup)
+		fs_rollup_row(st->rollup, r);
+}
+
+/* A finished per-minute row (store/rollup.h). */
+static void tier_row(void *ctx, enum fs_rollup_table rt, const struct fs_value *v, int n)
+{
+	struct fs_store *st = ctx;
+	sqlite3_stmt *s = st->tier_insert[rt];
+	begin(st);
+	bind_values(s, v, n);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		say_error(st, "insert (per-minute table)");
+	sqlite3_reset(s);
+}
+
+/* The per-minute tables, their inserts, and the aggregator that feeds
+ * them. Returns 0, or -1 with err. */
+static int open_tiers(struct fs_store *st, char *err, size_t errlen)
+{
+	char sql[8192];
+	for (int rt = 0; rt < FS_RT__COUNT; rt++) {
+		const struct fs_rollup_col *c;
+		int nc = fs_rollup_columns((enum fs_rollup_table)rt, &c);
+		const char *name = fs_rollup_table_name((enum fs_rollup_table)rt);
+		int n = snprintf(sql, sizeof sql, "CREATE TABLE %s(", name);
+		for (int i = 0; i < nc; i++)
+			n += snprintf(sql + n, sizeof sql - (size_t)n, "%s%s %s", i ? ", " : "", c[i].name, c[i].type);
+		snprintf(sql + n, sizeof sql - (size_t)n, ")");
+		if (exec(st->db, sql, err, errlen) < 0)
+			return -1;
+		n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES(", name);
+		for (int i = 0; i < nc; i++)
+			n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?", i ? "," : "");
+		snprintf(sql + n, sizeof sql - (size_t)n, ")");
+		if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->tier_insert[rt], NULL) !=
+		    SQLITE_OK) {
+			snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+			return -1;
+		}
+	}
+	if (!(st->rollup = fs_rollup_new(tier_row, st))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void close_tiers(struct fs_store *st)
+{
+	fs_rollup_free(st->rollup);
+	st->rollup = NULL;
+	for (int rt = 0; rt < FS_RT__COUNT; rt++) {
+		sqlite3_finalize(st->tier_insert[rt]);
+		st->tier_insert[rt] = NULL;
+	}
 }
 
 static void sink_meta(struct fs_sink *sink, const char *key, const char *value)
@@ -198,7 +261,8 @@ static int open_db(struct fs_store *st, char *err, size_t errlen)
 	sqlite3_busy_timeout(st->db, 5000);
 	char why[512];
 	if (exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", why, sizeof why) < 0 ||
-	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0) {
+	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0 ||
+	    open_tiers(st, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
@@ -207,6 +271,7 @@ static int open_db(struct fs_store *st, char *err, size_t errlen)
 
 static void close_db(struct fs_store *st)
 {
+	close_tiers(st);
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);
@@ -293,6 +358,8 @@ uint64_t fs_store_rows(const struct fs_store *st)
 
 int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
+	if (st->rollup)
+		fs_rollup_flush(st->rollup); /* the last, partial minute */
 	int rc = fs_store_commit(st);
 	if (st->memory) {
 		close_db(st);
@@ -301,6 +368,7 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 		free(st);
 		return rc;
 	}
+	close_tiers(st);
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);

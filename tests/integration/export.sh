@@ -231,6 +231,11 @@ tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type =
 start = con.execute("SELECT value FROM meta WHERE key = 'start_unix'").fetchone()
 start = float(start[0]) if start else None
 files = sorted(os.listdir(d))
+def conv(c):  # a column's CSV name; a per-minute table's NAME_min/_max keep NAME's unit
+    tail = c[-4:] if c.endswith(("_min", "_max")) else ""
+    c = c[:len(c) - len(tail)]
+    return (c[:-4] + "_ratio" if c.endswith("_pct") else c[:-3] + "_s" if c.endswith("_ms") else
+            c[:-3] + "_s" if c.endswith("_us") else c[:-5] + "_bits_per_s" if c.endswith("_mbps") else c) + tail
 for t in tables:
     n = con.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
     assert (t + ".csv" in files) == (n > 0), (t, n, files)
@@ -246,8 +251,7 @@ for f in files:
     assert all(len(r) == len(head) for r in body), t
     cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % t)]
     for c in cols:
-        name = c[:-4] + "_ratio" if c.endswith("_pct") else c[:-3] + "_s" if c.endswith("_ms") else \
-               c[:-3] + "_s" if c.endswith("_us") else c[:-5] + "_bits_per_s" if c.endswith("_mbps") else c
+        name = conv(c)
         assert name in head, (t, c, name, head)
     stored = list(con.execute("SELECT * FROM %s ORDER BY rowid" % t))
     for r, s in zip(body, stored):
@@ -256,8 +260,9 @@ for f in files:
         for c, v in src.items():
             if v is None:
                 continue
-            if c.endswith("_pct") and isinstance(v, (int, float)):
-                assert abs(float(row[c[:-4] + "_ratio"]) - v / 100) <= 1e-12 * max(1, abs(v)), (t, c)
+            if conv(c).rsplit("_", 1)[0].endswith("_ratio") or conv(c).endswith("_ratio"):
+                if isinstance(v, (int, float)):
+                    assert abs(float(row[conv(c)]) - v / 100) <= 1e-12 * max(1, abs(v)), (t, c)
             if c == "t" and start is not None:
                 assert abs(float(row["t_unix"]) - (start + v)) < 2e-6, (t, row["t_unix"], start, v)
             if isinstance(v, str) and t != "meta":

@@ -29,6 +29,8 @@ bad "unknown knob 'threads'" --knobs num_workers,threads -- "$PY" x.py
 bad "expected K=V" --env NOVALUE -- "$PY" x.py
 bad "FEEDSCOPE_ variables are feedscope's own" --env FEEDSCOPE_TUNE=x -- "$PY" x.py
 bad "bad --max-workers '0'" --max-workers 0 -- "$PY" x.py
+bad "bad interval '0'" -i 0 -- "$PY" x.py
+bad "bad interval '2h'" -i 2h -- "$PY" x.py
 bad "no command given" --steps 10
 bad "'sleep' is not a Python program" -- sleep 1
 bad "full is not empty" -o full -- "$PY" x.py

@@ -84,8 +84,11 @@ int main(int argc, char **argv)
 		fs_row_init(&r, FS_T_TICKS, t);
 		fs_row_real(&r, FS_TICKS_dt_s, 0.1);
 		fs_row_real(&r, FS_TICKS_sample_us, 300);
+		fs_row_real(&r, FS_TICKS_cpu_us, 250);
+		fs_row_int(&r, FS_TICKS_missed, 0);
 		fs_sink_row(s, &r);
-		row_real(s, FS_T_CPU, t, 5, (double[]){40, 10, 20 * noise, 30, 0});
+		/* user + system + iowait + idle = 100, iowait 0-20 */
+		row_real(s, FS_T_CPU, t, 5, (double[]){40, 10, 20 * noise, 50 - 20 * noise, 0});
 		for (int c = 0; c < 2; c++) {
 			fs_row_init(&r, FS_T_CPU_CORE, t);
 			fs_row_int(&r, FS_CPU_CORE_cpu, c);
@@ -95,26 +98,61 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4; i++) {
 			fs_row_init(&r, FS_T_PSI, t);
 			fs_row_text(&r, FS_PSI_resource, res[i]);
-			fs_row_real(&r, FS_PSI_some_pct, 30 * noise);
+			/* CPU and I/O pressure from the job, none on memory or irq */
+			fs_row_real(&r, FS_PSI_some_pct, i == 0 ? 30 * noise : i == 1 ? 10 * noise : 0);
+			if (i != 0)
+				fs_row_real(&r, FS_PSI_full_pct, i == 1 ? 4 * noise : 0);
 			fs_sink_row(s, &r);
 		}
 		if (k % 10 == 0) {
 			fs_row_init(&r, FS_T_MEM, t);
 			fs_row_int(&r, FS_MEM_available_bytes, 20000000000);
 			fs_row_int(&r, FS_MEM_cached_bytes, 3000000000);
-			fs_row_int(&r, FS_MEM_dentries, 10000 + k);
+			fs_row_int(&r, FS_MEM_dentries, 100000 + k / 10);
+			fs_row_int(&r, FS_MEM_total_bytes, 25000000000);
+			fs_row_int(&r, FS_MEM_free_bytes, 1000000000);
+			fs_row_int(&r, FS_MEM_dirty_bytes, 1000000);
+			fs_row_int(&r, FS_MEM_shmem_bytes, 500000000);
+			fs_row_int(&r, FS_MEM_swap_used_bytes, 0);
+			fs_row_real(&r, FS_MEM_majflt_per_s, 0);
 			fs_sink_row(s, &r);
 		}
 		for (int i = 0; i < 4; i++) {
+			/* loop0 (the data set) reads at 60-120 MB/s in 128 KiB
+			 * requests, vda under it the same; the others idle */
+			bool busy = i < 2;
+			double rps = busy ? 450 + 450 * noise : 0, req = 131072;
 			fs_row_init(&r, FS_T_DISK, t);
 			fs_row_text(&r, FS_DISK_device, disks[i]);
-			for (int c = FS_DISK_reads_per_s; c <= FS_DISK_write_req_bytes; c++)
-				fs_row_real(&r, c, i == 1 ? 1000 * noise * c : 0);
+			fs_row_real(&r, FS_DISK_reads_per_s, rps);
+			fs_row_real(&r, FS_DISK_read_bytes_per_s, rps * req);
+			fs_row_real(&r, FS_DISK_writes_per_s, busy ? 2 : 0);
+			fs_row_real(&r, FS_DISK_write_bytes_per_s, busy ? 2 * 4096 : 0);
+			if (busy) {
+				fs_row_real(&r, FS_DISK_read_await_ms, 0.4 + 0.6 * noise);
+				fs_row_real(&r, FS_DISK_write_await_ms, 1.5);
+				fs_row_real(&r, FS_DISK_read_req_bytes, req);
+				fs_row_real(&r, FS_DISK_write_req_bytes, 4096);
+			}
+			fs_row_real(&r, FS_DISK_queue_depth, busy ? rps * (0.4 + 0.6 * noise) / 1000 : 0);
+			fs_row_real(&r, FS_DISK_util_pct, busy ? 30 + 40 * noise : 0);
+			fs_row_real(&r, FS_DISK_discard_bytes_per_s, 0);
+			fs_row_real(&r, FS_DISK_flushes_per_s, busy ? 0.5 : 0);
 			fs_sink_row(s, &r);
+			/* eth0 carries 1-3 MB/s in 1500-byte packets, lo a little */
+			double rx = i == 1 ? 1e6 + 2e6 * noise : i == 0 ? 2e4 : 0;
 			fs_row_init(&r, FS_T_NET, t);
 			fs_row_text(&r, FS_NET_iface, nics[i]);
-			for (int c = FS_NET_rx_bytes_per_s; c <= FS_NET_tx_packets_per_s; c++)
-				fs_row_real(&r, c, i == 1 ? 100 * noise : 0);
+			fs_row_real(&r, FS_NET_rx_bytes_per_s, rx);
+			fs_row_real(&r, FS_NET_tx_bytes_per_s, rx / 20);
+			fs_row_real(&r, FS_NET_rx_packets_per_s, rx / 1500);
+			fs_row_real(&r, FS_NET_tx_packets_per_s, rx / 20 / 100);
+			fs_row_real(&r, FS_NET_rx_errs_per_s, 0);
+			fs_row_real(&r, FS_NET_tx_errs_per_s, 0);
+			fs_row_real(&r, FS_NET_rx_drops_per_s, 0);
+			fs_row_real(&r, FS_NET_tx_drops_per_s, 0);
+			if (i == 1)
+				fs_row_int(&r, FS_NET_speed_mbps, 10000);
 			fs_sink_row(s, &r);
 		}
 		for (int p = 0; p < 5; p++) {
@@ -123,13 +161,21 @@ int main(int argc, char **argv)
 			fs_row_int(&r, FS_PROC_ppid, p ? 100 : 1);
 			fs_row_text(&r, FS_PROC_role, p ? "worker" : "main");
 			fs_row_text(&r, FS_PROC_comm, "python3");
-			fs_row_int(&r, FS_PROC_threads, p ? 3 : 30);
-			fs_row_int(&r, FS_PROC_running, rand() % 2);
-			fs_row_int(&r, FS_PROC_blocked_io, p && noise > 0.5);
-			fs_row_int(&r, FS_PROC_sleeping, p ? 1 : 28);
-			fs_row_real(&r, FS_PROC_cpu_pct, 50 * noise);
-			fs_row_real(&r, FS_PROC_rchar_per_s, 1e7 * noise);
-			fs_row_real(&r, FS_PROC_read_bytes_per_s, 5e6 * noise);
+			/* thread states sum to the threads read; a worker's one
+			 * busy thread runs or waits for its read */
+			int threads = p ? 3 : 30, run = rand() % 2, blk = p && !run && noise > 0.5;
+			fs_row_int(&r, FS_PROC_threads, threads);
+			fs_row_int(&r, FS_PROC_running, run);
+			fs_row_int(&r, FS_PROC_blocked_io, blk);
+			fs_row_int(&r, FS_PROC_sleeping, threads - run - blk);
+			fs_row_int(&r, FS_PROC_other, 0);
+			fs_row_real(&r, FS_PROC_cpu_pct, run ? 60 + 40 * noise : 10 * noise);
+			fs_row_real(&r, FS_PROC_run_wait_pct, 5 * noise);
+			fs_row_real(&r, FS_PROC_rchar_per_s, p ? 2.5e7 * noise : 1e5);
+			fs_row_real(&r, FS_PROC_read_bytes_per_s, p ? 2.5e7 * noise : 0);
+			fs_row_real(&r, FS_PROC_write_bytes_per_s, 0);
+			fs_row_int(&r, FS_PROC_rss_bytes, p ? 300000000 : 2000000000);
+			fs_row_real(&r, FS_PROC_majflt_per_s, 0);
 			fs_sink_row(s, &r);
 		}
 		for (int c = 0; c < 2; c++) {
@@ -137,12 +183,20 @@ int main(int argc, char **argv)
 			fs_row_text(&r, FS_CGROUP_path, c ? "/train" : "/");
 			fs_row_int(&r, FS_CGROUP_version, 1);
 			fs_row_real(&r, FS_CGROUP_throttled_pct, 0);
+			fs_row_real(&r, FS_CGROUP_nr_periods_per_s, 0);
+			fs_row_int(&r, FS_CGROUP_mem_usage_bytes, 4000000000);
 			fs_sink_row(s, &r);
 		}
 		fs_row_init(&r, FS_T_GPU, t);
 		fs_row_int(&r, FS_GPU_gpu, 0);
 		fs_row_text(&r, FS_GPU_name, "NVIDIA H200");
 		fs_row_real(&r, FS_GPU_util_pct, 60 + 40 * noise);
+		fs_row_real(&r, FS_GPU_mem_util_pct, 30 + 20 * noise);
+		fs_row_int(&r, FS_GPU_mem_used_bytes, 60000000000);
+		fs_row_int(&r, FS_GPU_mem_total_bytes, 150000000000);
+		fs_row_int(&r, FS_GPU_sm_clock_mhz, 1980);
+		fs_row_real(&r, FS_GPU_power_w, 400 + 200 * noise);
+		fs_row_int(&r, FS_GPU_temp_c, 55);
 		fs_sink_row(s, &r);
 		for (int i = 0; i < 2; i++, step++) {
 			/* a node's steps are the job's, in its own seconds: it began
