@@ -28,6 +28,21 @@ for fmt in text json; do
 	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 done
 echo
+echo "== day-long runs (synth_run at 0.1 s): file size, its per-minute tables, report time"
+for hours in 24 72; do
+	db="$b/long-$hours.db"
+	"$b/tests/synth_run" "$db" $((hours * 3600)) >/dev/null
+	tier=$(sqlite3 -readonly "$db" "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%\_1m' ESCAPE '\\'")
+	echo "  $hours h: $(wc -c <"$db") bytes, of which per-minute tables $tier bytes"
+	for fmt in text json; do
+		start=$(date +%s.%N)
+		"$fs" report --format $fmt "$db" >/dev/null
+		end=$(date +%s.%N)
+		echo "  $hours h: report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
+	done
+	rm -f "$db"
+done
+echo
 echo "== feedscope export of the same 1-hour run: trace size and time (counters: at most 10 000 points a track)"
 start=$(date +%s.%N)
 "$fs" export --format perfetto "$b/hour.db" -o "$b/hour.json"
