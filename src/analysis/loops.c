@@ -15,7 +15,7 @@
 static void epoch_starts(struct fs_q *q, int workers, double *excess_s, long *count)
 {
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT loader, epoch, step, wait_s FROM steps"
-				   " WHERE t BETWEEN ?1 AND ?2 AND pid = ?3 ORDER BY loader, epoch, step");
+				   " WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND pid = ?3 ORDER BY loader, epoch, step");
 	char cur[64] = "";
 	long epoch = -1;
 	double first = NAN, sum = 0;
@@ -55,7 +55,7 @@ static void epoch_starts(struct fs_q *q, int workers, double *excess_s, long *co
 /* The loader with the most steps of process ?3 into out. */
 void fs_m_main_loader(struct fs_q *q, char *out, size_t cap)
 {
-	fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 AND pid = ?3 GROUP BY loader"
+	fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND pid = ?3 GROUP BY loader"
 		  " ORDER BY count(*) DESC LIMIT 1", out, cap);
 }
 
@@ -100,7 +100,7 @@ static size_t merge_spans(struct span *sp, size_t n)
 static double util_inside(struct fs_q *q, const struct span *sp, size_t n)
 {
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT g.t, avg(g.util_pct), k.dt_s FROM gpu g JOIN ticks k ON k.t = g.t"
-				   " WHERE g.t BETWEEN ?1 AND ?2 AND k.dt_s > 0 GROUP BY g.t ORDER BY g.t");
+				   " WHERE g.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU("g.") " AND k.dt_s > 0 GROUP BY g.t ORDER BY g.t");
 	double sum = 0, weight = 0;
 	size_t i = 0;
 	while (fs_q_step(q, st)) {
@@ -176,7 +176,8 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 	*io_s = *util = NAN;
 	sqlite3_stmt *st = fs_q_prep(q,
 		"SELECT t - s, t, 1 FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes WHERE pid = ?3"
-		" AND thread = 'main' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t) WHERE s > 0"
+		" AND thread = 'main' AND class = 'file' AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_IO_CLASSES("")
+		" GROUP BY t) WHERE s > 0"
 		" UNION ALL SELECT max(t_start, ?1), min(t_end, ?2), 0 FROM phases WHERE name = 'checkpoint'"
 		" AND pid = ?3 AND t_end >= ?1 AND t_start <= ?2");
 	if (!st)
@@ -215,7 +216,8 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 static double helper_writes(struct fs_q *q)
 {
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT t - s, t FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes"
-				   " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 GROUP BY t)"
+				   " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 AND "
+				   FS_Q_ROWS_IO_CLASSES("") " GROUP BY t)"
 				   " WHERE s > 0");
 	if (!st)
 		return NAN;
@@ -242,7 +244,7 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 	double busy = NAN, n;
 	if (ngpus > 1 && L->local_rank >= 0 && L->local_rank < ngpus) {
 		char sql[160];
-		snprintf(sql, sizeof sql, "SELECT avg(util_pct) FROM gpu WHERE gpu = %d AND t BETWEEN ?1 AND ?2", L->local_rank);
+		snprintf(sql, sizeof sql, "SELECT avg(util_pct) FROM gpu WHERE gpu = %d AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""), L->local_rank);
 		fs_q_row(q, sql, 1, &busy);
 		if (!isnan(busy)) {
 			L->gpu_busy = busy / 100;
@@ -261,7 +263,7 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 		}
 	}
 	/* the only GPU, or all GPUs' mean */
-	fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2", 1, &busy);
+	fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""), 1, &busy);
 	L->gpu_busy = isnan(busy) ? NAN : busy / 100;
 	if (!isnan(busy))
 		snprintf(L->gpu_basis, sizeof L->gpu_basis, "%s", ngpus == 1 ? "its GPU" : "all GPUs");
@@ -297,7 +299,8 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 	L->epoch_starts = 0;
 	sqlite3_stmt *st = fs_q_prep(q, "WITH f AS (SELECT pid, min(t) AS t0 FROM proc WHERE ppid = ?3 GROUP BY pid)"
 				   " SELECT t FROM (SELECT p.t AS t, count(*) AS n, sum(p.t = f.t0) AS fresh FROM proc p"
-				   " JOIN f ON f.pid = p.pid WHERE p.ppid = ?3 AND p.t BETWEEN ?1 AND ?2 GROUP BY p.t)"
+				   " JOIN f ON f.pid = p.pid WHERE p.ppid = ?3 AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.")
+				   " GROUP BY p.t)"
 				   " WHERE fresh = n ORDER BY t");
 	char sql[256];
 	/* The generation's tick covers (t - dt, t], the GPU sample of that tick
@@ -364,7 +367,7 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 		 * exit are not the loop's. No GPU samples: its whole life. */
 		char sql[320];
 		const char *own = m->ngpus > 1 && L->local_rank >= 0 && L->local_rank < m->ngpus ? " AND gpu = ?5" : "";
-		snprintf(sql, sizeof sql, "SELECT min(t), max(t) FROM gpu WHERE util_pct > 0 AND t BETWEEN ?1 AND ?2%s", own);
+		snprintf(sql, sizeof sql, "SELECT min(t), max(t) FROM gpu WHERE util_pct > 0 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU("") "%s", own);
 		double t0 = NAN, t1 = NAN;
 		sqlite3_stmt *st = fs_q_prep(q, sql);
 		if (st) {
@@ -381,14 +384,14 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 			L->t1 = q->w1 = fmin(w1, t1);
 		}
 		fs_q_row(q, "SELECT sum(k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t WHERE p.pid = ?3"
-		       " AND p.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL", 1, &v);
+		       " AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.") " AND k.dt_s IS NOT NULL", 1, &v);
 		if (m->have_gpu)
 			worker_restarts(q, L, own);
 		q->w0 = w0;
 		q->w1 = w1;
 		L->loop_s = v;
 	}
-	fs_q_row(q, "SELECT avg(blocked_io > 0 OR running > 0) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2", 1,
+	fs_q_row(q, "SELECT avg(blocked_io > 0 OR running > 0) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
 		 &L->loader_active);
 	loop_gpu(q, L, m->ngpus);
 }
@@ -401,11 +404,11 @@ static int wrapped_trainer(struct fs_q *q, int pid)
 	for (int depth = 0; depth < 8; depth++) {
 		double n, child, grandchildren;
 		q->trainer = pid;
-		if (!fs_q_row(q, "SELECT count(DISTINCT pid), min(pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2",
+		if (!fs_q_row(q, "SELECT count(DISTINCT pid), min(pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""),
 			      2, &n, &child) || n != 1)
 			break;
 		q->trainer = to_int(child, 0);
-		fs_q_row(q, "SELECT count(DISTINCT pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2", 1,
+		fs_q_row(q, "SELECT count(DISTINCT pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
 			 &grandchildren);
 		if (!(grandchildren > 0))
 			break;
@@ -462,7 +465,8 @@ void fs_m_load_loops(struct fs_q *q, struct fs_metrics *m)
 	m->trainer_pid = main_pid;
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT pid, count(*), sum(wait_s), sum(compute_s), min(t - wait_s),"
 				   " max(t + compute_s) FROM steps"
-				   " WHERE t BETWEEN ?1 AND ?2 GROUP BY pid ORDER BY sum(wait_s) DESC, count(*) DESC LIMIT 16");
+				   " WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("")
+				   " GROUP BY pid ORDER BY sum(wait_s) DESC, count(*) DESC LIMIT 16");
 	while (m->nloops < FS_MAX_LOOPS && fs_q_step(q, st)) {
 		struct fs_loop_proc *L = &m->loops[m->nloops++];
 		L->pid = sqlite3_column_int(st, 0);

@@ -18,70 +18,81 @@ _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
 /* The sources. A view joins the ticks for their lengths (dt) where a rate
  * is integrated, and keeps t for the window. */
 const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
-	[FS_MS_CPU] = {FS_MS_CPU, "cpu", FS_T_CPU, "cpu", WINDOW, NULL},
-	[FS_MS_PSI] = {FS_MS_PSI, "psi", FS_T_PSI, "psi", WINDOW, NULL},
-	[FS_MS_MEM] = {FS_MS_MEM, "mem", FS_T_MEM, "mem", WINDOW, NULL},
-	[FS_MS_TCP] = {FS_MS_TCP, "tcp", FS_T_TCP, "tcp", WINDOW, NULL},
-	[FS_MS_NFS] = {FS_MS_NFS, "nfs", FS_T_NFS, "nfs", WINDOW, NULL},
-	[FS_MS_GPU] = {FS_MS_GPU, "gpu", FS_T_GPU, "gpu", WINDOW, NULL},
-	[FS_MS_CGROUP] = {FS_MS_CGROUP, "cgroup", FS_T_CGROUP, "cgroup", WINDOW, NULL},
-	[FS_MS_TICKS] = {FS_MS_TICKS, "ticks", FS_T_TICKS, "ticks", WINDOW, NULL},
+	[FS_MS_CPU] = {FS_MS_CPU, "cpu", FS_T_CPU, "(SELECT * FROM cpu WHERE " FS_Q_ROWS_CPU("") ")", WINDOW, NULL},
+	[FS_MS_PSI] = {FS_MS_PSI, "psi", FS_T_PSI, "(SELECT * FROM psi WHERE " FS_Q_ROWS_PSI("") ")", WINDOW, NULL},
+	[FS_MS_MEM] = {FS_MS_MEM, "mem", FS_T_MEM, "(SELECT * FROM mem WHERE " FS_Q_ROWS_MEM("") ")", WINDOW, NULL},
+	[FS_MS_TCP] = {FS_MS_TCP, "tcp", FS_T_TCP, "(SELECT * FROM tcp WHERE " FS_Q_ROWS_TCP("") ")", WINDOW, NULL},
+	[FS_MS_NFS] = {FS_MS_NFS, "nfs", FS_T_NFS, "(SELECT * FROM nfs WHERE " FS_Q_ROWS_NFS("") ")", WINDOW, NULL},
+	[FS_MS_GPU] = {FS_MS_GPU, "gpu", FS_T_GPU, "(SELECT * FROM gpu WHERE " FS_Q_ROWS_GPU("") ")", WINDOW, NULL},
+	[FS_MS_CGROUP] = {FS_MS_CGROUP, "cgroup", FS_T_CGROUP, "(SELECT * FROM cgroup WHERE " FS_Q_ROWS_CGROUP("") ")", WINDOW, NULL},
+	[FS_MS_TICKS] = {FS_MS_TICKS, "ticks", FS_T_TICKS, "(SELECT * FROM ticks WHERE " FS_Q_ROWS_TICKS("") ")", WINDOW, NULL},
 	[FS_MS_NET_TICKS] = {FS_MS_NET_TICKS, "net per tick", FS_T_NET,
 			     "(SELECT t, sum(rx_bytes_per_s) AS rx, sum(tx_bytes_per_s) AS tx FROM net"
-			     " WHERE iface != 'lo' GROUP BY t)", WINDOW, NULL},
+			     " WHERE iface != 'lo' AND " FS_Q_ROWS_NET("") " GROUP BY t)", WINDOW, NULL},
 	[FS_MS_JOB_TICKS] = {FS_MS_JOB_TICKS, "proc per tick", FS_T_PROC,
 			     "(SELECT t, count(*) AS procs, sum(threads) AS threads, sum(running) AS run,"
-			     " sum(blocked_io) AS blk, sum(sleeping) AS slp, sum(cpu_pct) AS cpu FROM proc GROUP BY t)",
+			     " sum(blocked_io) AS blk, sum(sleeping) AS slp, sum(cpu_pct) AS cpu FROM proc WHERE " FS_Q_ROWS_PROC("")
+			     " GROUP BY t)",
 			     WINDOW, NULL},
 	[FS_MS_JOB] = {FS_MS_JOB, "proc", FS_T_PROC,
 		       "(SELECT p.*, k.dt_s AS dt, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot,"
-		       " p.role = 'worker' AS w FROM proc p LEFT JOIN ticks k ON k.t = p.t)", WINDOW, NULL},
+		       " p.role = 'worker' AS w FROM proc p LEFT JOIN ticks k ON k.t = p.t WHERE " FS_Q_ROWS_PROC("p.") ")",
+		       WINDOW, NULL},
 	[FS_MS_TRACE] = {FS_MS_TRACE, "trace rows", FS_T_FILES,
 			 "(SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals) AS n)", "1", NULL},
 	[FS_MS_IO_CLASSES] = {FS_MS_IO_CLASSES, "io_classes rows", FS_T_IO_CLASSES, "io_classes", "1", NULL},
 	[FS_MS_TRAINER_STEPS] = {FS_MS_TRAINER_STEPS, "steps of the trainer", FS_T_STEPS,
-				 "(SELECT * FROM steps WHERE pid = ?3)", WINDOW, NULL},
+				 "(SELECT * FROM steps WHERE pid = ?3 AND " FS_Q_ROWS_STEPS("") ")", WINDOW, NULL},
 	[FS_MS_CKPT_GPU] = {FS_MS_CKPT_GPU, "gpu in checkpoints", FS_T_GPU,
 			    "(SELECT g.* FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
-			    " WHERE p.name = 'checkpoint')", WINDOW, NULL},
+			    " WHERE p.name = 'checkpoint' AND " FS_Q_ROWS_GPU("g.") ")", WINDOW, NULL},
 	[FS_MS_RSS_TICKS] = {FS_MS_RSS_TICKS, "rss per tick", FS_T_PROC,
 			     "(SELECT t, sum(CASE WHEN pid = ?3 THEN rss_bytes END) AS main_rss,"
-			     " sum(CASE WHEN ppid = ?3 THEN rss_bytes END) AS workers_rss FROM proc GROUP BY t)",
+			     " sum(CASE WHEN ppid = ?3 THEN rss_bytes END) AS workers_rss FROM proc WHERE " FS_Q_ROWS_PROC("")
+			     " GROUP BY t)",
 			     WINDOW, NULL},
 	/* Apart from rss per tick: a file from before pss_bytes fails this
 	 * source's query alone, and the RSS figures still count. */
 	[FS_MS_PSS_TICKS] = {FS_MS_PSS_TICKS, "workers' pss per tick", FS_T_PROC,
-			     "(SELECT t, sum(pss_bytes) AS pss FROM proc WHERE ppid = ?3 GROUP BY t)", WINDOW, NULL},
+			     "(SELECT t, sum(pss_bytes) AS pss FROM proc WHERE ppid = ?3 AND " FS_Q_ROWS_PROC("")
+			     " GROUP BY t)", WINDOW, NULL},
 	/* A process's first and last sample in the window: the window is
 	 * applied inside too, before the window functions see the rows. */
 	[FS_MS_WORKER_PSS] = {FS_MS_WORKER_PSS, "workers' pss samples", FS_T_PROC,
 			      "(SELECT t, pid, row_number() OVER w AS nth, first_value(pss_bytes) OVER w AS first_pss,"
 			      " last_value(pss_bytes) OVER w AS last_pss FROM proc"
-			      " WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " WINDOW
+			      " WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " FS_Q_ROWS_PROC("") " AND " WINDOW
 			      " WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))",
 			      WINDOW, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
-			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t)", WINDOW, "device"},
+			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
+			"device"},
 	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
-		       "(SELECT n.*, k.dt_s AS dt FROM net n JOIN ticks k ON k.t = n.t WHERE n.iface != 'lo')", WINDOW,
+		       "(SELECT n.*, k.dt_s AS dt FROM net n JOIN ticks k ON k.t = n.t WHERE n.iface != 'lo' AND "
+		       FS_Q_ROWS_NET("n.") ")", WINDOW,
 		       "iface"},
-	[FS_MS_LOADER] = {FS_MS_LOADER, "steps by loader", FS_T_STEPS, "steps", WINDOW, "loader"},
+	[FS_MS_LOADER] = {FS_MS_LOADER, "steps by loader", FS_T_STEPS, "(SELECT * FROM steps WHERE " FS_Q_ROWS_STEPS("") ")",
+			  WINDOW, "loader"},
 	[FS_MS_PHASE] = {FS_MS_PHASE, "phases by name", FS_T_PHASES, "phases", "t_end >= ?1 AND t_start <= ?2", "name"},
 	[FS_MS_PROCS] = {FS_MS_PROCS, "proc by group", FS_T_PROC,
 			 "(SELECT CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'children' ELSE 'others' END"
-			 " AS grp, p.*, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t WHERE k.dt_s IS NOT NULL)",
+			 " AS grp, p.*, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t WHERE k.dt_s IS NOT NULL AND "
+			 FS_Q_ROWS_PROC("p.") ")",
 			 WINDOW, "grp"},
 	[FS_MS_FILES_BY_GROUP] = {FS_MS_FILES_BY_GROUP, "files by group", FS_T_FILES,
 				  "(SELECT " GROUP_OF_PID ", * FROM files WHERE path != '(other files)')", "1", "grp"},
 	[FS_MS_IO_BY_GROUP] = {FS_MS_IO_BY_GROUP, "io_intervals by group", FS_T_IO_INTERVALS,
-			       "(SELECT " GROUP_OF_PID ", * FROM io_intervals)", WINDOW, "grp"},
+			       "(SELECT " GROUP_OF_PID ", * FROM io_intervals WHERE " FS_Q_ROWS_IO_INTERVALS("") ")", WINDOW, "grp"},
 	[FS_MS_CLASSES_BY_GROUP] = {FS_MS_CLASSES_BY_GROUP, "io_classes of main threads by group", FS_T_IO_CLASSES,
-				    "(SELECT " GROUP_OF_PID ", * FROM io_classes WHERE thread = 'main')", WINDOW, "grp"},
+				    "(SELECT " GROUP_OF_PID ", * FROM io_classes WHERE thread = 'main' AND " FS_Q_ROWS_IO_CLASSES("") ")",
+				    WINDOW, "grp"},
 	[FS_MS_TRAINER_PHASES] = {FS_MS_TRAINER_PHASES, "phases of the trainer by name", FS_T_PHASES,
 				  "(SELECT * FROM phases WHERE pid = ?3)", "t_end >= ?1 AND t_start <= ?2", "name"},
-	[FS_MS_GPU_BY_DEVICE] = {FS_MS_GPU_BY_DEVICE, "gpu by device", FS_T_GPU, "gpu", WINDOW, "gpu"},
+	[FS_MS_GPU_BY_DEVICE] = {FS_MS_GPU_BY_DEVICE, "gpu by device", FS_T_GPU, "(SELECT * FROM gpu WHERE " FS_Q_ROWS_GPU("") ")",
+				 WINDOW, "gpu"},
 	[FS_MS_PROC_BY_PID] = {FS_MS_PROC_BY_PID, "proc by pid", FS_T_PROC,
-			       "(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc p)",
+			       "(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc p WHERE "
+			       FS_Q_ROWS_PROC("p.") ")",
 			       WINDOW, "pid"},
 };
 

@@ -82,7 +82,8 @@ bool fs_metrics_read_steps(struct fs_q *q, int pid, bool windowed, struct fs_ste
 	 * compute_s later, when the loop asks for the next batch: the moment
 	 * ranks in step leave it together */
 	sqlite3_stmt *st = fs_q_prep(q, windowed ? "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
-						   " AND t BETWEEN ?1 AND ?2 AND wait_s IS NOT NULL AND compute_s IS NOT NULL"
+						   " AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("")
+						   " AND wait_s IS NOT NULL AND compute_s IS NOT NULL"
 						   " ORDER BY t + compute_s"
 						 : "SELECT t + compute_s, wait_s, compute_s FROM steps WHERE pid = ?4"
 						   " AND wait_s IS NOT NULL AND compute_s IS NOT NULL ORDER BY t + compute_s");

@@ -1,6 +1,7 @@
 #include "analysis/query.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,8 @@ int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 	q->errors = 0;
 	q->failed[0] = '\0';
 	q->borrowed = false;
+	q->rowids = -1;
+	q->nrows = 0;
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, q->db ? sqlite3_errmsg(q->db) : "cannot open");
 		sqlite3_close(q->db);
@@ -90,6 +93,73 @@ void fs_q_use(struct fs_q *q, sqlite3 *db)
 	q->errors = 0;
 	q->failed[0] = '\0';
 	q->borrowed = true;
+	q->rowids = -1;
+	q->nrows = 0;
+}
+
+/* The tables of the FS_Q_ROWS_* parameters (query.h), by (number - 20) / 2. */
+static const char *const rows_table[] = {"cpu", "cpu_core", "psi", "mem", "disk", "net", "tcp", "nfs",
+					 "proc", "cgroup", "gpu", "steps", "io_intervals", "io_classes", "ticks"};
+#define ROWS_FIRST 20
+#define ROWS_SLACK_S 60.0
+
+static long long rows_lookup(struct fs_q *q, const char *sql, const char *tbl, double t, long long none)
+{
+	sqlite3_stmt *st;
+	long long v = none;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		q_fail(q, sql);
+		return none;
+	}
+	sqlite3_bind_text(st, 1, tbl, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, t);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		q_fail(q, sql);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The rowid bounds of table param's rows for q's window. */
+static void rows_bounds(struct fs_q *q, int param, long long *lo, long long *hi)
+{
+	*lo = INT64_MIN;
+	*hi = INT64_MAX;
+	if (q->rowids < 0) {
+		sqlite3_stmt *st;
+		q->rowids = sqlite3_prepare_v2(q->db, "SELECT 1 FROM rowids_1m", -1, &st, NULL) == SQLITE_OK;
+		sqlite3_finalize(st);
+	}
+	if (!q->rowids || (isinf(q->w0) && isinf(q->w1)))
+		return;
+	for (int i = 0; i < q->nrows; i++) {
+		const struct fs_q_rows *c = &q->rows[i];
+		if (c->param == param && c->w0 == q->w0 && c->w1 == q->w1) {
+			*lo = c->lo;
+			*hi = c->hi;
+			return;
+		}
+	}
+	const char *tbl = rows_table[(param - ROWS_FIRST) / 2];
+	/* rows of t >= w0 were all given their rowid in a minute ending at or
+	 * after w0; those of t <= w1 by the end of the minute after it (the
+	 * slack). A window past the last minute written reaches the rows
+	 * being written now: no upper bound. */
+	if (!isinf(q->w0)) {
+		*lo = rows_lookup(q, "SELECT min(first) FROM rowids_1m WHERE tbl = ?1 AND t >= ?2", tbl, q->w0, INT64_MAX);
+		if (*lo == INT64_MAX) /* nothing written since w0 yet: what comes next */
+			*lo = rows_lookup(q, "SELECT max(last) + 1 FROM rowids_1m WHERE tbl = ?1 AND t >= ?2", tbl,
+					  -INFINITY, INT64_MIN);
+	}
+	if (!isinf(q->w1) &&
+	    rows_lookup(q, "SELECT 1 FROM rowids_1m WHERE tbl = ?1 AND t > ?2 LIMIT 1", tbl,
+			q->w1 + 2 * ROWS_SLACK_S, 0))
+		*hi = rows_lookup(q, "SELECT max(last) FROM rowids_1m WHERE tbl = ?1 AND t <= ?2", tbl,
+				  q->w1 + 2 * ROWS_SLACK_S, INT64_MIN);
+	struct fs_q_rows *c = &q->rows[q->nrows < 8 ? q->nrows++ : (param / 2) % 8];
+	*c = (struct fs_q_rows){param, q->w0, q->w1, *lo, *hi};
 }
 
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql)
@@ -108,6 +178,15 @@ sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql)
 		sqlite3_bind_double(st, 2, q->w1);
 	if (n >= 3)
 		sqlite3_bind_int(st, 3, q->trainer);
+	int last = ROWS_FIRST + 2 * (int)(sizeof rows_table / sizeof rows_table[0]);
+	for (int p = ROWS_FIRST; p + 1 < last && p + 1 <= n; p += 2) {
+		if (!sqlite3_bind_parameter_name(st, p))
+			continue;
+		long long lo, hi;
+		rows_bounds(q, p, &lo, &hi);
+		sqlite3_bind_int64(st, p, lo);
+		sqlite3_bind_int64(st, p + 1, hi);
+	}
 	return st;
 }
 

@@ -17,6 +17,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct fs_q_rows {
+	int param;     /* the lower bound's parameter number */
+	double w0, w1; /* the window they are for */
+	long long lo, hi;
+};
+
 struct fs_q {
 	sqlite3 *db;
 	double w0, w1; /* the window, seconds; -inf/+inf when open */
@@ -24,7 +30,35 @@ struct fs_q {
 	long errors;   /* queries that failed (not "not recorded") */
 	char failed[256]; /* the first of them: "MSG (in: SQL...)" */
 	bool borrowed;    /* db is the caller's (fs_q_use) */
+	int rowids;       /* the file has rowids_1m: 1, 0, or -1 not known yet */
+	struct fs_q_rows rows[8]; /* the latest bounds looked up (a small cache) */
+	int nrows;
 };
+
+/* A window's rows of a sampled table by rowid (a range of the table's
+ * b-tree) rather than by t (no index: a scan of the whole table), from the
+ * rowid spans the store writes each minute (rowids_1m, docs/schema.md):
+ * FS_Q_ROWS_PROC("p.") is "p.rowid BETWEEN ?36 AND ?37", bound by
+ * fs_q_prep to the rowids of the minutes that can hold the window's rows
+ * (one minute of slack after it: a step's record reaches the recorder
+ * after its t). A file without rowids_1m, or an open window, binds the
+ * whole range. The SQL keeps its t BETWEEN ?1 AND ?2 too: the range only
+ * narrows what is read. */
+#define FS_Q_ROWS_CPU(a) a "rowid BETWEEN ?20 AND ?21"
+#define FS_Q_ROWS_CPU_CORE(a) a "rowid BETWEEN ?22 AND ?23"
+#define FS_Q_ROWS_PSI(a) a "rowid BETWEEN ?24 AND ?25"
+#define FS_Q_ROWS_MEM(a) a "rowid BETWEEN ?26 AND ?27"
+#define FS_Q_ROWS_DISK(a) a "rowid BETWEEN ?28 AND ?29"
+#define FS_Q_ROWS_NET(a) a "rowid BETWEEN ?30 AND ?31"
+#define FS_Q_ROWS_TCP(a) a "rowid BETWEEN ?32 AND ?33"
+#define FS_Q_ROWS_NFS(a) a "rowid BETWEEN ?34 AND ?35"
+#define FS_Q_ROWS_PROC(a) a "rowid BETWEEN ?36 AND ?37"
+#define FS_Q_ROWS_CGROUP(a) a "rowid BETWEEN ?38 AND ?39"
+#define FS_Q_ROWS_GPU(a) a "rowid BETWEEN ?40 AND ?41"
+#define FS_Q_ROWS_STEPS(a) a "rowid BETWEEN ?42 AND ?43"
+#define FS_Q_ROWS_IO_INTERVALS(a) a "rowid BETWEEN ?44 AND ?45"
+#define FS_Q_ROWS_IO_CLASSES(a) a "rowid BETWEEN ?46 AND ?47"
+#define FS_Q_ROWS_TICKS(a) a "rowid BETWEEN ?48 AND ?49"
 
 /* How long a query waits for the recorder's lock (a run file is read while
  * it is written, WAL mode; the recorder folds the WAL back at its close)

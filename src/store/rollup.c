@@ -167,11 +167,13 @@ static enum fs_rollup_table rt_of(enum fs_table_id t)
 	return FS_RT__COUNT;
 }
 
-static long period_of(double t)
+long fs_rollup_minute(double t)
 {
 	long p = (long)ceil(t / FS_ROLLUP_PERIOD_S) - 1;
 	return p < 0 ? 0 : p;
 }
+
+#define period_of fs_rollup_minute
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {

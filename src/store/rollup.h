@@ -31,6 +31,10 @@
 #define FS_ROLLUP_PERIOD_S 60.0
 #define FS_ROLLUP_STEP_GRACE_S 10.0
 
+/* The minute t falls in: minute k holds 60k < t <= 60(k + 1), and t <= 0
+ * is in minute 0. */
+long fs_rollup_minute(double t);
+
 /* Tier tables: an index per rolled-up table (FS_RT_*), each with its own
  * generated column list. */
 enum fs_rollup_table {

@@ -29,6 +29,11 @@ struct fs_store {
 	bool memory;            /* fs_store_create_memory: no file at all */
 	struct fs_rollup *rollup;                 /* the per-minute tables (files only) */
 	sqlite3_stmt *tier_insert[FS_RT__COUNT];
+	/* rowids_1m: the rowids each sampled table was given in the minute
+	 * of the recorder's clock (the latest tick's t) */
+	struct { int64_t first, last; } span[FS_T__COUNT];
+	long span_minute; /* -1 before the first tick */
+	sqlite3_stmt *span_insert;
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -128,16 +133,56 @@ static void bind_values(sqlite3_stmt *s, const struct fs_value *vals, int ncols)
 	}
 }
 
+/* The minute's rowid spans into rowids_1m; the spans start again. */
+static void write_spans(struct fs_store *st)
+{
+	for (int t = 0; t < FS_T__COUNT; t++) {
+		if (!st->span[t].first)
+			continue;
+		sqlite3_stmt *s = st->span_insert;
+		sqlite3_bind_double(s, 1, (double)(st->span_minute + 1) * FS_ROLLUP_PERIOD_S);
+		sqlite3_bind_text(s, 2, fs_tables[t].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, st->span[t].first);
+		sqlite3_bind_int64(s, 4, st->span[t].last);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			say_error(st, "insert (rowids_1m)");
+		sqlite3_reset(s);
+		st->span[t].first = st->span[t].last = 0;
+	}
+}
+
+/* A row of a sampled table was given rowid: into its table's span. The
+ * minute moves on with the first row of a later tick (steps carry their
+ * own, earlier, t: they never move it). */
+static void track_span(struct fs_store *st, const struct fs_row *r, int64_t rowid)
+{
+	if (r->table != FS_T_STEPS && r->v[0].kind == FS_V_REAL) {
+		long m = fs_rollup_minute(r->v[0].d);
+		if (st->span_minute < 0)
+			st->span_minute = m;
+		else if (m > st->span_minute) {
+			write_spans(st);
+			st->span_minute = m;
+		}
+	}
+	if (!st->span[r->table].first)
+		st->span[r->table].first = rowid;
+	st->span[r->table].last = rowid;
+}
+
 static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 {
 	struct fs_store *st = (struct fs_store *)sink;
 	sqlite3_stmt *s = st->insert[r->table];
 	begin(st);
 	bind_values(s, r->v, fs_tables[r->table].ncols);
-	if (sqlite3_step(s) == SQLITE_DONE)
+	if (sqlite3_step(s) == SQLITE_DONE) {
 		st->rows++;
-	else
+		if (st->span_insert && fs_tables[r->table].sampled)
+			track_span(st, r, sqlite3_last_insert_rowid(st->db));
+	} else {
 		say_error(st, "insert");
+	}
 	sqlite3_reset(s);
 	if (st->rollup)
 		fs_rollup_row(st->rollup, r);
@@ -184,6 +229,16 @@ static int open_tiers(struct fs_store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* keyed on (tbl, t): a window's rowid bounds are two range lookups */
+	if (exec(st->db, "CREATE TABLE rowids_1m(t REAL, tbl TEXT, first INTEGER, last INTEGER,"
+			 " PRIMARY KEY (tbl, t)) WITHOUT ROWID", err, errlen) < 0)
+		return -1;
+	if (sqlite3_prepare_v3(st->db, "INSERT OR REPLACE INTO rowids_1m VALUES(?,?,?,?)", -1,
+			       SQLITE_PREPARE_PERSISTENT, &st->span_insert, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	st->span_minute = -1;
 	return 0;
 }
 
@@ -191,6 +246,8 @@ static void close_tiers(struct fs_store *st)
 {
 	fs_rollup_free(st->rollup);
 	st->rollup = NULL;
+	sqlite3_finalize(st->span_insert);
+	st->span_insert = NULL;
 	for (int rt = 0; rt < FS_RT__COUNT; rt++) {
 		sqlite3_finalize(st->tier_insert[rt]);
 		st->tier_insert[rt] = NULL;
@@ -360,6 +417,8 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
 	if (st->rollup)
 		fs_rollup_flush(st->rollup); /* the last, partial minute */
+	if (st->span_insert)
+		write_spans(st);
 	int rc = fs_store_commit(st);
 	if (st->memory) {
 		close_db(st);

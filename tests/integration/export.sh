@@ -227,7 +227,8 @@ d, db = sys.argv[1], sys.argv[2]
 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
 # the CSV has U+FFFD for a byte that is not UTF-8, and for a NUL
 con.text_factory = lambda b: b.replace(b"\0", b"\xff").decode("utf-8", "replace")
-tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+# rowids_1m is the file's own index of rowids: no CSV (rowids mean nothing outside it)
+tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'rowids_1m'")]
 start = con.execute("SELECT value FROM meta WHERE key = 'start_unix'").fetchone()
 start = float(start[0]) if start else None
 files = sorted(os.listdir(d))

@@ -656,7 +656,7 @@ static void test_readers(const char *p)
 }
 
 /* (d) A damaged page in the middle of cpu: the loader fails, the failure
- * is in q with SQLite's message, nothing is valid; both readers fail. */
+ * is in q with SQLite's message, nothing is valid; the summary fails. */
 static void test_damaged(void)
 {
 	char p[512];
@@ -676,9 +676,15 @@ static void test_damaged(void)
 	CHECK(mv.valid == 0);
 	CHECK(isnan(mv.v[FS_MD_GPU_UTIL_PCT])); /* other tables' ids too: the file is not to be trusted */
 	fs_q_close(&q);
+	/* a window's rows are read by rowid (rowids_1m): one over the damaged
+	 * rows (the padding, t 11 to 1510) fails; the verdict's figures, over
+	 * the trainer's loop (t 1 to 10), read only the rows before it */
+	long errors;
+	CHECK_INT(load(p, 200, 1400, &mv, &errors), -1);
+	CHECK(errors > 0);
 	struct fs_metrics m;
-	CHECK_INT(fs_metrics_load(p, NULL, &m, err, sizeof err), -1);
-	CHECK(strstr(err, "reading the run file failed: database disk image is malformed") != NULL);
+	CHECK_INT(fs_metrics_load(p, NULL, &m, err, sizeof err), 0);
+	CHECK_NEAR(m.cpu_busy_pct, 39, EXACT);
 	struct fs_summary *s = calloc(1, sizeof *s);
 	if (s)
 		CHECK_INT(fs_summary_load(p, s, err, sizeof err), -1);
