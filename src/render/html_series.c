@@ -114,13 +114,13 @@ static void add_series(struct fs_q *q, const struct axis *ax, const char *sql, i
 static void thread_states(struct fs_q *q, const struct axis *ax, struct fs_html_chart *c)
 {
 	double workers;
-	fs_q_row(q, "SELECT EXISTS (SELECT 1 FROM proc WHERE role = 'worker' AND " WIN("t") ")", 1, &workers);
+	fs_q_row(q, "SELECT EXISTS (SELECT 1 FROM proc WHERE role = 'worker' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") ")", 1, &workers);
 	snprintf(c->subject, sizeof c->subject, "%s", workers > 0 ? "DataLoader workers" : "the main process");
 	char sql[640];
 	snprintf(sql, sizeof sql,
 		 "SELECT '', " COL("t") " AS c, avg(r), avg(r), avg(d), avg(d), avg(s), avg(s), avg(o), avg(o) FROM"
 		 " (SELECT t, sum(running) AS r, sum(blocked_io) AS d, sum(sleeping) AS s, sum(other) AS o FROM proc"
-		 " WHERE role = '%s' AND " WIN("t") " GROUP BY t) GROUP BY c ORDER BY c",
+		 " WHERE role = '%s' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") " GROUP BY t) GROUP BY c ORDER BY c",
 		 workers > 0 ? "worker" : "main");
 	add_series(q, ax, sql, 4,
 		   (struct dest[]){{c, "running", 1}, {c, "blocked in I/O (D)", 1}, {c, "sleeping", 1}, {c, "other", 1}});
@@ -130,44 +130,44 @@ static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_ch
 {
 	add_series(q, ax,
 		   "SELECT 'GPU ' || gpu || coalesce(' ' || name, ''), " COL("t") " AS c, min(util_pct), max(util_pct)"
-		   " FROM gpu WHERE " WIN("t") " GROUP BY gpu, c ORDER BY gpu, c",
+		   " FROM gpu WHERE " WIN("t") " AND " FS_Q_ROWS_GPU("") " GROUP BY gpu, c ORDER BY gpu, c",
 		   1, (struct dest[]){{&ch[FS_HC_GPU], "", 1}});
 	add_series(q, ax,
 		   "SELECT 'pid ' || pid || ' ' || loader, " COL("t") " AS c, min(wait_s), max(wait_s)"
-		   " FROM steps WHERE " WIN("t") " GROUP BY pid, loader, c ORDER BY pid, loader, c",
+		   " FROM steps WHERE " WIN("t") " AND " FS_Q_ROWS_STEPS("") " GROUP BY pid, loader, c ORDER BY pid, loader, c",
 		   1, (struct dest[]){{&ch[FS_HC_WAIT], "", 1000}});
 	thread_states(q, ax, &ch[FS_HC_THREADS]);
 	add_series(q, ax,
 		   "SELECT '', " COL("t") " AS c, min(100 - idle_pct - iowait_pct), max(100 - idle_pct - iowait_pct),"
-		   " min(iowait_pct), max(iowait_pct) FROM cpu WHERE " WIN("t") " GROUP BY c ORDER BY c",
+		   " min(iowait_pct), max(iowait_pct) FROM cpu WHERE " WIN("t") " AND " FS_Q_ROWS_CPU("") " GROUP BY c ORDER BY c",
 		   2, (struct dest[]){{&ch[FS_HC_CPU], "busy", 1}, {&ch[FS_HC_CPU], "iowait", 1}});
 	/* full only for io: a machine's cpu "full" is not a stall of the job */
 	add_series(q, ax,
 		   "SELECT resource, " COL("t") " AS c, min(some_pct), max(some_pct), min(CASE WHEN resource = 'io'"
 		   " THEN full_pct END), max(CASE WHEN resource = 'io' THEN full_pct END) FROM psi"
-		   " WHERE resource IN ('cpu', 'io', 'memory') AND " WIN("t") " GROUP BY resource, c ORDER BY 1, 2",
+		   " WHERE resource IN ('cpu', 'io', 'memory') AND " WIN("t") " AND " FS_Q_ROWS_PSI("") " GROUP BY resource, c ORDER BY 1, 2",
 		   2, (struct dest[]){{&ch[FS_HC_PSI], " some", 1}, {&ch[FS_HC_PSI], " full", 1}});
 	/* the 4 devices and interfaces that moved the most bytes */
 	add_series(q, ax,
-		   "WITH top AS (SELECT device FROM disk WHERE " WIN("t") " GROUP BY device"
+		   "WITH top AS (SELECT device FROM disk WHERE " WIN("t") " AND " FS_Q_ROWS_DISK("") " GROUP BY device"
 		   " HAVING max(coalesce(read_bytes_per_s, 0) + coalesce(write_bytes_per_s, 0)) > 0"
 		   " ORDER BY sum(coalesce(read_bytes_per_s, 0) + coalesce(write_bytes_per_s, 0)) DESC LIMIT 4)"
 		   " SELECT device, " COL("t") " AS c, min(read_bytes_per_s), max(read_bytes_per_s), min(write_bytes_per_s),"
-		   " max(write_bytes_per_s), min(util_pct), max(util_pct) FROM disk WHERE device IN top AND " WIN("t")
+		   " max(write_bytes_per_s), min(util_pct), max(util_pct) FROM disk WHERE device IN top AND " WIN("t") " AND " FS_Q_ROWS_DISK("")
 		   " GROUP BY device, c ORDER BY 1, 2",
 		   3, (struct dest[]){{&ch[FS_HC_DISK_MB], " read", 1e-6}, {&ch[FS_HC_DISK_MB], " write", 1e-6},
 				      {&ch[FS_HC_DISK_UTIL], "", 1}});
 	add_series(q, ax,
-		   "WITH top AS (SELECT iface FROM net WHERE " WIN("t") " GROUP BY iface"
+		   "WITH top AS (SELECT iface FROM net WHERE " WIN("t") " AND " FS_Q_ROWS_NET("") " GROUP BY iface"
 		   " HAVING max(coalesce(rx_bytes_per_s, 0) + coalesce(tx_bytes_per_s, 0)) > 0"
 		   " ORDER BY sum(coalesce(rx_bytes_per_s, 0) + coalesce(tx_bytes_per_s, 0)) DESC LIMIT 4)"
 		   " SELECT iface, " COL("t") " AS c, min(rx_bytes_per_s), max(rx_bytes_per_s), min(tx_bytes_per_s),"
-		   " max(tx_bytes_per_s) FROM net WHERE iface IN top AND " WIN("t") " GROUP BY iface, c ORDER BY 1, 2",
+		   " max(tx_bytes_per_s) FROM net WHERE iface IN top AND " WIN("t") " AND " FS_Q_ROWS_NET("") " GROUP BY iface, c ORDER BY 1, 2",
 		   2, (struct dest[]){{&ch[FS_HC_NET], " rx", 1e-6}, {&ch[FS_HC_NET], " tx", 1e-6}});
 	const double gib = 1.0 / (1 << 30);
 	add_series(q, ax,
 		   "SELECT '', " COL("t") " AS c, min(available_bytes), max(available_bytes), min(cached_bytes),"
-		   " max(cached_bytes), min(dirty_bytes), max(dirty_bytes) FROM mem WHERE " WIN("t") " GROUP BY c ORDER BY c",
+		   " max(cached_bytes), min(dirty_bytes), max(dirty_bytes) FROM mem WHERE " WIN("t") " AND " FS_Q_ROWS_MEM("") " GROUP BY c ORDER BY c",
 		   3, (struct dest[]){{&ch[FS_HC_MEM], "available", gib}, {&ch[FS_HC_MEM], "page cache", gib},
 				      {&ch[FS_HC_MEM], "dirty", gib}});
 }
@@ -219,7 +219,7 @@ static void load_spans(struct fs_q *q, const struct axis *ax, struct fs_html_nod
 			add_span(n, k, name, a, b, ax->width, last);
 	}
 	sqlite3_finalize(st);
-	st = fs_q_prep(q, "SELECT min(t - wait_s) AS s FROM steps WHERE " WIN("t")
+	st = fs_q_prep(q, "SELECT min(t - wait_s) AS s FROM steps WHERE " WIN("t") " AND " FS_Q_ROWS_STEPS("")
 			  " AND epoch > 0 GROUP BY pid, loader, epoch ORDER BY s");
 	while (fs_q_step(q, st)) {
 		double a = fs_q_col(st, 0);
@@ -271,7 +271,7 @@ static void load_tables(struct fs_q *q, struct fs_html_node *n)
 	snprintf(sql, sizeof sql, files, "b");
 	load_table(q, sql, &n->files_by_bytes, files_fmt);
 	load_table(q,
-		   "SELECT pid, ppid, role, comm, avg(cpu_pct) AS cpu, max(threads) FROM proc WHERE " WIN("t")
+		   "SELECT pid, ppid, role, comm, avg(cpu_pct) AS cpu, max(threads) FROM proc WHERE " WIN("t") " AND " FS_Q_ROWS_PROC("")
 		   " GROUP BY pid ORDER BY cpu DESC LIMIT 20",
 		   &n->procs, procs_fmt);
 	load_table(q, "SELECT key, value FROM meta WHERE key LIKE 'loader.%' ORDER BY key", &n->knobs, NULL);

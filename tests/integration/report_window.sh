@@ -2,7 +2,7 @@
 # section 6): the figures must be the ones a whole-table scan gives. One
 # synthetic 20 minutes at 0.1 s, reported over windows at minute boundaries, inside
 # one minute, across many, at the edges and the whole run, with and without
-# rowids_1m (a file from before it: the whole range), and as a file still
+# rowids_1m (a file from before it: the whole range; JSON and HTML), and as a file still
 # being recorded looks (its latest minutes not yet in rowids_1m). The JSON
 # documents must be identical.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
@@ -26,6 +26,10 @@ for w in 600:660 630.5:631.5 0:300 59.95:60.05 1000:1200 1190:1500 100.5:1000.25
 	done
 	grep -q '"verdict"' a.json || fail "window $w: no verdict in the JSON"
 done
+# the HTML report's timelines and tables read windows the same way
+"$FEEDSCOPE" report --format html --window 500:700 -o a.html a.db && "$FEEDSCOPE" report --format html --window 500:700 -o none.html none.db ||
+	fail "report --format html --window"
+sed 's/none\.db/a.db/g' none.html | cmp -s - a.html || fail "the HTML report of a window differs with and without rowids_1m"
 "$FEEDSCOPE" report --format json a.db >a.json && "$FEEDSCOPE" report --format json none.db >none.json ||
 	fail "report of the whole run"
 cmp -s a.json none.json || fail "the whole run's figures differ with and without rowids_1m"
