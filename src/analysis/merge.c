@@ -60,11 +60,12 @@ int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err,
 	bool ok = true;
 	/* the whole run, whatever the window: the k-th collective and the k-th
 	 * step are counted from each process's first */
+	bool steps = f->want_steps || f->m.nloops > 1;
 	for (int i = 0; i < f->m.nloops && ok; i++) {
 		q.trainer = f->m.loops[i].pid;
 		ok = read_series(&q, "SELECT t_end FROM phases WHERE name = 'collective' AND pid = ?3 ORDER BY t_start",
 				 &f->coll_end[i]) &&
-		     fs_metrics_read_steps(&q, f->m.loops[i].pid, false, &f->steps[i]);
+		     (!steps || fs_metrics_read_steps(&q, f->m.loops[i].pid, false, &f->steps[i]));
 	}
 	ok = ok && fs_peers_load(&q, 0, &f->peers) == 0;
 	int rc = ok && !fs_q_failed(&q) ? 0 : -1;

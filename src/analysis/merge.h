@@ -40,6 +40,12 @@ struct fs_merge_file {
 	struct fs_series coll_end[FS_MAX_LOOPS];
 	struct fs_steps_series steps[FS_MAX_LOOPS]; /* in its run file's seconds */
 	struct fs_peer_rows peers; /* its peers rows (run = its index is set by fs_merge) */
+	/* set by the caller before fs_merge_load to have every loop's steps
+	 * read whole (steps[]): merging several files (the k-th step's
+	 * alignment across them), tune (a trial's steady state). Otherwise a
+	 * file's steps are read only when it has several loops: a day-long
+	 * run's steps are millions of rows */
+	bool want_steps;
 };
 
 /* Read path's meta (mode, hostname, start_unix) into f, which it clears.

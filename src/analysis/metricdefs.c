@@ -537,6 +537,20 @@ int fs_metricdefs_load_from(struct fs_q *q, uint32_t mask, struct fs_metric_valu
 	return -1;
 }
 
+int fs_metricdefs_load_ids(struct fs_q *q, const enum fs_md_id *ids, int n, struct fs_metric_values *out)
+{
+	reset(out);
+	long before = q->errors;
+	struct dest d = {.one = out};
+	for (int i = 0; i < n; i++)
+		if ((int)ids[i] >= 0 && ids[i] < FS_MD__N && !fs_md_sources[fs_metricdefs[ids[i]].source].key)
+			run_one(q, fs_metricdefs[ids[i]].source, (int)ids[i], &d);
+	if (q->errors == before)
+		return 0;
+	reset(out);
+	return -1;
+}
+
 int fs_metricdefs_load(struct fs_q *q, struct fs_metric_values *out)
 {
 	uint32_t mask = 0;

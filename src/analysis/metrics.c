@@ -26,7 +26,7 @@ static void load_completeness(struct fs_q *q, struct fs_metrics *m)
 	q->w0 = -INFINITY;
 	q->w1 = INFINITY;
 	struct fs_metric_values mv;
-	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_TICKS), &mv);
+	fs_metricdefs_load_ids(q, (enum fs_md_id[]){FS_MD_LAST_TICK_S}, 1, &mv);
 	m->recorded_until_s = mv.v[FS_MD_LAST_TICK_S];
 	q->w0 = w0;
 	q->w1 = w1;
@@ -346,7 +346,15 @@ static void load_tree(struct fs_q *q, struct fs_metrics *m)
 		m->tree_pid[m->ntree] = m->loops[i].pid;
 		m->tree_loop[m->ntree++] = i;
 	}
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT DISTINCT pid, ppid FROM proc");
+	/* proc_1m holds every (pid, ppid) of the rows rowids_1m says it
+	 * covers: only the rows after them are read (a day-long run's proc
+	 * has millions); a file without them is scanned */
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT pid, ppid FROM (SELECT pid, ppid, min(t) AS f FROM proc_1m GROUP BY pid, ppid"
+				   " UNION ALL SELECT pid, ppid, min(t) FROM proc WHERE rowid >"
+				   " coalesce((SELECT max(last) FROM rowids_1m WHERE tbl = 'proc'), 0) GROUP BY pid, ppid)"
+				   " GROUP BY pid, ppid ORDER BY min(f), pid");
+	if (!st && !fs_q_failed(q))
+		st = fs_q_prep(q, "SELECT DISTINCT pid, ppid FROM proc");
 	while (m->ntree < FS_MAX_TREE && fs_q_step(q, st)) {
 		int p = sqlite3_column_int(st, 0), pp = sqlite3_column_int(st, 1);
 		for (int i = 0; i < m->nloops; i++)
@@ -589,7 +597,8 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	m->ncpu = to_int(fs_q_meta_num(&q, "ncpu"), 0);
 	m->mem_total_bytes = fs_q_meta_num(&q, "mem_bytes");
 	struct fs_metric_values ticks;
-	fs_metricdefs_load_from(&q, FS_MD_FROM(FS_MS_TICKS), &ticks);
+	/* from the index on ticks.t alone, whatever the run's length */
+	fs_metricdefs_load_ids(&q, (enum fs_md_id[]){FS_MD_FIRST_TICK_S, FS_MD_LAST_TICK_S}, 2, &ticks);
 	m->duration_s = ticks.v[FS_MD_LAST_TICK_S] - ticks.v[FS_MD_FIRST_TICK_S];
 	q.trainer = to_int(fs_q_meta_num(&q, "pid"), 0);
 	load_completeness(&q, m);

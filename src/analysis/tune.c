@@ -202,6 +202,7 @@ static int load(const char *path, const struct fs_window *w, struct fs_merge_fil
 	memset(f, 0, sizeof *f);
 	if (fs_merge_head(path, f, err, cap) < 0)
 		return -1;
+	f->want_steps = true; /* the steady state is read off them */
 	if (fs_merge_load(f, w, err, cap) < 0) {
 		fs_merge_file_free(f);
 		return -1;

@@ -215,6 +215,7 @@ static int load_several(const struct paths *p, const struct fs_window *w, struct
 	}
 	for (int i = 0; i < p->n; i++) {
 		struct fs_window wi = fs_merge_file_window(files, p->n, i, w);
+		files[i].want_steps = p->n > 1;
 		if (fs_merge_load(&files[i], &wi, err, sizeof err) < 0)
 			return read_failed(err);
 	}
