@@ -22,6 +22,10 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
            -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw
+# libhdf5 (Debian's libhdf5-dev: serial, under its own include directory) for
+# bench generate's hdf5 format; only src/bench/gen_hdf5.c includes it
+HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5)
 
 # make MPI=1: the same sources built with Debian's OpenMPI (mpicc, -DFS_MPI)
 # into build/mpi/feedscope, for `mpirun -n K feedscope bench ...` (src/bench/mpi.h).
@@ -48,7 +52,25 @@ CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
-SRC      := $(shell find src -name '*.c' -not -path 'src/marker/*' -not -path 'src/trace/*' | sort)
+# The job source's BPF path for thread states (src/source/bpf/, docs/schema.md
+# "How states are read"): built when clang, bpftool, libbpf-dev and the
+# kernel's BTF are here (scripts/deps.sh build installs the packages). The
+# BPF object is clang's whatever CC is; vmlinux.h and the skeleton are
+# generated into $(BUILD)/bpf, never committed. Without them jobbpf.c says
+# "built without BPF" and the /proc path is used.
+BPF_CLANG ?= clang
+BPFTOOL   ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
+ifeq ($(origin HAVE_BPF),undefined) # HAVE_BPF=0 builds without it
+HAVE_BPF  := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && command -v $(BPFTOOL) >/dev/null 2>&1 && \
+               test -f /usr/include/bpf/libbpf.h && test -r /sys/kernel/btf/vmlinux && echo 1)
+endif
+BPF_ARCH  := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ifeq ($(HAVE_BPF),1)
+BPF_DIR   := $(BUILD)/bpf
+LDLIBS    += -lbpf -lelf -lz
+endif
+
+SRC      := $(shell find src -name '*.c' -not -path 'src/marker/*' -not -path 'src/trace/*' -not -name '*.bpf.c' | sort)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 MARKER   := $(BUILD)/libfeedscope-marker.a $(BUILD)/libfeedscope-marker.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -77,6 +99,7 @@ all: $(BUILD)/feedscope $(MARKER) $(TRACE_LIB)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/src/bench/gen_hdf5.o: CFLAGS += $(HDF5_CFLAGS)
 
 $(BUILD)/libfeedscope.a: $(LIB_OBJ)
 	@rm -f $@
@@ -84,6 +107,19 @@ $(BUILD)/libfeedscope.a: $(LIB_OBJ)
 
 $(BUILD)/feedscope: $(MAIN_OBJ) $(BUILD)/libfeedscope.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+ifeq ($(HAVE_BPF),1)
+$(BPF_DIR)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
+$(BPF_DIR)/jobstates.bpf.o: src/source/bpf/jobstates.bpf.c src/source/bpf/jobstates.h $(BPF_DIR)/vmlinux.h
+	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror -I$(BPF_DIR) \
+		-Isrc/source/bpf -c $< -o $@
+$(BPF_DIR)/jobstates.skel.h: $(BPF_DIR)/jobstates.bpf.o
+	$(BPFTOOL) gen skeleton $< name fs_jobstates >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/source/jobbpf.o: $(BPF_DIR)/jobstates.skel.h
+$(BUILD)/obj/src/source/jobbpf.o: CFLAGS += -DFS_HAVE_BPF -I$(BPF_DIR)
+endif
 
 # The C marker API (include/feedscope.h) for training loops to link with.
 $(BUILD)/obj/marker/marker.o: src/marker/marker.c include/feedscope.h

@@ -55,10 +55,11 @@ def record(interval, side_tools):
     return db, ticks, cpu, cpu_total, dur, per_src, procs, results
 
 
+only = sys.argv[3] if len(sys.argv) > 3 else ""  # "--tree-only" / "--no-tree": one part
 print(f"recorder cost: {seconds:.0f} s job, 5-process tree (bench/job5.py), machine with "
       f"{os.cpu_count()} CPUs")
 print(f"{'recorder':34s} {'interval':>8s} {'samples':>8s} {'% of a core':>12s} {'µs/sample':>10s}")
-for interval, side in ((0.1, True), (0.02, False), (1.0, False)):
+for interval, side in ((0.1, True), (0.02, False), (1.0, False)) if only != "--tree-only" else ():
     db, ticks, cpu, cpu_total, dur, per_src, procs, others = record(interval, side)
     print(f"{'feedscope run':34s} {interval:8.2f} {ticks:8d} {100 * cpu / dur:11.3f}% "
           f"{1e6 * cpu / ticks:10.0f}   (job seen: {procs[0]} processes, {procs[1]} threads)")
@@ -66,3 +67,142 @@ for interval, side in ((0.1, True), (0.02, False), (1.0, False)):
     print(f"{'':34s} start-up (run file, sources, t=0 sample): {1e3 * (cpu_total - cpu):.1f} ms CPU once")
     for name, n, c in others:
         print(f"{name:34s} {1.0:8.2f} {n:8d} {100 * c / dur:11.3f}% {1e6 * c / n:10.0f}")
+
+
+# ---- the job source on a bigger tree, by way of reading thread states ----
+# 5 processes x 3 threads (job5.py) and 64 x 20 (job_tree.py: an 8-GPU node,
+# 8 workers per rank), recorded at 0.1 s with --no-trace (the job source's own
+# cost), beside `pidstat -d -u -t 1` on the same job; with each --states path
+# the build has. The thread-state shares are the proc rows' sums over the run
+# (sum(running) / sum(running + blocked_io + sleeping + other), ...), as the
+# analysis reads them (threads_running_pct); each path records its own run of
+# the job. The BPF program's own cost is in the job's context switches, not
+# in feedscope's CPU time.
+def has_states(fs_bin):
+    h = subprocess.run([fs_bin, "run", "--help"], capture_output=True, text=True)
+    return "--states" in h.stdout + h.stderr
+
+
+STATS = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def bpf_stats(on):
+    """Count the BPF programs' run time (root only); returns the old setting."""
+    try:
+        with open(STATS) as f:
+            old = f.read().strip()
+        with open(STATS, "w") as f:
+            f.write(on)
+        return old
+    except OSError:
+        return None
+
+
+def record_tree(name, cmd, states):
+    db = os.path.join(tmp, f"tree-{name}-{states}.db")
+    argv = [feedscope, "run", "-q", "-f", "--no-trace", "-o", db, "-i", "0.1"]
+    if states:
+        argv += ["--states", states]
+    old = bpf_stats("1") if states == "bpf" else None
+    fs = subprocess.Popen(argv + ["--"] + cmd)
+    time.sleep(0.5)
+    n = str(int(seconds) - 2)
+    pid = subprocess.Popen(["pidstat", "-d", "-u", "-t", "1", n], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    pid_cpu = cpu_of(pid)
+    fs.wait()
+    if old is not None:
+        bpf_stats(old)
+    c = sqlite3.connect(db)
+    ticks = int(meta(db, "recorder_ticks")) - 1
+    cpu = float(meta(db, "recorder_cpu_s")) - float(meta(db, "recorder_cpu_start_s"))
+    dur = float(meta(db, "duration_s"))
+    job_us = meta(db, "recorder.job_us")
+    procs = c.execute("SELECT max(n), max(th) FROM (SELECT count(*) n, sum(threads) th "
+                      "FROM proc GROUP BY t)").fetchone()
+    shares = c.execute("SELECT 100.0*sum(running)/sum(tot), 100.0*sum(blocked_io)/sum(tot), "
+                       "100.0*sum(sleeping)/sum(tot), 100.0*sum(other)/sum(tot) FROM "
+                       "(SELECT *, running + blocked_io + sleeping + coalesce(other, 0) AS tot FROM proc)"
+                       ).fetchone()
+    prog = meta(db, "job.bpf_prog")
+    return (meta(db, "job.states") or "proc"), ticks, cpu, dur, job_us, procs, shares, int(n), pid_cpu, prog
+
+
+if only != "--no-tree":
+    jobs = (("5 processes x 3 threads (job5.py)", "job5",
+             ["/usr/bin/python3", os.path.join(here, "job5.py"), str(seconds)]),
+            ("64 processes x 20 threads (job_tree.py)", "tree",
+             ["/usr/bin/python3", os.path.join(here, "job_tree.py"), str(seconds), "64", "20"]))
+    paths = ("proc", "bpf") if has_states(feedscope) else ("",)
+    print()
+    print(f"job source by states path, at 0.1 s with --no-trace ({seconds:.0f} s jobs), "
+          f"beside pidstat -d -u -t 1 on the same job")
+    for title, name, cmd in jobs:
+        print(f"  {title}")
+        for states in paths:
+            got, ticks, cpu, dur, job_us, procs, sh, n, pid_cpu, prog = record_tree(name, cmd, states)
+            print(f"    feedscope --states {states or 'proc':4s} {100 * cpu / dur:7.3f}% of a core "
+                  f"({1e6 * cpu / ticks:.0f} µs/tick, job source {job_us} µs/tick; "
+                  f"seen {procs[0]} processes, {procs[1]} threads; job.states: {got})")
+            print(f"      thread states: running {sh[0]:.2f}% · blocked_io {sh[1]:.2f}% · "
+                  f"sleeping {sh[2]:.2f}% · other {sh[3]:.2f}%")
+            if prog and " ms in the kernel" in prog:
+                ms = float(prog.split(", ")[1].split(" ms")[0])
+                print(f"      BPF program, in the job's context switches: {prog} = "
+                      f"{100 * ms / 1e3 / dur:.3f}% of a core")
+            elif prog:
+                print(f"      BPF program: {prog}")
+            print(f"    pidstat -d -u -t 1 {'':6s} {100 * pid_cpu / dur:7.3f}% of a core "
+                  f"({1e6 * pid_cpu / n:.0f} µs/sample)")
+
+
+# ---- the same run of each job seen by both paths at once ----
+# `run --states bpf` records the job while `attach --states proc` records the
+# same processes: the thread-state shares of one run, side by side.
+def shares_of(db):
+    return sqlite3.connect(db).execute(
+        "SELECT 100.0*sum(running)/sum(tot), 100.0*sum(blocked_io)/sum(tot), 100.0*sum(sleeping)/sum(tot), "
+        "100.0*sum(other)/sum(tot), count(DISTINCT pid) FROM "
+        "(SELECT *, running + blocked_io + sleeping + coalesce(other, 0) AS tot FROM proc WHERE t > 0)").fetchone()
+
+
+def job_pid(fs_pid):
+    for _ in range(50):
+        try:
+            with open(f"/proc/{fs_pid}/task/{fs_pid}/children") as f:
+                kids = f.read().split()
+            if kids:
+                return int(kids[0])
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return None
+
+
+def same_run(name, cmd):
+    a = os.path.join(tmp, f"same-{name}-bpf.db")
+    b = os.path.join(tmp, f"same-{name}-proc.db")
+    fs = subprocess.Popen([feedscope, "run", "-q", "-f", "--no-trace", "--states", "bpf", "-o", a,
+                           "-i", "0.1", "--"] + cmd)
+    pid = job_pid(fs.pid)
+    at = subprocess.Popen([feedscope, "attach", "-q", "-f", "--states", "proc", "-o", b, "-i", "0.1",
+                           str(pid)]) if pid else None
+    fs.wait()
+    if at:
+        at.wait()
+    return (meta(a, "job.states"), shares_of(a)), (meta(b, "job.states"), shares_of(b)) if at else None
+
+
+if only != "--no-tree" and has_states(feedscope):
+    print()
+    print("thread states of one run seen by both paths at once (run --states bpf, attach --states proc)")
+    for title, name, cmd in jobs:
+        got = same_run(name, cmd)
+        print(f"  {title}")
+        for label, res in zip(("run --states bpf", "attach --states proc"), got):
+            if not res:
+                print(f"    {label:22s} (did not run)")
+                continue
+            st, sh = res
+            print(f"    {label:22s} running {sh[0]:.2f}% · blocked_io {sh[1]:.2f}% · sleeping {sh[2]:.2f}% · "
+                  f"other {sh[3]:.2f}% ({sh[4]} processes; job.states: {st})")

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"diff", fs_cmd_diff, "two run files side by side: verdicts, step time, buckets, knobs that differ"},
 	{"tune", fs_cmd_tune, "find the best DataLoader settings of a PyTorch job by short measured trials"},
 	{"export", fs_cmd_export, "write a run file as a Perfetto / chrome://tracing trace, or as CSV files"},
+	{"exporter", fs_cmd_exporter, "serve run files' metrics to Prometheus (HTTP, OpenMetrics text)"},
 	{"bench", fs_cmd_bench, "emulate training I/O (MLPerf Storage workloads): can the storage keep N accelerators busy?"},
 	{"probe", fs_cmd_probe, "measure the raw ceilings of the storage under a directory"},
 };

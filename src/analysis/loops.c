@@ -391,7 +391,7 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 		q->w1 = w1;
 		L->loop_s = v;
 	}
-	fs_q_row(q, "SELECT avg(blocked_io > 0 OR running > 0) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
+	fs_q_row(q, "SELECT avg(min(1.0, min(running, 1.0) + min(blocked_io, 1.0))) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
 		 &L->loader_active);
 	loop_gpu(q, L, m->ngpus);
 }

@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/gen_int.h"
 #include "bench/safety.h"
 
 #define MANIFEST_HEAD "feedscope-dataset"
 #define MANIFEST_VERSION 1
 #define MAX_MANIFEST_BYTES (4ull << 30)
 
-static const char *const formats[] = {"npz", "npy", "tfrecord", "tar", "jpeg", "raw", "indexed", NULL};
 
 void fs_dataset_free(struct fs_dataset *d)
 {
@@ -53,12 +53,10 @@ static bool path_ok(const char *p)
 	return p[strlen(p) - 1] != '/';
 }
 
+/* One of the formats `bench generate` writes (gen_int.h's table). */
 static bool format_ok(const char *f)
 {
-	for (int i = 0; formats[i]; i++)
-		if (!strcmp(f, formats[i]))
-			return true;
-	return false;
+	return fs_gen_format_find(f) != NULL;
 }
 
 /* Strict unsigned decimal: digits only, no sign, no overflow. */
@@ -79,7 +77,7 @@ static bool u64_of(const char *s, uint64_t *out)
 struct parser {
 	struct fs_dataset *d;
 	uint32_t files_declared, recs_left;
-	bool have_format, have_len, have_stdev, have_spf, have_files;
+	bool have_format, have_len, have_stdev, have_spf, have_sub, have_files;
 	char *why;
 	size_t whylen;
 	unsigned line;
@@ -129,6 +127,14 @@ static int parse_line(struct parser *p, char **tok, int n)
 		int rc = header_u64(p, tok, n, &p->have_spf, &v, UINT32_MAX);
 		d->samples_per_file = (uint32_t)v;
 		return rc;
+	}
+	if (!strcmp(tok[0], "subfolders")) { /* optional: only datasets with DLIO's subfolders have it */
+		if (header_u64(p, tok, n, &p->have_sub, &v, UINT32_MAX) < 0)
+			return -1;
+		if (v < 2)
+			return bad(p, "%s", "'subfolders' is 2 or more");
+		d->subfolders = (uint32_t)v;
+		return 0;
 	}
 	if (!strcmp(tok[0], "files")) {
 		if (header_u64(p, tok, n, &p->have_files, &v, UINT32_MAX) < 0)
@@ -355,9 +361,12 @@ static int check_for_save(const struct fs_dataset *d, char *why, size_t whylen)
 static void write_text(FILE *f, const struct fs_dataset *d)
 {
 	fprintf(f, "%s %d\nformat %s\nrecord_length_bytes %" PRIu64 "\nrecord_length_stdev %" PRIu64
-		"\nsamples_per_file %" PRIu32 "\nfiles %" PRIu32 "\n",
+		"\nsamples_per_file %" PRIu32 "\n",
 		MANIFEST_HEAD, MANIFEST_VERSION, d->format, d->record_length_bytes,
-		d->record_length_stdev, d->samples_per_file, d->nfiles);
+		d->record_length_stdev, d->samples_per_file);
+	if (d->subfolders > 1)
+		fprintf(f, "subfolders %" PRIu32 "\n", d->subfolders);
+	fprintf(f, "files %" PRIu32 "\n", d->nfiles);
 	for (uint32_t i = 0; i < d->nfiles; i++) {
 		const struct fs_dataset_file *fl = &d->files[i];
 		fprintf(f, "file %s %" PRIu64 " %" PRIu32 "\n", fl->path, fl->size, fl->nrecs);

@@ -4,17 +4,18 @@
  *
  * Manifest format (one item per line, fields separated by one space):
  *   feedscope-dataset 1
- *   format FORMAT                 npz npy tfrecord tar jpeg raw indexed
+ *   format FORMAT                 npz npy tfrecord tar jpeg raw indexed png csv hdf5
  *   record_length_bytes L
  *   record_length_stdev S
  *   samples_per_file K
+ *   [subfolders S]                S > 1: files in train/<i mod S>/ (DLIO's num_subfolders_train)
  *   files N
  *   file PATH SIZE NRECORDS       PATH relative to DIR; then NRECORDS lines:
  *   rec OFFSET LENGTH             the byte range of one sample in the file
  * A sample is what a loader reads for one training sample: the whole file
- * for npy/npz/jpeg/raw (one record; npy/npz files holding K > 1 samples
+ * for npy/npz/jpeg/png/raw (one record; npy/npz files holding K > 1 samples
  * have K records that tile the file, one array row each), one record's
- * bytes for tfrecord, tar and indexed. A file with NRECORDS 0 holds no sample (the index file of
+ * bytes for tfrecord, tar, indexed, csv and hdf5 (a row). A file with NRECORDS 0 holds no sample (the index file of
  * an indexed dataset): readers skip it, `bench clean` removes it.
  * docs/bench-formats.md describes each format's layout.
  */
@@ -47,6 +48,7 @@ struct fs_dataset {
 	char format[16];
 	uint64_t record_length_bytes, record_length_stdev;
 	uint32_t samples_per_file;
+	uint32_t subfolders;         /* 0, or S > 1 (the "subfolders" line) */
 	struct fs_dataset_file *files;
 	uint32_t nfiles;
 	uint64_t total_bytes, total_records;

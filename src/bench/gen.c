@@ -46,7 +46,8 @@ struct gen {
 	uint32_t per_file;      /* samples in one data file */
 	uint32_t nlogical;      /* data files */
 	uint32_t nfiles;        /* manifest entries: data files (and their index files) */
-	uint32_t subdirs;       /* 0: all in train/ */
+	uint32_t subfolders;    /* DLIO's num_subfolders_train when > 1, else 0 */
+	uint32_t subdirs;       /* directories under train/ (subfolders, or NNNN/ above 10 000 files); 0: none */
 	struct fs_dataset d;
 	uint64_t total_bytes, total_samples;
 
@@ -85,12 +86,16 @@ static void sample_sizes(const struct gen *g, uint32_t i, uint64_t *sizes, uint3
 }
 
 /* The path of manifest entry e, relative to DIR: DLIO's names
- * (img_<i>_of_<N>.<ext>, i from 0, as wide as N). */
-void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t e, char *out, size_t cap)
+ * (img_<i>_of_<N>.<ext>, i from 0, as wide as N), in train/<i mod K>/ when
+ * DLIO's num_subfolders_train K is > 1 (DLIO deals files round-robin). */
+void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t subfolders, uint32_t e,
+		       char *out, size_t cap)
 {
 	uint32_t i = fmt->has_index ? e / 2 : e;
 	char sub[16] = "";
-	if (nlogical > FILES_PER_DIR)
+	if (subfolders > 1)
+		snprintf(sub, sizeof sub, "%u/", i % subfolders);
+	else if (nlogical > FILES_PER_DIR)
 		snprintf(sub, sizeof sub, "%04u/", i / FILES_PER_DIR);
 	int width = snprintf(NULL, 0, "%u", nlogical);
 	snprintf(out, cap, "train/%simg_%0*u_of_%u.%s", sub, width, i, nlogical,
@@ -99,7 +104,23 @@ void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint3
 
 static void entry_path(const struct gen *g, uint32_t e, char *out, size_t cap)
 {
-	fs_gen_entry_name(g->fmt, g->nlogical, e, out, cap);
+	fs_gen_entry_name(g->fmt, g->nlogical, g->subfolders, e, out, cap);
+}
+
+/* train/<s>: the s-th directory under train/ */
+static void subdir_name(const struct gen *g, uint32_t s, char *out, size_t cap)
+{
+	if (g->subfolders)
+		snprintf(out, cap, "train/%u", s);
+	else
+		snprintf(out, cap, "train/%04u", s);
+}
+
+/* Whether entry e is the first data file of its directory under train/. */
+static bool first_in_subdir(const struct gen *g, uint32_t e)
+{
+	uint32_t i = logical_of(g, e);
+	return !is_index(g, e) && (g->subfolders ? i < g->subfolders : i % FILES_PER_DIR == 0);
 }
 
 /* Size (and records, when recs) of entry e; sizes has room for per_file. */
@@ -120,7 +141,7 @@ static int gen_shape(struct gen *g, const struct fs_workload *w, uint64_t seed, 
 		snprintf(why, whylen, "format '%s' is not one feedscope writes (%s)", w->format, fs_gen_format_names);
 		return -1;
 	}
-	if (!w->train) {
+	if (!w->train && !w->generate_data) {
 		snprintf(why, whylen, "workload %s reads no dataset (it only checkpoints): nothing to generate",
 			 w->name);
 		return -1;
@@ -147,7 +168,14 @@ static int gen_shape(struct gen *g, const struct fs_workload *w, uint64_t seed, 
 	g->nlogical = (uint32_t)nlogical;
 	g->nfiles = (uint32_t)nfiles;
 	g->per_file = (uint32_t)per;
-	g->subdirs = g->nlogical > FILES_PER_DIR ? (g->nlogical + FILES_PER_DIR - 1) / FILES_PER_DIR : 0;
+	g->subfolders = w->num_subfolders_train > 1 ? w->num_subfolders_train : 0;
+	if (g->subfolders > g->nlogical) /* DLIO makes them all; an empty one holds nothing to read */
+		g->subfolders = g->nlogical > 1 ? g->nlogical : 0;
+	if (g->subfolders)
+		g->subdirs = g->subfolders;
+	else
+		g->subdirs = g->nlogical > FILES_PER_DIR ? (g->nlogical + FILES_PER_DIR - 1) / FILES_PER_DIR : 0;
+	g->d.subfolders = g->subfolders;
 	g->total_samples = nlogical * per;
 	snprintf(g->d.format, sizeof g->d.format, "%s", g->fmt->name);
 	g->d.record_length_bytes = g->mean;
@@ -259,7 +287,7 @@ static int gen_check_names(const struct gen *g, const char *dir, char *why, size
 	char path[128];
 	for (uint32_t e = 0; has_train && rc == FS_SAFETY_OK && e < g->nfiles; e++) {
 		entry_path(g, e, path, sizeof path);
-		if (g->subdirs && logical_of(g, e) % FILES_PER_DIR == 0 && !is_index(g, e)) {
+		if (g->subdirs && first_in_subdir(g, e)) {
 			char sub[128];
 			snprintf(sub, sizeof sub, "%.*s/x", (int)(strrchr(path, '/') - path), path);
 			if (!fs_bench_path_inside(dir, sub)) {
@@ -393,7 +421,7 @@ static int gen_write(struct gen *g, const char *dir, unsigned threads, bool prog
 	}
 	for (uint32_t s = 0; s < g->subdirs; s++) {
 		char sub[32];
-		snprintf(sub, sizeof sub, "train/%04u", s);
+		subdir_name(g, s, sub, sizeof sub);
 		if (fs_bench_mkdir_inside(g->dfd, sub, 0755) < 0) {
 			snprintf(why, whylen, "cannot create %s/%s: %s", dir, sub, strerror(errno));
 			return -1;

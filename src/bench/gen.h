@@ -1,6 +1,6 @@
 /* gen.h - `feedscope bench generate` and `feedscope bench clean`: the
  * dataset a workload reads, written under DIR in a real format (npz, npy,
- * tfrecord, tar, jpeg, raw, indexed; docs/bench-formats.md), with its
+ * tfrecord, tar, jpeg, raw, indexed, png, csv, hdf5; docs/bench-formats.md), with its
  * manifest (dataset.h); and its removal. src/cmd/bench.c dispatches here. */
 #ifndef FS_BENCH_GEN_H
 #define FS_BENCH_GEN_H

@@ -7,7 +7,7 @@
  *
  * "Made by feedscope" (docs/bench-formats.md): a list (manifest or plan) is
  * used only when it is, name for name, the list `bench generate` makes from
- * the list's own header (fs_gen_entry_name: train/[NNNN/]img_<i>_of_<N>.<ext>,
+ * the list's own header (fs_gen_entry_name: train/[K/|NNNN/]img_<i>_of_<N>.<ext>,
  * every i once, in order); an edited or forged list removes nothing. A file
  * at such a name is removed only when it is a regular file (never a
  * symlink, never followed), of this user, with one link, no larger than
@@ -135,7 +135,7 @@ static bool list_is_generated(const struct fs_dataset *d, char *why, size_t whyl
 	for (uint32_t e = 0; e < d->nfiles; e++) {
 		const struct fs_dataset_file *f = &d->files[e];
 		bool index = fmt->has_index && (e & 1);
-		fs_gen_entry_name(fmt, nlogical, e, want, sizeof want);
+		fs_gen_entry_name(fmt, nlogical, d->subfolders, e, want, sizeof want);
 		if (strcmp(f->path, want)) {
 			snprintf(why, whylen, "entry %u is '%.120s', where feedscope would have written '%.120s'", e + 1,
 				 f->path, want);

@@ -30,7 +30,7 @@ static void on_signal(int sig)
 }
 
 static const char generate_usage[] =
-	"usage: feedscope bench generate (--workload NAME | --config FILE.yaml) --dir D [OPTIONS]\n"
+	"usage: feedscope bench generate (--workload NAME | --config FILE.yaml) --dir D [OPTIONS] [OVERRIDE...]\n"
 	"\n"
 	"Write the dataset a workload reads into D (created if missing; an existing D must be empty\n"
 	"or made by feedscope), in a real format, with its manifest D/.feedscope-dataset.\n"
@@ -39,10 +39,12 @@ static const char generate_usage[] =
 	"      --config FILE     a DLIO workload YAML file\n"
 	"      --dir D           where to write\n"
 	"      --scale S         scale num_files_train by S (> 0; e.g. 0.01 on a small machine)\n"
-	"      --format F        npz npy tfrecord tar jpeg raw indexed (default: the workload's)\n"
+	"      --format F        npz npy tfrecord tar jpeg raw indexed png csv hdf5 (default: the workload's)\n"
 	"      --threads N       writer threads (default: the online CPUs)\n"
 	"      --seed N          seeds sample sizes and payload (default: the workload's seed)\n"
+	"      --quiet           no warnings about the workload file\n"
 	"  -h, --help            this help\n"
+	"  OVERRIDE              a DLIO (Hydra) override: ++workload.dataset.num_files_train=64\n"
 	"\n"
 	"`feedscope bench clean --dir D` removes what it wrote. Formats: docs/bench-formats.md.\n";
 
@@ -51,6 +53,7 @@ static const struct option generate_opts[] = {
 	{"dir", required_argument, NULL, 'd'},      {"scale", required_argument, NULL, 's'},
 	{"format", required_argument, NULL, 'f'},   {"threads", required_argument, NULL, 't'},
 	{"seed", required_argument, NULL, 'S'},     {"help", no_argument, NULL, 'h'},
+	{"quiet", no_argument, NULL, 'q'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -73,7 +76,9 @@ int fs_bench_generate_main(int argc, char **argv)
 	double scale = 1.0;
 	int threads = 0;
 	uint64_t seed = 0;
-	bool have_seed = false;
+	bool have_seed = false, quiet = false;
+	char *ov[64];
+	int nov = 0;
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -109,6 +114,9 @@ int fs_bench_generate_main(int argc, char **argv)
 				return fs_usage_error("bench generate: --threads '%s' is not a number from 1 to %d",
 						      optarg, FS_GEN_MAX_THREADS);
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'S':
 			if (!parse_u64(optarg, &seed))
 				return fs_usage_error("bench generate: --seed '%s' is not a non-negative integer", optarg);
@@ -118,8 +126,14 @@ int fs_bench_generate_main(int argc, char **argv)
 			return fs_bad_option("bench generate", opt, argv);
 		}
 	}
-	if (optind < argc)
-		return fs_usage_error("bench generate: unexpected argument '%s'", argv[optind]);
+	for (; optind < argc; optind++) {
+		if (!fs_workload_is_override(argv[optind]))
+			return fs_usage_error("bench generate: unexpected argument '%s' (an override is "
+					      "++workload.SECTION.KEY=VALUE)", argv[optind]);
+		if (nov == (int)(sizeof ov / sizeof ov[0]))
+			return fs_usage_error("bench generate: more than %d overrides", nov);
+		ov[nov++] = argv[optind];
+	}
 	if (!workload == !config)
 		return fs_usage_error("bench generate: give one of --workload NAME or --config FILE.yaml");
 	if (!dir || !*dir)
@@ -132,8 +146,13 @@ int fs_bench_generate_main(int argc, char **argv)
 		snprintf(cfg, sizeof cfg, "%s", config);
 	struct fs_workload w;
 	char why[1024];
-	if (fs_workload_load(config ? cfg : workload, scale, &w, why, sizeof why) < 0)
+	fs_log_set_quiet(quiet);
+	if (fs_workload_load_ex(config ? cfg : workload, ov, nov, scale, &w, why, sizeof why) < 0)
 		return fs_usage_error("bench generate: %s", why);
+	if (!strcmp(w.format, "synthetic") && !format) {
+		printf("%s: dataset.format synthetic lives in memory: nothing to generate\n", w.name);
+		return 0;
+	}
 	if (format)
 		snprintf(w.format, sizeof w.format, "%s", format);
 	if (!have_seed)

@@ -7,19 +7,31 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench/gen_int.h"
 
 static const struct fs_gen_format *const formats[] = {
 	&fs_gen_npz, &fs_gen_npy, &fs_gen_tfrecord, &fs_gen_tar, &fs_gen_jpeg, &fs_gen_raw, &fs_gen_indexed,
+	&fs_gen_png, &fs_gen_csv, &fs_gen_hdf5,
 };
 
-const char fs_gen_format_names[] = "npz npy tfrecord tar jpeg raw indexed";
+const char fs_gen_format_names[] = "npz npy tfrecord tar jpeg raw indexed png csv hdf5";
 
 const struct fs_gen_format *fs_gen_format_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
 		if (formats[i]->version == FS_GEN_FORMAT_VERSION && !strcmp(formats[i]->name, name))
+			return formats[i];
+	return NULL;
+}
+
+const struct fs_gen_format *fs_gen_format_find_dlio(const char *name)
+{
+	if (!strcasecmp(name, "indexed_binary") || !strcasecmp(name, "mmap_indexed_binary"))
+		return &fs_gen_indexed;
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (!strcasecmp(formats[i]->name, name))
 			return formats[i];
 	return NULL;
 }

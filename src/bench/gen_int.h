@@ -44,11 +44,17 @@ struct fs_gen_format {
 /* The format called name, or NULL. */
 const struct fs_gen_format *fs_gen_format_find(const char *name);
 
+/* The same for a DLIO workload's dataset.format: case-insensitive, and
+ * DLIO's names for the indexed format (indexed_binary, mmap_indexed_binary). */
+const struct fs_gen_format *fs_gen_format_find_dlio(const char *name);
+
 /* The path (relative to DIR) of manifest entry e of a dataset of nlogical
- * data files in fmt: train/[NNNN/]img_<i>_of_<N>.<ext> (DLIO's names; the
+ * data files in fmt: train/[K/|NNNN/]img_<i>_of_<N>.<ext> (DLIO's names; K =
+ * i mod subfolders when subfolders > 1, NNNN above 10 000 files; the
  * index file of an indexed data file follows it with .idx). The one place
  * that names the generator's files: `bench clean` removes only these. */
-void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t e, char *out, size_t cap);
+void fs_gen_entry_name(const struct fs_gen_format *fmt, uint32_t nlogical, uint32_t subfolders, uint32_t e,
+		       char *out, size_t cap);
 
 /* The names of all formats, space-separated (for errors and --help). */
 extern const char fs_gen_format_names[];
@@ -58,9 +64,9 @@ extern const char fs_gen_format_names[];
 uint64_t fs_gen_index_size(uint32_t n);
 int fs_gen_index_write(struct fs_gen_out *o, const uint64_t *sizes, uint32_t n);
 
-/* The formats, defined in gen_numpy.c and gen_formats.c. */
+/* The formats, defined in gen_numpy.c, gen_formats.c, gen_image.c and gen_hdf5.c. */
 extern const struct fs_gen_format fs_gen_npy, fs_gen_npz, fs_gen_tfrecord, fs_gen_tar, fs_gen_jpeg,
-	fs_gen_raw, fs_gen_indexed;
+	fs_gen_raw, fs_gen_indexed, fs_gen_png, fs_gen_csv, fs_gen_hdf5;
 
 /* Make recs[n], whose offsets hold where each sample's bytes start, tile a
  * file of total bytes: the first starts at 0, each runs to the next one's

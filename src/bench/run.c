@@ -81,6 +81,10 @@ static void *accel_main(void *arg)
 	const struct fs_wl_compute *c = fs_workload_compute(e->o->w);
 	uint64_t rng = e->o->w->seed ^ ((uint64_t)fs_mpi_rank() << 40) ^ ((uint64_t)e->epoch << 20) ^ a->index;
 	uint64_t prev_end = 0;
+	uint32_t k0, k1;
+	bool window = fs_run_au_window(e->o->w, e->steps, &k0, &k1);
+	if (!window)
+		k0 = e->steps, k1 = 0; /* no step in it */
 	for (uint32_t s = 0; s < e->steps; s++) {
 		pthread_mutex_lock(&e->mu);
 		while (a->ready == 0 && !atomic_load(&e->stop))
@@ -100,11 +104,19 @@ static void *accel_main(void *arg)
 		struct timespec ts = {.tv_sec = (time_t)(end / FS_NS_PER_S), .tv_nsec = (long)(end % FS_NS_PER_S)};
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		if (s == 0)
-			a->first_end_ns = end, a->first_ns = d;
-		else
+		/* DLIO's AU window (fs_run_au_window): steps [k0, k1]; the time
+		 * counted runs from the end of step k0 - 1 (the epoch's start
+		 * when k0 is 0) to the end of step k1 */
+		if (s == 0 && k0 == 0)
+			a->first_end_ns = e->t0;
+		if (s < k0 || s > k1) {
+			a->first_ns += d;
+			if (s + 1 == k0)
+				a->first_end_ns = end;
+		} else {
 			a->compute_ns += d;
-		a->last_end_ns = end;
+			a->last_end_ns = end;
+		}
 		prev_end = end;
 		atomic_fetch_add(&a->done, 1);
 	}
@@ -255,7 +267,7 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 		const struct accel *a = &e->acc[i];
 		compute += a->compute_ns / 1e9;
 		all += (a->compute_ns + a->first_ns) / 1e9;
-		if (e->steps >= 2 && a->last_end_ns > a->first_end_ns) {
+		if (a->compute_ns > 0 && a->last_end_ns > a->first_end_ns) {
 			au_sum += (double)a->compute_ns / (double)(a->last_end_ns - a->first_end_ns);
 			au_n++;
 		}

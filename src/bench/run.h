@@ -19,7 +19,9 @@
  *     clock_nanosleep on absolute deadlines: a step starts at the later of
  *     the previous step's end and the moment its batch was ready.
  *   - AU of one accelerator in one epoch = compute time of steps 2..S ÷
- *     (end of step S − end of step 1); an epoch's AU is the mean over the
+ *     (end of step S − end of step 1) by default; DLIO's output.metric
+ *     exclude_start_steps / exclude_end_steps move that window
+ *     (fs_run_au_window); an epoch's AU is the mean over the
  *     accelerators of every rank, the run's AU the mean over epochs.
  *   - busy = compute time of all steps of all accelerators ÷ (accelerators ×
  *     the epoch's wall time): counts the pipeline's fill and accelerators
@@ -135,6 +137,11 @@ uint64_t fs_run_perm(uint64_t x, uint64_t n, uint64_t key, unsigned half_bits);
  * Returns the array (free with fs_run_close_all), or NULL with why. */
 int *fs_run_open_all(const struct fs_run_opts *o, int dirfd, char *why, size_t whylen);
 void fs_run_close_all(const struct fs_dataset *ds, int *fds);
+
+/* DLIO's AU window of an epoch of steps steps: the steps first..last
+ * (0-based) left after output.metric's exclude_start_steps and
+ * exclude_end_steps. false when no step is left (the AU is undefined). */
+bool fs_run_au_window(const struct fs_workload *w, uint32_t steps, uint32_t *first, uint32_t *last);
 
 /* splitmix64: the seeded generator every shuffle and compute time uses. */
 uint64_t fs_run_rand(uint64_t *state);

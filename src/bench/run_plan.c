@@ -3,7 +3,7 @@
  * shuffle, the split of files across MPI ranks, and the sample shuffle as a
  * keyed permutation computed per position (a Feistel network with cycle
  * walking), so a dataset of hundreds of millions of samples (bert) needs no
- * shuffled array. */
+ * shuffled array; and the steps of an epoch that DLIO's AU counts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +16,16 @@
 #include "bench/engine.h"
 #include "bench/run.h"
 #include "bench/safety.h"
+
+bool fs_run_au_window(const struct fs_workload *w, uint32_t steps, uint32_t *first, uint32_t *last)
+{
+	uint64_t out = (uint64_t)w->exclude_start_steps + w->exclude_end_steps;
+	if (steps <= out)
+		return false;
+	*first = w->exclude_start_steps;
+	*last = steps - 1 - w->exclude_end_steps;
+	return true;
+}
 
 uint64_t fs_run_rand(uint64_t *state)
 {

@@ -38,6 +38,11 @@ void fs_workload_defaults(struct fs_workload *w)
 	w->seed = 123;
 	w->epochs = 1;
 	w->au_threshold = 0.90;
+	w->exclude_start_steps = 1; /* DLIO's output.metric defaults */
+	w->num_dset_per_record = 1;
+	w->ckpt_after_epoch = 1;
+	w->ckpt_epochs_between = 1;
+	w->ckpt_num_write = w->ckpt_num_read = -1;
 }
 
 static void add_compute(struct fs_workload *w, const char *accel, double mean_s)
@@ -185,12 +190,44 @@ static bool is_path(const char *s)
 
 int fs_workload_load(const char *arg, double scale, struct fs_workload *w, char *why, size_t whylen)
 {
+	return fs_workload_load_ex(arg, NULL, 0, scale, w, why, whylen);
+}
+
+/* --scale: num_files_train × scale; where that falls below one file, one
+ * file holding num_samples_per_file × (num_files_train × scale) samples, so
+ * a dataset of one huge file (dlrm, megatron) shrinks too. 0, or -1 with why. */
+static int apply_scale(struct fs_workload *w, double scale, char *why, size_t whylen)
+{
+	double files = floor(w->num_files_train * scale + 0.5);
+	double ckpt = (double)w->checkpoint_bytes * scale;
+	if (files > UINT32_MAX || ckpt > 9e18) {
+		if (files > UINT32_MAX)
+			snprintf(why, whylen, "--scale %g makes %.6g files (num_files_train %u × scale), more than "
+				 "4294967295", scale, files, w->num_files_train);
+		else
+			snprintf(why, whylen, "--scale %g makes a checkpoint of %.6g bytes, more than 9e18", scale, ckpt);
+		return -1;
+	}
+	double wanted = w->num_files_train * scale;
+	if (wanted < 1) {
+		double per = floor(w->num_samples_per_file * wanted + 0.5);
+		w->num_samples_per_file = per < 1 ? 1 : (uint32_t)per;
+	}
+	w->num_files_train = files < 1 ? 1 : (uint32_t)files;
+	if (w->checkpoint_bytes > 0) /* a checkpoint stays a checkpoint: 1 byte at least */
+		w->checkpoint_bytes = ckpt < 1 ? 1 : (uint64_t)llround(ckpt);
+	return 0;
+}
+
+int fs_workload_load_ex(const char *arg, char *const *ov, int nov, double scale, struct fs_workload *w, char *why,
+			size_t whylen)
+{
 	if (!(scale > 0) || !isfinite(scale)) {
 		snprintf(why, whylen, "--scale must be a positive number");
 		return -1;
 	}
 	if (is_path(arg)) {
-		if (fs_workload_load_yaml(arg, w, why, whylen) != 0)
+		if (fs_workload_load_yaml(arg, ov, nov, w, why, whylen) != 0)
 			return -1;
 	} else if (preset(arg, w) != 0) {
 		int n = snprintf(why, whylen, "unknown workload '%s' (presets:", arg);
@@ -199,27 +236,30 @@ int fs_workload_load(const char *arg, double scale, struct fs_workload *w, char 
 		if (n > 0 && (size_t)n < whylen)
 			snprintf(why + n, whylen - n, "; or a DLIO YAML file)");
 		return -1;
+	} else if (nov > 0 && fs_workload_apply_overrides(ov, nov, w, why, whylen) != 0) {
+		return -1;
 	}
-	if (scale != 1.0) {
-		double files = floor(w->num_files_train * scale + 0.5);
-		double ckpt = (double)w->checkpoint_bytes * scale;
-		if (files > UINT32_MAX || ckpt > 9e18) {
-			if (files > UINT32_MAX)
-				snprintf(why, whylen, "--scale %g makes %.6g files (num_files_train %u × scale), more than "
-					 "4294967295", scale, files, w->num_files_train);
-			else
-				snprintf(why, whylen, "--scale %g makes a checkpoint of %.6g bytes, more than 9e18", scale, ckpt);
-			return -1;
-		}
-		w->num_files_train = files < 1 ? 1 : (uint32_t)files;
-		w->checkpoint_bytes = (uint64_t)llround(ckpt);
-	}
+	if (scale != 1.0 && apply_scale(w, scale, why, whylen) < 0)
+		return -1;
 	if (check_sizes(w, arg, why, whylen) < 0)
 		return -1;
 	if (w->train && w->ncompute == 0)
 		add_compute(w, "", 0);
 	w->compute_sel = 0;
 	return 0;
+}
+
+uint32_t fs_workload_checkpoints(const struct fs_workload *w, uint32_t epochs, uint32_t steps)
+{
+	if (!w->checkpoint)
+		return 0;
+	if (!w->train)
+		return w->ckpt_num_write > 0 ? (uint32_t)(w->ckpt_num_write > UINT32_MAX ? UINT32_MAX : w->ckpt_num_write) : 1;
+	if (w->ckpt_steps_between > 0) /* DLIO counts steps over the whole run */
+		return (uint32_t)((uint64_t)epochs * steps / w->ckpt_steps_between);
+	if (epochs < w->ckpt_after_epoch)
+		return 0;
+	return (epochs - w->ckpt_after_epoch) / w->ckpt_epochs_between + 1;
 }
 
 int fs_workload_select_accel(struct fs_workload *w, const char *accel, char *why, size_t whylen)

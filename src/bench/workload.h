@@ -32,11 +32,15 @@ struct fs_workload {
 	/* workflow */
 	bool train;                      /* read the dataset for epochs */
 	bool checkpoint;                 /* write a checkpoint (and read it back) */
+	bool generate_data;              /* `bench` generates the dataset first (DLIO's workflow.generate_data) */
 
 	/* dataset */
-	char format[16];                 /* npz npy tfrecord tar jpeg raw indexed */
+	char format[16];                 /* a format of gen_int.h, or "synthetic" (no storage) */
 	uint32_t num_files_train;        /* after --scale */
-	uint32_t num_samples_per_file;
+	uint32_t num_samples_per_file;   /* after --scale (shrunk when the files cannot be) */
+	uint32_t num_subfolders_train;   /* > 1: files dealt round-robin into train/0 .. train/K-1 */
+	uint32_t num_dset_per_record;    /* hdf5: datasets a record is split into (only 1 is written) */
+	bool hdf5_chunked;               /* hdf5: chunk_dims or enable_chunking given (not written) */
 	uint64_t record_length_bytes;
 	uint64_t record_length_bytes_stdev;
 
@@ -56,9 +60,18 @@ struct fs_workload {
 
 	/* checkpoint */
 	uint64_t checkpoint_bytes;       /* model + optimizer state, after --scale */
+	/* DLIO's schedule: with training, one checkpoint at epochs after, after +
+	 * between, ... (1-based) or, when steps_between > 0, every steps_between
+	 * steps; without training, num_write checkpoints (-1: one). num_read is
+	 * -1 or num_write: each checkpoint is read back. */
+	uint32_t ckpt_after_epoch, ckpt_epochs_between, ckpt_steps_between;
+	int64_t ckpt_num_write, ckpt_num_read;
+	double ckpt_time_between_s;      /* checkpoint-only: the pause between two checkpoints */
 
 	/* metric */
 	double au_threshold;             /* e.g. 0.90 */
+	uint32_t exclude_start_steps;    /* output.metric: steps left out of the AU, first ... */
+	uint32_t exclude_end_steps;      /* ... and last (DLIO: 1 and 0) */
 
 	/* how to read (defaults; the command line overrides) */
 	char engine[16];                 /* psync, io_uring, mmap */
@@ -74,6 +87,21 @@ struct fs_workload {
  * the value) — a usage error for the caller. */
 int fs_workload_load(const char *preset_or_yaml_path, double scale, struct fs_workload *w, char *why,
 		     size_t whylen);
+
+/* The same with Hydra-style overrides as DLIO takes them on its command
+ * line (`++workload.dataset.num_files_train=64`, `+workload.x.y=v`,
+ * `workload.x.y=v`; the value is YAML: a number, a word, `[1, 2]`), applied
+ * over the preset or the file before --scale. noverrides may be 0. */
+int fs_workload_load_ex(const char *preset_or_yaml_path, char *const *overrides, int noverrides, double scale,
+			struct fs_workload *w, char *why, size_t whylen);
+
+/* Whether arg has the shape of an override (`[+|++]workload.KEY=VALUE`). */
+bool fs_workload_is_override(const char *arg);
+
+/* How many checkpoints DLIO's schedule writes in a run of epochs epochs of
+ * steps steps each (w->train), or in a checkpoint-only run; 0 when
+ * w->checkpoint is off or the schedule falls outside the run. */
+uint32_t fs_workload_checkpoints(const struct fs_workload *w, uint32_t epochs, uint32_t steps);
 
 /* Choose the accelerator type whose compute time is used ("h100", ...).
  * Returns 0, or -1 with the known types listed in why. */

@@ -25,8 +25,20 @@ uint64_t fs_wl_transformer_checkpoint_bytes(const struct fs_wl_transformer *t);
 /* DLIO's defaults (config.rst), before a YAML file or preset overrides them. */
 void fs_workload_defaults(struct fs_workload *w);
 
-/* Read a DLIO workload YAML file into w (defaults first). Returns 0, or -1
- * with "FILE:LINE: key: reason" in why. Unknown keys: one warning each. */
-int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, size_t whylen);
+/* Read a DLIO workload YAML file into w (defaults first), then the
+ * overrides (fs_workload_load_ex). Returns 0, or -1 with "FILE:LINE: key:
+ * reason" in why. Unknown keys: one warning each. */
+int fs_workload_load_yaml(const char *path, char *const *ov, int nov, struct fs_workload *w, char *why,
+			  size_t whylen);
+
+/* Apply overrides to a preset already in w. 0, or -1 with why. */
+int fs_workload_apply_overrides(char *const *ov, int nov, struct fs_workload *w, char *why, size_t whylen);
+
+struct yaml_document_s;
+/* Build one YAML document from overrides: a root mapping of sections
+ * ({dataset: {num_files_train: 64}, ...}), each value parsed as YAML. The
+ * caller deletes doc (also after a failure). 0, or -1 with why naming the
+ * override. (workload_override.c) */
+int fs_wl_override_doc(char *const *ov, int nov, struct yaml_document_s *doc, char *why, size_t whylen);
 
 #endif

@@ -1,9 +1,13 @@
 /* workload_yaml.c - DLIO workload YAML files (the format of DLIO's and
- * MLPerf Storage's configs/workload/ YAML files), read with libyaml's document
- * API (after a pass of its event API that refuses nesting deeper than
- * MAX_DEPTH, so a file of 100 000 brackets is refused at once). The sections and keys feedscope emulates are parsed and checked;
- * DLIO keys it does not emulate are accepted silently; anything else gets
- * one warning. A bad value is an error naming the key and the value. */
+ * MLPerf Storage's configs/workload/ YAML files), read with libyaml's
+ * document API (after a pass of its event API that refuses nesting deeper
+ * than MAX_DEPTH, so a file of 100 000 brackets is refused at once), and
+ * the Hydra-style overrides (workload_override.c) read over it the same
+ * way. The keys are workload_keys.c's tables: those feedscope emulates are
+ * parsed and checked, DLIO keys that change nothing storage sees are
+ * accepted silently, values DLIO allows but feedscope cannot emulate are
+ * refused by name, anything else gets one warning. A bad value is an error
+ * naming the key and the value. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -13,7 +17,9 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "bench/gen_int.h"
 #include "bench/workload_int.h"
+#include "bench/workload_keys.h"
 #include "util/log.h"
 
 #define MAX_DEPTH 32                 /* DLIO's files nest 3 levels */
@@ -21,132 +27,8 @@
 #define MAX_SECONDS 86400.0          /* a day per training step: beyond is a typo */
 #define MAX_SECONDS_TEXT "86400"
 
-enum kind {
-	K_IGNORE,   /* a DLIO key feedscope does not emulate */
-	K_STR,      /* char[] at off */
-	K_COUNT,    /* uint32_t >= 1 */
-	K_COUNT0,   /* uint32_t >= 0 */
-	K_BYTES,    /* uint64_t > 0 (a fraction is rounded) */
-	K_BYTES0,   /* uint64_t >= 0 */
-	K_BOOL,
-	K_SHUFFLE,
-	K_FORMAT,
-	K_AU,       /* 0 < x <= 1 */
-	K_SEED,     /* uint64_t */
-	K_STEPS,    /* total_training_steps: <= 0 means the whole epoch */
-	K_PREFETCH, /* 0 means DLIO's 2 */
-	K_THREADS,  /* 0 (pytorch: the main thread) reads with one thread */
-	K_COMPUTE,  /* computation_time: seconds or {mean, stdev, type} */
-	K_STDEV,    /* computation_time_stdev */
-	K_MODELSZ,  /* checkpoint bytes */
-	K_DTYPE,    /* fp16, bf16, fp32, ... -> bytes (into the transformer) */
-	K_TLAYERS,  /* model.num_layers */
-	K_TRANSF,   /* model.transformer mapping */
-};
-
-struct key {
-	const char *name;
-	enum kind kind;
-	size_t off;
-};
-
+#define NONE FS_WL_NONE
 #define W(f) offsetof(struct fs_workload, f)
-#define T(f) offsetof(struct fs_wl_transformer, f)
-
-static const struct key dataset_keys[] = {
-	{"format", K_FORMAT, W(format)},
-	{"num_files_train", K_COUNT, W(num_files_train)},
-	{"num_samples_per_file", K_COUNT, W(num_samples_per_file)},
-	{"record_length_bytes", K_BYTES, W(record_length_bytes)},
-	{"record_length", K_BYTES, W(record_length_bytes)},
-	{"record_length_bytes_stdev", K_BYTES0, W(record_length_bytes_stdev)},
-	{"record_length_stdev", K_BYTES0, W(record_length_bytes_stdev)},
-	{"data_folder", K_IGNORE, 0}, {"record_length_bytes_resize", K_IGNORE, 0},
-	{"record_length_resize", K_IGNORE, 0}, {"num_files_eval", K_IGNORE, 0},
-	{"num_subfolders_train", K_IGNORE, 0}, {"num_subfolders_eval", K_IGNORE, 0},
-	{"file_prefix", K_IGNORE, 0}, {"compression", K_IGNORE, 0}, {"compression_level", K_IGNORE, 0},
-	{"enable_chunking", K_IGNORE, 0}, {"chunk_size", K_IGNORE, 0}, {"keep_files", K_IGNORE, 0},
-	{"record_dims", K_IGNORE, 0}, {"record_element_type", K_IGNORE, 0},
-	{"num_dataset_per_record", K_IGNORE, 0}, {"chunk_dims", K_IGNORE, 0}, {"max_shape", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key reader_keys[] = {
-	{"data_loader", K_STR, W(data_loader)},
-	{"batch_size", K_COUNT, W(batch_size)},
-	{"read_threads", K_THREADS, W(read_threads)},
-	{"prefetch_size", K_PREFETCH, W(prefetch)},
-	{"file_shuffle", K_SHUFFLE, W(file_shuffle)},
-	{"sample_shuffle", K_SHUFFLE, W(sample_shuffle)},
-	{"odirect", K_BOOL, W(direct)},
-	{"batch_size_eval", K_IGNORE, 0}, {"computation_threads", K_IGNORE, 0}, {"pin_memory", K_IGNORE, 0},
-	{"shuffle_size", K_IGNORE, 0}, {"transfer_size", K_IGNORE, 0}, {"preprocess_time", K_IGNORE, 0},
-	{"preprocess_time_stdev", K_IGNORE, 0}, {"transformed_sample", K_IGNORE, 0},
-	{"transformed_sample_type", K_IGNORE, 0}, {"dont_use_mmap", K_IGNORE, 0},
-	{"multiprocessing_context", K_IGNORE, 0}, {"data_loader_classname", K_IGNORE, 0},
-	{"data_loader_sampler", K_IGNORE, 0}, {"reader_classname", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key train_keys[] = {
-	{"epochs", K_COUNT, W(epochs)},
-	{"computation_time", K_COMPUTE, 0},
-	{"computation_time_stdev", K_STDEV, 0},
-	{"total_training_steps", K_STEPS, W(total_training_steps)},
-	{"seed", K_SEED, W(seed)},
-	{"seed_change_epoch", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key workflow_keys[] = {
-	{"train", K_BOOL, W(train)},
-	{"checkpoint", K_BOOL, W(checkpoint)},
-	{"generate_data", K_IGNORE, 0}, {"evaluation", K_IGNORE, 0}, {"profiling", K_IGNORE, 0},
-	{"debug", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key checkpoint_keys[] = {
-	{"model_size", K_MODELSZ, 0},
-	{"checkpoint_folder", K_IGNORE, 0}, {"checkpoint_after_epoch", K_IGNORE, 0},
-	{"epochs_between_checkpoints", K_IGNORE, 0}, {"steps_between_checkpoints", K_IGNORE, 0},
-	{"fsync", K_IGNORE, 0}, {"time_between_checkpoints", K_IGNORE, 0},
-	{"num_checkpoints_write", K_IGNORE, 0}, {"num_checkpoints_read", K_IGNORE, 0},
-	{"recovery_rank_shift", K_IGNORE, 0}, {"rank_sync", K_IGNORE, 0}, {"mode", K_IGNORE, 0},
-	{"randomize_tensor", K_IGNORE, 0}, {"ksm", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key metric_keys[] = {
-	{"au", K_AU, W(au_threshold)},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key model_keys[] = {
-	{"name", K_STR, W(name)},
-	{"model_size", K_MODELSZ, 0},
-	{"model_size_bytes", K_MODELSZ, 0},
-	{"model_datatype", K_DTYPE, T(model_dtype_bytes)},
-	{"optimizer_datatype", K_DTYPE, T(optimizer_dtype_bytes)},
-	{"num_layers", K_TLAYERS, 0},
-	{"transformer", K_TRANSF, 0},
-	{"type", K_IGNORE, 0}, {"parallelism", K_IGNORE, 0}, {"optimization_groups", K_IGNORE, 0},
-	{"layer_parameters", K_IGNORE, 0},
-	{NULL, K_IGNORE, 0},
-};
-
-static const struct key transformer_keys[] = {
-	{"vocab_size", K_COUNT, T(vocab)},
-	{"hidden_size", K_COUNT, T(hidden)},
-	{"ffn_hidden_size", K_COUNT, T(ffn_hidden)},
-	{"num_attention_heads", K_COUNT, T(heads)},
-	{"num_kv_heads", K_COUNT, T(kv_heads)},
-	{NULL, K_IGNORE, 0},
-};
-
-/* Sections whose contents feedscope does not look at. */
-static const char *const ignored_sections[] = {"evaluation", "output", "profiling", "storage", "hydra",
-					       "defaults", NULL};
 
 struct yctx {
 	yaml_document_t doc;
@@ -159,13 +41,18 @@ struct yctx {
 	bool model_size;        /* a model size in bytes was given */
 	bool stdev_given;
 	double stdev_s;
-	char section[32];
+	uint64_t elem_bytes;    /* record_element_bytes (or _type's); 0: not given */
+	uint64_t dims_elems;    /* record_dims' product; 0: not given */
+	bool no_lines;          /* an override: no line numbers */
+	char section[48];
 };
 
 static int fail(struct yctx *c, yaml_node_t *n, const char *key, const char *fmt, const char *value)
 {
-	int k = snprintf(c->why, c->whylen, "%s:%lu: %s%s%s: ", c->path, (unsigned long)n->start_mark.line + 1,
-			 c->section, key ? "." : "", key ? key : "");
+	int k = c->no_lines ? snprintf(c->why, c->whylen, "%s: %s%s%s: ", c->path, c->section, key ? "." : "",
+				       key ? key : "")
+			    : snprintf(c->why, c->whylen, "%s:%lu: %s%s%s: ", c->path,
+				       (unsigned long)n->start_mark.line + 1, c->section, key ? "." : "", key ? key : "");
 	if (k > 0 && (size_t)k < c->whylen)
 		snprintf(c->why + k, c->whylen - k, fmt, value);
 	return -1;
@@ -208,6 +95,8 @@ static int dtype_bytes(const char *s)
 {
 	static const struct { const char *n; int b; } t[] = {
 		{"fp16", 2}, {"bf16", 2}, {"fp32", 4}, {"fp64", 8}, {"int8", 1}, {"uint8", 1},
+		{"float16", 2}, {"float32", 4}, {"float64", 8}, {"int16", 2}, {"uint16", 2},
+		{"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8}, {"bool", 1},
 	};
 	for (size_t i = 0; s && i < sizeof t / sizeof t[0]; i++)
 		if (!strcasecmp(s, t[i].n))
@@ -263,7 +152,7 @@ static int compute_value(struct yctx *c, yaml_node_t *v)
 
 static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *base)
 {
-	char *p = (char *)base + k->off;
+	char *p = k->off == NONE ? NULL : (char *)base + k->off; /* NONE: checked, stored nowhere */
 	const char *s = scalar(v);
 	double x;
 	bool b;
@@ -273,21 +162,80 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 	case K_COMPUTE:
 		return compute_value(c, v);
 	case K_TRANSF:
+	case K_SUBMAP: {
 		if (v->type != YAML_MAPPING_NODE)
 			return fail(c, v, k->name, "%s", "expected a mapping");
-		c->transformer = true;
+		if (k->kind == K_TRANSF)
+			c->transformer = true;
 		char saved[sizeof c->section];
 		memcpy(saved, c->section, sizeof saved);
-		snprintf(c->section, sizeof c->section, "model.transformer");
-		int rc = parse_map(c, v, transformer_keys, &c->tr);
+		snprintf(c->section, sizeof c->section, "%.20s.%.20s", saved, k->name);
+		int rc = k->kind == K_TRANSF ? parse_map(c, v, fs_wl_transformer_keys, &c->tr)
+					     : parse_map(c, v, fs_wl_submaps[k->off], base);
 		memcpy(c->section, saved, sizeof saved);
 		return rc;
+	}
+	case K_DIMS:
+	case K_SHAPE: {
+		if (v->type != YAML_SEQUENCE_NODE)
+			return fail(c, v, k->name, "%s", "expected a list of whole numbers, as [128, 128]");
+		uint64_t prod = 1;
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(&c->doc, *it);
+			if (!number(scalar(e), &x) || x != floor(x) || x < (k->kind == K_DIMS ? 1 : 0) || x > 1e12)
+				return fail(c, e, k->name, k->kind == K_DIMS ? "'%s' is not a positive whole number"
+									     : "'%s' is not a whole number >= 0",
+					    scalar(e) ? scalar(e) : "(a list)");
+			if (__builtin_mul_overflow(prod, (uint64_t)x, &prod) || prod > (uint64_t)1e18)
+				return fail(c, e, k->name, "%s", "the dimensions' product is more than 1e18");
+		}
+		bool any = v->data.sequence.items.top > v->data.sequence.items.start;
+		if (k->kind == K_DIMS)
+			c->dims_elems = any ? prod : 0;
+		else if (k->off != NONE) /* a flag: the list was given */
+			*(bool *)((char *)base + k->off) = any;
+		return 0;
+	}
 	default:
 		break;
 	}
 	if (!s)
 		return fail(c, v, k->name, "%s", "expected a single value");
 	switch (k->kind) {
+	case K_U32:
+		if (!number(s, &x) || x != floor(x) || x < 0 || x > UINT32_MAX)
+			return fail(c, v, k->name, "'%s' is not a whole number >= 0", s);
+		*(uint32_t *)p = (uint32_t)x;
+		return 0;
+	case K_I64:
+		if (!number(s, &x) || x != floor(x) || x < -1 || x > 1e9)
+			return fail(c, v, k->name, "'%s' is not a whole number from -1 (unset) to 1e9", s);
+		*(int64_t *)p = (int64_t)x;
+		return 0;
+	case K_SECONDS:
+		if (!number(s, &x) || x > MAX_SECONDS)
+			return fail(c, v, k->name, "'%s' is not a number of seconds up to " MAX_SECONDS_TEXT, s);
+		*(double *)p = x > 0 ? x : 0;
+		return 0;
+	case K_CHOICE:
+		for (int i = 0; fs_wl_choices[k->off].ok[i]; i++)
+			if (!strcasecmp(s, fs_wl_choices[k->off].ok[i]))
+				return 0;
+		return fail(c, v, k->name, fs_wl_choices[k->off].refusal, s);
+	case K_ELEM:
+		if (!number(s, &x) || x != floor(x) || x < 1 || x > 64)
+			return fail(c, v, k->name, "'%s' is not a whole number of bytes from 1 to 64", s);
+		c->elem_bytes = (uint64_t)x;
+		return 0;
+	case K_ETYPE: {
+		int n = dtype_bytes(s);
+		if (!n)
+			return fail(c, v, k->name, "'%s' is not a NumPy element type feedscope knows (uint8 int8 uint16 "
+				    "int16 float16 uint32 int32 float32 uint64 int64 float64, fp16 bf16 fp32 fp64)", s);
+		if (k->off != NONE)
+			c->elem_bytes = (uint64_t)n;
+		return 0;
+	}
 	case K_STR:
 		snprintf(p, k->off == W(name) ? sizeof c->w->name : sizeof c->w->data_loader, "%s", s);
 		return 0;
@@ -298,7 +246,9 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 		if (!number(s, &x) || x != floor(x) || x < (k->kind == K_COUNT ? 1 : 0) || x > UINT32_MAX)
 			return fail(c, v, k->name, k->kind == K_COUNT ? "'%s' is not a positive whole number"
 								      : "'%s' is not a whole number >= 0", s);
-		if (base == (void *)c->w) {
+		if (k->off == NONE) {
+			return 0;
+		} else if (base == (void *)c->w) {
 			if (k->kind == K_THREADS && x == 0)
 				x = 1;
 			if (k->kind == K_PREFETCH && x == 0)
@@ -324,7 +274,8 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 	case K_BOOL:
 		if (!boolean(s, &b))
 			return fail(c, v, k->name, "'%s' is not true or false", s);
-		*(bool *)p = b;
+		if (k->off != NONE)
+			*(bool *)p = b;
 		return 0;
 	case K_SHUFFLE:
 		if (!strcasecmp(s, "seed"))
@@ -339,13 +290,15 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 			return fail(c, v, k->name, "'%s' is not off, seed or random", s);
 		return 0;
 	case K_FORMAT: {
-		static const char *const formats[] = {"npz", "npy", "tfrecord", "tar", "jpeg", "raw", "indexed", NULL};
-		for (int i = 0; formats[i]; i++)
-			if (!strcasecmp(s, formats[i])) {
-				snprintf(c->w->format, sizeof c->w->format, "%s", formats[i]);
-				return 0;
-			}
-		return fail(c, v, k->name, "'%s' is not a format feedscope emulates (npz npy tfrecord tar jpeg raw indexed)", s);
+		const struct fs_gen_format *f = fs_gen_format_find_dlio(s);
+		if (f || !strcasecmp(s, "synthetic")) {
+			snprintf(c->w->format, sizeof c->w->format, "%s", f ? f->name : "synthetic");
+			return 0;
+		}
+		char msg[300];
+		snprintf(msg, sizeof msg, "'%%s' is not a format feedscope emulates (%s synthetic; DLIO's "
+			 "indexed_binary and mmap_indexed_binary are indexed)", fs_gen_format_names);
+		return fail(c, v, k->name, msg, s);
 	}
 	case K_AU:
 		if (!number(s, &x) || !(x > 0 && x <= 1))
@@ -364,7 +317,7 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 	case K_STEPS:
 		if (!number(s, &x) || x != floor(x) || x > UINT32_MAX)
 			return fail(c, v, k->name, "'%s' is not a whole number", s);
-		c->w->total_training_steps = x <= 0 ? 0 : (uint32_t)x;
+		*(uint32_t *)p = x <= 0 ? 0 : (uint32_t)x;
 		return 0;
 	case K_STDEV:
 		if (!number(s, &x) || x < 0 || x > MAX_SECONDS)
@@ -415,11 +368,6 @@ static int parse_map(struct yctx *c, yaml_node_t *map, const struct key *keys, v
 
 static int parse_root(struct yctx *c, yaml_node_t *root)
 {
-	static const struct { const char *name; const struct key *keys; } sections[] = {
-		{"dataset", dataset_keys}, {"reader", reader_keys}, {"train", train_keys},
-		{"workflow", workflow_keys}, {"checkpoint", checkpoint_keys}, {"metric", metric_keys},
-		{"model", model_keys},
-	};
 	if (!root || root->type != YAML_MAPPING_NODE) {
 		snprintf(c->why, c->whylen, "%s: not a DLIO workload (expected a mapping of sections)", c->path);
 		return -1;
@@ -439,14 +387,14 @@ static int parse_root(struct yctx *c, yaml_node_t *root)
 			continue;
 		}
 		bool done = false;
-		for (size_t i = 0; i < sizeof sections / sizeof sections[0] && !done; i++)
-			if (!strcmp(name, sections[i].name)) {
-				if (parse_map(c, vn, sections[i].keys, c->w) != 0)
+		for (const struct fs_wl_section *sec = fs_wl_sections; sec->name && !done; sec++)
+			if (!strcmp(name, sec->name)) {
+				if (parse_map(c, vn, sec->keys, c->w) != 0)
 					return -1;
 				done = true;
 			}
-		for (int i = 0; ignored_sections[i] && !done; i++)
-			done = !strcmp(name, ignored_sections[i]);
+		for (int i = 0; fs_wl_ignored_sections[i] && !done; i++)
+			done = !strcmp(name, fs_wl_ignored_sections[i]);
 		if (!done)
 			fs_warn("bench: %s:%lu: unknown section '%s' (ignored)", c->path,
 				(unsigned long)kn->start_mark.line + 1, name);
@@ -511,7 +459,91 @@ static int check_depth(const char *path, const unsigned char *text, size_t len, 
 	return rc;
 }
 
-int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, size_t whylen)
+/* What holds once every document is read: derived values, and the
+ * combinations DLIO allows that feedscope cannot emulate. 0, or -1 with why. */
+static int finish(struct yctx *c, const char *src)
+{
+	struct fs_workload *w = c->w;
+	if (c->stdev_given && w->ncompute == 1)
+		w->compute[0].stdev_s = c->stdev_s;
+	if (!c->model_size && c->transformer && c->tr.num_layers > 0)
+		w->checkpoint_bytes = fs_wl_transformer_checkpoint_bytes(&c->tr);
+	/* DLIO: record_dims win over record_length; an element is record_element_bytes */
+	if (c->dims_elems)
+		w->record_length_bytes = c->dims_elems * (c->elem_bytes ? c->elem_bytes : 1);
+	if (!w->train)
+		w->epochs = 0;
+	if (w->checkpoint && !w->checkpoint_bytes) {
+		snprintf(c->why, c->whylen, "%s: workflow.checkpoint is set but the model's size is not "
+					    "(model.model_size, or model.num_layers and model.transformer)", src);
+		return -1;
+	}
+	if (!w->train && !w->checkpoint && !w->generate_data) {
+		snprintf(c->why, c->whylen, "%s: none of workflow.generate_data, workflow.train and workflow.checkpoint: "
+					    "nothing to do", src);
+		return -1;
+	}
+	if (!strcmp(w->format, "hdf5") && (w->num_dset_per_record > 1 || w->hdf5_chunked)) {
+		snprintf(c->why, c->whylen, "%s: dataset.%s: feedscope writes each record as one row of one "
+			 "contiguous HDF5 dataset (num_dset_per_record 1, no chunking)", src,
+			 w->num_dset_per_record > 1 ? "hdf5.num_dset_per_record" : "hdf5.chunk_dims / enable_chunking");
+		return -1;
+	}
+	if (!w->train && w->checkpoint && w->ckpt_num_read >= 0 &&
+	    w->ckpt_num_read != (w->ckpt_num_write > 0 ? w->ckpt_num_write : 1)) {
+		snprintf(c->why, c->whylen, "%s: checkpoint.num_checkpoints_read %lld: feedscope reads back every "
+			 "checkpoint it writes (num_checkpoints_write %lld); give the same number or leave "
+			 "num_checkpoints_read out", src, (long long)w->ckpt_num_read,
+			 (long long)(w->ckpt_num_write > 0 ? w->ckpt_num_write : 1));
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the overrides' document over w with c (its path is the overrides). */
+static int read_overrides(struct yctx *c, char *const *ov, int nov)
+{
+	if (nov <= 0)
+		return 0;
+	yaml_document_t saved = c->doc;
+	const char *path = c->path;
+	int rc = fs_wl_override_doc(ov, nov, &c->doc, c->why, c->whylen);
+	if (rc == 0) {
+		c->path = "command-line override";
+		c->no_lines = true;
+		rc = parse_root(c, yaml_document_get_root_node(&c->doc));
+		c->no_lines = false;
+		c->path = path;
+	}
+	yaml_document_delete(&c->doc);
+	c->doc = saved;
+	return rc;
+}
+
+static void ctx_init(struct yctx *c, const char *path, struct fs_workload *w, char *why, size_t whylen)
+{
+	memset(c, 0, sizeof *c);
+	c->path = path;
+	c->why = why;
+	c->whylen = whylen;
+	c->w = w;
+	/* DLIO's transformer defaults (config.rst) */
+	c->tr = (struct fs_wl_transformer){.hidden = 2048, .ffn_hidden = 8196, .vocab = 32000, .heads = 32,
+					   .kv_heads = 8, .model_dtype_bytes = 2, .optimizer_dtype_bytes = 4};
+}
+
+int fs_workload_apply_overrides(char *const *ov, int nov, struct fs_workload *w, char *why, size_t whylen)
+{
+	struct yctx c;
+	ctx_init(&c, w->name, w, why, whylen);
+	c.model_size = w->checkpoint_bytes > 0; /* a preset's size stands unless overridden */
+	if (read_overrides(&c, ov, nov) < 0)
+		return -1;
+	return finish(&c, w->name);
+}
+
+int fs_workload_load_yaml(const char *path, char *const *ov, int nov, struct fs_workload *w, char *why,
+			  size_t whylen)
 {
 	unsigned char *text;
 	size_t len;
@@ -522,10 +554,8 @@ int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, si
 		return -1;
 	}
 	fs_workload_defaults(w);
-	struct yctx c = {.path = path, .why = why, .whylen = whylen, .w = w};
-	/* DLIO's transformer defaults (config.rst) */
-	c.tr = (struct fs_wl_transformer){.hidden = 2048, .ffn_hidden = 8196, .vocab = 32000, .heads = 32,
-					  .kv_heads = 8, .model_dtype_bytes = 2, .optimizer_dtype_bytes = 4};
+	struct yctx c;
+	ctx_init(&c, path, w, why, whylen);
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, text, len);
@@ -538,26 +568,10 @@ int fs_workload_load_yaml(const char *path, struct fs_workload *w, char *why, si
 		return -1;
 	}
 	yaml_node_t *root = yaml_document_get_root_node(&c.doc);
-	if (!root) {
+	if (!root)
 		snprintf(why, whylen, "%s: empty file", path);
-	} else if (parse_root(&c, root) == 0) {
-		rc = 0;
-		if (c.stdev_given && w->ncompute == 1)
-			w->compute[0].stdev_s = c.stdev_s;
-		if (!c.model_size && c.transformer && c.tr.num_layers > 0)
-			w->checkpoint_bytes = fs_wl_transformer_checkpoint_bytes(&c.tr);
-		if (!w->train)
-			w->epochs = 0;
-		if (w->checkpoint && !w->checkpoint_bytes) {
-			snprintf(why, whylen, "%s: workflow.checkpoint is set but the model's size is not "
-					      "(model.model_size, or model.num_layers and model.transformer)", path);
-			rc = -1;
-		}
-		if (!w->train && !w->checkpoint) {
-			snprintf(why, whylen, "%s: neither workflow.train nor workflow.checkpoint: nothing to do", path);
-			rc = -1;
-		}
-	}
+	else if (parse_root(&c, root) == 0 && read_overrides(&c, ov, nov) == 0)
+		rc = finish(&c, path);
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
 	free(text);

@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
+	"      --states HOW     how thread states are read: auto (default: BPF where it\n"
+	"                       loads, else /proc), proc, or bpf (/proc if it cannot load)\n"
 	"  -q, --quiet          no summary at exit\n"
 	"  -h, --help           this help\n";
 
@@ -36,6 +38,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'd'}, {"no-gpu", no_argument, NULL, 'G'},
 	{"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
 	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
+	{"states", required_argument, NULL, 'W'},
 	{NULL, 0, NULL, 0},
 };
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/checkpoint.h"
@@ -33,7 +34,7 @@
 #define MAX_THREADS 16384
 
 static const char usage_text[] =
-	"usage: feedscope bench [run] (--workload NAME | --config FILE.yaml) --dir D [OPTIONS]\n"
+	"usage: feedscope bench [run] (--workload NAME | --config FILE.yaml) --dir D [OPTIONS] [OVERRIDE...]\n"
 	"       feedscope bench generate (--workload NAME | --config FILE.yaml) --dir D [--scale S] ...\n"
 	"       feedscope bench clean --dir D\n"
 	"\n"
@@ -55,11 +56,13 @@ static const char usage_text[] =
 	"      --steps N              steps per accelerator per epoch (default: the whole dataset)\n"
 	"      --seed N               shuffle and compute-time seed (default: the workload's)\n"
 	"      --find-max-accelerators  search the largest N that keeps AU >= the threshold\n"
-	"      --checkpoint, --no-checkpoint  write (or not) the model's checkpoint after training\n"
+	"      --checkpoint, --no-checkpoint  one checkpoint after training (or none), whatever the\n"
+	"                             workload's schedule\n"
 	"      --json                 one JSON document (shaped like fio's) on stdout\n"
 	"      --output RUN.db        also write a run file (`feedscope report RUN.db`)\n"
 	"      --quiet                no progress, no warnings\n"
 	"  -h, --help                 this help\n"
+	"  OVERRIDE                   a DLIO (Hydra) override: ++workload.dataset.num_files_train=64\n"
 	"\n"
 	"Exit status: 0 when the run completed (\"passed\" in the output says whether the AU held),\n"
 	"1 when it failed, 2 on bad usage, 128+N when signal N (Ctrl-C) stopped it: the figures of\n"
@@ -84,8 +87,12 @@ static const struct option long_opts[] = {
 	{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
+#define MAX_OVERRIDES 64
+
 struct opts {
 	const char *workload, *config, *dir, *atype, *engine, *output;
+	char *ov[MAX_OVERRIDES];      /* Hydra-style overrides, in the order given */
+	int nov;
 	double scale;
 	long accel, qd, rt, prefetch, epochs, steps;
 	unsigned long long seed;
@@ -159,8 +166,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			return fs_bad_option("bench", opt, argv);
 		}
 	}
-	if (optind < argc)
-		return fs_usage_error("bench: unexpected argument '%s' (see feedscope bench --help)", argv[optind]);
+	for (; optind < argc; optind++) {
+		if (!fs_workload_is_override(argv[optind]))
+			return fs_usage_error("bench: unexpected argument '%s' (an override is "
+					      "++workload.SECTION.KEY=VALUE; see feedscope bench --help)", argv[optind]);
+		if (o->nov == MAX_OVERRIDES)
+			return fs_usage_error("bench: more than %d overrides", MAX_OVERRIDES);
+		o->ov[o->nov++] = argv[optind];
+	}
 	if (!o->workload == !o->config)
 		return fs_usage_error("bench: give one of --workload NAME or --config FILE.yaml");
 	if (!o->dir || !*o->dir)
@@ -178,8 +191,12 @@ static int resolve(struct opts *o, struct fs_workload *w)
 		snprintf(cfg, sizeof cfg, "%s%s", strchr(o->config, '/') ? "" : "./", o->config);
 		arg = cfg;
 	}
-	if (fs_workload_load(arg, o->scale, w, why, sizeof why) < 0)
+	if (fs_workload_load_ex(arg, o->ov, o->nov, o->scale, w, why, sizeof why) < 0)
 		return fs_usage_error("bench: %s", why);
+	if (w->train && !strcmp(w->format, "synthetic"))
+		return fs_usage_error("bench: %s: dataset.format synthetic: DLIO makes such samples in memory, so there is "
+				      "no storage I/O for feedscope bench to measure; give a file format (npz, tfrecord, ...)",
+				      w->name);
 	if (o->atype && fs_workload_select_accel(w, o->atype, why, sizeof why) < 0)
 		return fs_usage_error("bench: %s", why);
 	if (!o->engine)
@@ -209,7 +226,7 @@ static int resolve(struct opts *o, struct fs_workload *w)
 		w->checkpoint = false;
 	if (w->checkpoint && !w->checkpoint_bytes)
 		return fs_usage_error("bench: --checkpoint: %s gives no model size to write", w->name);
-	if (!w->train && !w->checkpoint)
+	if (!w->train && !w->checkpoint && !w->generate_data)
 		return fs_usage_error("bench: %s does not train and --no-checkpoint leaves nothing to do", w->name);
 	if (!w->train && (o->find_max || o->accel > 0 || o->steps > 0))
 		return fs_usage_error("bench: %s only writes a checkpoint (no accelerators to emulate)", w->name);
@@ -397,6 +414,67 @@ static int checkpoint(const struct opts *o, const struct fs_workload *w, struct 
 	return 0;
 }
 
+/* DLIO's schedule: n checkpoints after training, one after the other (a
+ * checkpoint-only workload waits time_between_checkpoints between two);
+ * bytes and times summed over them. 0, or an exit status with why. */
+static int checkpoints(const struct opts *o, const struct fs_workload *w, uint32_t n, struct fs_ckpt_result *sum,
+		       char *why, size_t whylen)
+{
+	memset(sum, 0, sizeof *sum);
+	for (uint32_t i = 0; i < n && !fs_bench_interrupt; i++) {
+		if (i > 0 && !w->train && w->ckpt_time_between_s > 0) {
+			uint64_t until = fs_now_ns() + (uint64_t)(w->ckpt_time_between_s * 1e9);
+			while (!fs_bench_interrupt && fs_now_ns() < until) {
+				struct timespec ts = {0, 50000000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		struct fs_ckpt_result r;
+		int rc = checkpoint(o, w, &r, why, whylen);
+		if (rc != 0)
+			return rc;
+		sum->bytes_written += r.bytes_written;
+		sum->bytes_read += r.bytes_read;
+		sum->files += r.files;
+		sum->write_s += r.write_s;
+		sum->fsync_s += r.fsync_s;
+		sum->read_s += r.read_s;
+	}
+	sum->write_bytes_per_s = sum->write_s > 0 ? sum->bytes_written / sum->write_s : 0;
+	sum->read_bytes_per_s = sum->read_s > 0 ? sum->bytes_read / sum->read_s : 0;
+	return 0;
+}
+
+/* workflow.generate_data: write the dataset into --dir first (rank 0), as
+ * `bench generate` would, unless --dir holds one already. Returns -1 to go
+ * on (training or checkpointing follows), or an exit status. */
+static int generate_first(const struct opts *o, const struct fs_workload *w)
+{
+	char why[1024], path[4096];
+	snprintf(path, sizeof path, "%s/%s", o->dir, FS_DATASET_MANIFEST);
+	struct stat st;
+	double rc = -1;
+	bool have = stat(path, &st) == 0;
+	if (fs_mpi_rank() == 0 && have) {
+		fs_warn("bench: %s already holds a dataset: workflow.generate_data does not write it again", o->dir);
+	} else if (fs_mpi_rank() == 0 && strcmp(w->format, "synthetic")) {
+		bool progress = !o->quiet && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
+		int g = fs_bench_generate(w, o->dir, 0, w->seed, progress, why, sizeof why);
+		if (g == FS_SAFETY_REFUSED)
+			rc = fs_usage_error("bench: workflow.generate_data: %s", why);
+		else if (g != FS_SAFETY_OK)
+			fs_error("bench: workflow.generate_data: %s", why), rc = 1;
+		else if (!o->json)
+			printf("generated the dataset of %s in %s (workflow.generate_data)\n", w->name, o->dir);
+	} else if (fs_mpi_rank() == 0 && !w->train) {
+		printf("%s: dataset.format synthetic lives in memory: nothing to generate\n", w->name);
+	}
+	fs_mpi_max_double(&rc, 1);
+	if (rc >= 0)
+		return (int)rc;
+	return w->train || w->checkpoint ? -1 : 0;
+}
+
 static int bench_run(int argc, char **argv)
 {
 	struct opts o;
@@ -404,9 +482,11 @@ static int bench_run(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct fs_workload w;
+	fs_log_set_quiet(o.quiet); /* the workload's warnings too; errors are always said */
 	if ((rc = resolve(&o, &w)) >= 0)
 		return rc;
-	fs_log_set_quiet(o.quiet);
+	if (w.generate_data && (rc = generate_first(&o, &w)) >= 0)
+		return rc;
 	struct fs_store *store = NULL;
 	struct fs_dataset ds;
 	memset(&ds, 0, sizeof ds);
@@ -429,9 +509,11 @@ static int bench_run(int argc, char **argv)
 					    "steps (generate more with --scale, or give --steps)", o.dir);
 			goto out;
 		}
-		if (steps < 2 && !o.find_max)
-			fs_warn("bench: one step per epoch: the AU (which leaves the first step out) is undefined; "
-				"generate more data or give --steps");
+		uint32_t k0, k1;
+		if (!fs_run_au_window(&w, steps, &k0, &k1) && !o.find_max)
+			fs_warn("bench: %u step(s) per epoch: the AU window (output.metric exclude_start_steps %u, "
+				"exclude_end_steps %u) holds no step, so the AU is undefined; generate more data or give "
+				"--steps", steps, w.exclude_start_steps, w.exclude_end_steps);
 		else if (steps <= queue && !o.find_max)
 			fs_warn("bench: %u steps per epoch, with %u batches prefetched per accelerator: the AU is mostly "
 				"prefetch and overstates a steady state (give --steps of %u or more)", steps, queue, 10 * queue);
@@ -458,9 +540,16 @@ static int bench_run(int argc, char **argv)
 			nruns = rc == 0;
 		}
 	}
+	uint32_t nckpt = 0;
 	if (rc == 0 && w.checkpoint && !fs_bench_interrupt) { /* an interrupted run skips it */
-		rc = checkpoint(&o, &w, &ck, why, sizeof why);
-		have_ck = rc == 0;
+		/* --checkpoint: the one after training, whatever the schedule says */
+		nckpt = o.ckpt == 1 ? 1 : fs_workload_checkpoints(&w, w.train ? w.epochs : 0, w.train ? fs_run_steps(&ro) : 0);
+		if (nckpt == 0 && fs_mpi_rank() == 0)
+			fs_warn("bench: the checkpoint schedule (checkpoint_after_epoch %u, epochs_between_checkpoints %u, "
+				"steps_between_checkpoints %u) writes no checkpoint in %u epoch(s)", w.ckpt_after_epoch,
+				w.ckpt_epochs_between, w.ckpt_steps_between, w.epochs);
+		rc = nckpt ? checkpoints(&o, &w, nckpt, &ck, why, sizeof why) : 0;
+		have_ck = rc == 0 && nckpt > 0;
 		if (rc != 0 && fs_bench_interrupt) /* stopped by Ctrl-C: the training's figures, no checkpoint */
 			rc = 0;
 	}
@@ -481,10 +570,14 @@ static int bench_run(int argc, char **argv)
 	b.dataset_samples = ds.total_records;
 	b.dataset_bytes = ds.total_bytes;
 	if (fs_mpi_rank() == 0) {
-		if (o.json)
+		if (o.json) {
 			fs_bench_print_json(stdout, &b);
-		else
+		} else {
 			fs_bench_print_text(stdout, &b);
+			if (have_ck && nckpt > 1)
+				printf("checkpoints: %u (DLIO's schedule), each written, fsynced and read back; the "
+				       "checkpoint figures are their sums\n", nckpt);
+		}
 		fflush(stdout);
 		struct fs_store *st = store;
 		store = NULL; /* closed by fs_bench_write_store, whatever it returns */

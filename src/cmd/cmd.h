@@ -15,6 +15,7 @@ int fs_cmd_top(int argc, char **argv);
 int fs_cmd_report(int argc, char **argv);
 int fs_cmd_diff(int argc, char **argv);
 int fs_cmd_export(int argc, char **argv);
+int fs_cmd_exporter(int argc, char **argv);
 int fs_cmd_tune(int argc, char **argv);
 int fs_cmd_bench(int argc, char **argv);
 int fs_cmd_probe(int argc, char **argv);

@@ -15,6 +15,8 @@
 #include "record/jobctl.h"
 #include "record/loop.h"
 #include "record/session.h"
+#include "serve/exporter.h"
+#include "serve/httpd.h"
 #include "util/log.h"
 
 static const char usage_text[] =
@@ -37,9 +39,14 @@ static const char usage_text[] =
 	"      --hash-paths     store a keyed hash of every path (files, ops, the command's\n"
 	"                       path arguments, cwd, meta) instead of the path; the key\n"
 	"                       is random per run, or FEEDSCOPE_HASH_KEY (32 hex digits)\n"
+	"      --export ADDR    serve the run's metrics to Prometheus while it records:\n"
+	"                       http://ADDR/metrics (HOST:PORT or PORT; 127.0.0.1 unless\n"
+	"                       told otherwise; docs/exporter.md)\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
+	"      --states HOW     how thread states are read: auto (default: BPF where it\n"
+	"                       loads, else /proc), proc, or bpf (/proc if it cannot load)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
 
@@ -47,9 +54,11 @@ static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
 	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'},
+	{"states", required_argument, NULL, 'W'},
 	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
 	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},
+	{"export", required_argument, NULL, 'X'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -87,11 +96,37 @@ static int exit_status_of(int status, int *sig)
 	return 1;
 }
 
+/* --export: the exporter on threads of its own, serving this run file. A
+ * port that cannot be bound (in use, not this host's address) is said once
+ * and the job runs without it: the recording matters more. */
+static struct fs_exporter *start_export(struct fs_session *s, const char *addr)
+{
+	char err[512], job[256];
+	struct fs_exporter_opts eo = FS_EXPORTER_OPTS_DEFAULT;
+	struct fs_exporter *x = fs_exporter_new(addr, &eo, err, sizeof err);
+	/* the job is named after -o's file; what is read is the file being
+	 * written (under -f, its NAME.partial-PID) */
+	fs_exporter_job_name(s->path, job, sizeof job);
+	if (x && (fs_exporter_add(x, fs_store_path(s->store), job) < 0 || fs_exporter_start(x, err, sizeof err) < 0)) {
+		fs_exporter_free(x);
+		x = NULL;
+	}
+	if (!x) {
+		fs_error("run: --export %s: recording without the exporter", err);
+		fs_sink_metaf(fs_store_sink(s->store), "exporter", "unavailable: %s", err);
+		return NULL;
+	}
+	fs_sink_metaf(fs_store_sink(s->store), "exporter", "http://%s/metrics", fs_exporter_addr(x));
+	fs_warn("run: serving the run's metrics on http://%s/metrics", fs_exporter_addr(x));
+	return x;
+}
+
 int fs_cmd_run(int argc, char **argv)
 {
 	struct fs_session_opts o = {.interval_s = 0.1};
 	enum fs_hook_mode hook = FS_HOOK_AUTO;
 	bool no_trace = false, trace_ops = false, hash_paths = false;
+	const char *export_addr = NULL;
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -106,6 +141,15 @@ int fs_cmd_run(int argc, char **argv)
 			hash_paths |= opt == 'A';
 			if (no_trace && trace_ops)
 				return fs_usage_error("run: --trace-ops needs the tracer (not with --no-trace)");
+			continue;
+		}
+		if (opt == 'X') {
+			char why[256];
+			struct sockaddr_storage ss;
+			socklen_t sslen;
+			if (fs_httpd_parse_addr(optarg, &ss, &sslen, why, sizeof why) < 0)
+				return fs_usage_error("run: --export %s", why);
+			export_addr = optarg;
 			continue;
 		}
 		if (opt == 'P' || opt == 'H') {
@@ -129,6 +173,7 @@ int fs_cmd_run(int argc, char **argv)
 	if (fs_session_create(&s, &o) != 0)
 		return 2;
 	fs_session_meta_start(&s, "run", ncmd, cmd);
+	struct fs_exporter *exp = export_addr ? start_export(&s, export_addr) : NULL;
 	struct fs_jobenv env;
 	const char *markers = fs_session_open_markers(&s);
 	fs_jobenv_prepare(&env, cmd[0], hook, markers, no_trace ? NULL : fs_session_open_trace(&s, hash_paths),
@@ -143,6 +188,7 @@ int fs_cmd_run(int argc, char **argv)
 	int go[2], err[2];
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || fs_jobctl_block() < 0) {
 		fs_error("run: %s", strerror(errno));
+		fs_exporter_free(exp);
 		fs_session_abort(&s);
 		return 1;
 	}
@@ -153,6 +199,7 @@ int fs_cmd_run(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid < 0) {
 		fs_error("run: fork: %s", strerror(errno));
+		fs_exporter_free(exp);
 		fs_session_abort(&s);
 		return 1;
 	}
@@ -168,6 +215,7 @@ int fs_cmd_run(int argc, char **argv)
 	if (fs_session_start(&s, pid, true) != 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		fs_exporter_free(exp);
 		fs_session_abort(&s);
 		return 1;
 	}
@@ -184,6 +232,7 @@ int fs_cmd_run(int argc, char **argv)
 	if (n == (ssize_t)sizeof exec_errno) {
 		int st;
 		waitpid(pid, &st, 0);
+		fs_exporter_free(exp);
 		fs_session_abort(&s);
 		fs_error("run: cannot execute '%s': %s", cmd[0], strerror(exec_errno));
 		return exec_errno == ENOENT ? 127 : 126;
@@ -203,6 +252,7 @@ int fs_cmd_run(int argc, char **argv)
 	}
 	int sig;
 	int code = exit_status_of(res.child_status, &sig);
+	fs_exporter_free(exp); /* before the run file is closed and put in place */
 	if (fs_session_finish(&s, code, sig) != 0)
 		fs_error("run: the run file %s may be incomplete", s.path);
 	return code;

@@ -20,6 +20,7 @@
 #include "analysis/verdict.h"
 #include "bench/probe.h"
 #include "render/summary_text.h"
+#include "source/jobstates.h"
 #include "render/verdict.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -223,6 +224,7 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	s->job.root = root;
 	s->job.adopt_own_children = adopt;
 	s->job.pss = s->opts.pss;
+	s->job.states = s->opts.states;
 	fs_sink_meta(sink, "job.pss", s->opts.pss ? "on" : "off: pss_bytes and shared_bytes are NULL (--pss reads them)");
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only};
@@ -444,6 +446,10 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		return 1;
 	case 'Y':
 		o->pss = true;
+		return 1;
+	case 'W':
+		if ((o->states = fs_js_states_parse(arg)) < 0)
+			return fs_usage_error("%s: --states: expected auto, proc or bpf, not '%s'", cmd, arg);
 		return 1;
 	case 'f':
 		o->force = true;

@@ -21,6 +21,7 @@ struct fs_session_opts {
 	const char *only;       /* --sources list, or NULL */
 	bool hash_paths;        /* --hash-paths: no path in clear in the run file */
 	bool pss;               /* --pss: each job process's PSS too (smaps_rollup) */
+	int states;             /* --states: FS_STATES_AUTO (0), _PROC or _BPF */
 };
 
 struct fs_session {

@@ -9,6 +9,15 @@
  * jobproc.c. Which rank of a distributed job each process is: jobranks.c.
  * Each process's PSS (smaps_rollup, costly) at most once a second, less
  * often for a job of more than 1 GiB resident.
+ *
+ * Thread states come from one of two paths (meta job.states). BPF
+ * (jobbpf.c), where it loads: the kernel accounts each tracked thread's
+ * time per state at every switch, the tree is followed at fork, and a tick
+ * reads the per-thread records from a mapped array (jobbpfread.c: each
+ * process's stat and io once a second); the state columns are then the
+ * interval's mean number of threads in each state. /proc otherwise:
+ * every thread's schedstat (and stat when it ran) each tick, the states
+ * counted at the sample.
  * Tables: proc, cgroup, ranks. */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +29,17 @@
 #include <unistd.h>
 
 #include "source/job_int.h"
+#include "util/log.h"
 #include "util/parse.h"
 
 #define SCAN_EVERY_NS 1000000000ull      /* full /proc scan without children files */
 #define DELAYACCT_EVERY_NS 5000000000ull /* re-check kernel.task_delayacct */
 #define MAX_KEPT_THREADS 2000            /* threads whose descriptors stay open */
 #define DENTS_BYTES 32768
+/* BPF path: forks are followed in the kernel; the children files are walked
+ * on the first tick (what the job had already started, for attach) and
+ * then this seldom, for a fork that raced the first walk. */
+#define BPF_WALK_EVERY_NS 10000000000ull
 
 bool job_born_in_interval(struct job_state *s, uint64_t starttime)
 {
@@ -95,6 +109,7 @@ static int max_kept_threads(void)
 
 static void job_free(struct job_state *s)
 {
+	job_bpf_close(s->bpf);
 	for (int i = 0; i < s->nprocs; i++)
 		job_proc_close(s, &s->procs[i]);
 	job_proc_close(s, &s->self);
@@ -144,6 +159,25 @@ static struct job_state *job_new(const struct fs_source_ctx *ctx)
 	return s;
 }
 
+/* Choose how thread states are read, and say which in meta job.states. */
+static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
+{
+	char why[400] = "";
+	if (ctx->job->states == FS_STATES_PROC)
+		snprintf(why, sizeof why, "--states proc");
+	else if (strcmp(s->paths.proc, "/proc") != 0)
+		snprintf(why, sizeof why, "%s is not the kernel's /proc (FEEDSCOPE_PROC_ROOT)", s->paths.proc);
+	else
+		s->bpf = job_bpf_open(s->root, why, sizeof why);
+	if (s->bpf) {
+		fs_sink_meta(ctx->sink, "job.states", "bpf");
+		return;
+	}
+	fs_sink_metaf(ctx->sink, "job.states", "proc: %s", why);
+	if (ctx->job->states == FS_STATES_BPF)
+		fs_warn("job: --states bpf: %s; thread states are read from /proc", why);
+}
+
 static int job_open(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
 {
 	if (!ctx->job || ctx->job->root <= 0) {
@@ -170,7 +204,9 @@ static int job_open(void **state, const struct fs_source_ctx *ctx, char *why, si
 				     : "full /proc scan every 1 s (no task/TID/children files: "
 				       "kernel without CONFIG_PROC_CHILDREN)");
 	fs_sink_meta(ctx->sink, "job.cgroup", fs_cgset_init(&s->cg, &s->paths));
-	check_delayacct(s, ctx);
+	open_states(s, ctx);
+	if (!s->bpf)
+		check_delayacct(s, ctx);
 	*state = s;
 	return FS_SOURCE_OK;
 }
@@ -242,15 +278,52 @@ static void discover_scan(struct job_state *s, const struct fs_source_ctx *ctx)
 	}
 }
 
+/* BPF path: the processes the kernel followed, the root, and (on a walk)
+ * the children files' finds; each read once. */
+static void discover_bpf(struct job_state *s, const struct fs_source_ctx *ctx)
+{
+	bool walk = !s->have_walk || ctx->now_ns - s->walk_ns >= BPF_WALK_EVERY_NS;
+	if (walk) {
+		s->have_walk = true;
+		s->walk_ns = ctx->now_ns;
+	}
+	const int *tgids;
+	int n = job_bpf_tgids(s->bpf, &tgids);
+	s->nqueue = 0;
+	job_queue(s, s->root);
+	for (int i = 0; i < n; i++)
+		if (job_bpf_find(s->bpf, tgids[i])->threads > 0) /* else it has exited */
+			job_queue(s, tgids[i]);
+	if (walk && s->adopt && s->use_children)
+		job_self_children(s);
+	if (walk && !s->use_children && job_full_scan(s)) /* adds what the job already had */
+		for (int i = 0; i < s->nprocs; i++)
+			job_queue(s, s->procs[i].pid);
+	for (int i = 0; i < s->nqueue; i++) {
+		struct jproc *p = job_find(s, s->queue[i]);
+		if (p && p->tried == s->gen)
+			continue;
+		if (!p && !(p = job_add(s, s->queue[i])))
+			continue;
+		bool ok = job_proc_read_bpf(s, p, walk);
+		p->tried = s->gen;
+		if (ok)
+			p->ok = s->gen;
+	}
+}
+
 /* Close the processes not read fine this tick. */
 static void drop_gone(struct job_state *s)
 {
 	int j = 0;
 	for (int i = 0; i < s->nprocs; i++) {
-		if (s->procs[i].ok == s->gen)
+		if (s->procs[i].ok == s->gen) {
 			s->procs[j++] = s->procs[i];
-		else
-			job_proc_close(s, &s->procs[i]);
+			continue;
+		}
+		if (s->bpf)
+			job_bpf_untrack(s->bpf, s->procs[i].pid);
+		job_proc_close(s, &s->procs[i]);
 	}
 	s->nprocs = j;
 }
@@ -286,6 +359,13 @@ static void compute_proc(const struct job_state *s, const struct jproc *p, uint6
 		dt = (double)(now_ns - s->prev_tick_ns) / 1e9;
 	}
 	fs_prates_compute(prev ? prev : &zero, &k->cur, prev ? dt : NAN, s->clk_tck, &out->r);
+	if (k->have_js) {
+		out->r = p->slow_rates;
+		out->r.cpu_pct = k->js.cpu_pct;
+		out->run_wait_pct = k->js.run_wait_pct;
+		out->blkio_delay_pct = k->js.blkio_delay_pct;
+		return;
+	}
 	out->run_wait_pct = prev && k->any_sched ? fs_thread_pct(k->wait_ns, 1e9, dt) : NAN;
 	out->blkio_delay_pct = prev && k->any_blkio && s->delayacct_on == 1
 				       ? fs_thread_pct(k->blkio_ticks, (double)s->clk_tck, dt)
@@ -303,10 +383,17 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	fs_row_text(&r, FS_PROC_role, p->pid == s->root ? "main" : "worker");
 	fs_row_text(&r, FS_PROC_comm, k->st.comm);
 	fs_row_int(&r, FS_PROC_threads, k->nread);
-	fs_row_int(&r, FS_PROC_running, k->running);
-	fs_row_int(&r, FS_PROC_blocked_io, k->blocked_io);
-	fs_row_int(&r, FS_PROC_sleeping, k->sleeping);
-	fs_row_int(&r, FS_PROC_other, k->other);
+	if (k->have_js) {
+		fs_row_real(&r, FS_PROC_running, k->js.running);
+		fs_row_real(&r, FS_PROC_blocked_io, k->js.blocked_io);
+		fs_row_real(&r, FS_PROC_sleeping, k->js.sleeping);
+		fs_row_real(&r, FS_PROC_other, k->js.other);
+	} else {
+		fs_row_int(&r, FS_PROC_running, k->running);
+		fs_row_int(&r, FS_PROC_blocked_io, k->blocked_io);
+		fs_row_int(&r, FS_PROC_sleeping, k->sleeping);
+		fs_row_int(&r, FS_PROC_other, k->other);
+	}
 	fs_row_real(&r, FS_PROC_cpu_pct, j->r.cpu_pct);
 	fs_row_real(&r, FS_PROC_rchar_per_s, j->r.rchar_per_s);
 	fs_row_real(&r, FS_PROC_wchar_per_s, j->r.wchar_per_s);
@@ -401,11 +488,16 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	struct job_state *s = state;
 	s->ctx = ctx;
 	s->gen++;
-	check_delayacct(s, ctx);
-	if (s->use_children)
-		discover_children(s);
-	else
-		discover_scan(s, ctx);
+	if (s->bpf) {
+		job_bpf_read(s->bpf, ctx->now_ns);
+		discover_bpf(s, ctx);
+	} else {
+		check_delayacct(s, ctx);
+		if (s->use_children)
+			discover_children(s);
+		else
+			discover_scan(s, ctx);
+	}
 	drop_gone(s);
 	qsort_r(s->procs, (size_t)s->nprocs, sizeof *s->procs, cmp_proc, &s->root);
 	if (s->pss)
@@ -430,6 +522,26 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	return FS_SOURCE_OK;
 }
 
+/* The BPF path's own cost, which is the job's (it runs in the job's
+ * switches), and threads it could not follow: in meta at the end. */
+static void job_finish(void *state, const struct fs_source_ctx *ctx)
+{
+	struct job_state *s = state;
+	if (!s->bpf)
+		return;
+	uint64_t runs, ns;
+	job_bpf_prog_stats(s->bpf, &runs, &ns);
+	if (runs)
+		fs_sink_metaf(ctx->sink, "job.bpf_prog", "%llu runs, %.1f ms in the kernel (%.0f ns a run)",
+			      (unsigned long long)runs, (double)ns / 1e6, (double)ns / (double)runs);
+	else
+		fs_sink_meta(ctx->sink, "job.bpf_prog", "not counted (sysctl kernel.bpf_stats_enabled=1 counts it)");
+	uint64_t dropped = job_bpf_dropped(s->bpf);
+	if (dropped)
+		fs_sink_metaf(ctx->sink, "job.bpf_dropped", "%llu threads not followed: more than %d at once",
+			      (unsigned long long)dropped, FS_JS_MAX_THREADS);
+}
+
 static void job_close(void *state)
 {
 	struct job_state *s = state;
@@ -446,5 +558,6 @@ const struct fs_source_ops fs_source_job = {
 	.name = "job",
 	.open = job_open,
 	.sample = job_sample,
+	.finish = job_finish,
 	.close = job_close,
 };

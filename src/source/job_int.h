@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "source/cgroup.h"
+#include "source/jobstates.h"
 #include "source/procstat.h"
 #include "source/rankenv.h"
 #include "source/source.h"
@@ -17,6 +18,12 @@
  * stat (the costly file) is then re-read only this often. The one change
  * missed meanwhile: woken but not yet run (R shows as the old S or D). */
 #define JOB_STAT_REFRESH_NS 1000000000ull
+
+/* BPF path: a process's stat and io (~25 us for a 20-thread process: the
+ * kernel sums over its threads) are read this often; the rows between hold
+ * the rates of the last such interval. cpu_pct and the thread states come
+ * from the BPF map every tick. */
+#define JOB_BPF_SLOW_NS 1000000000ull
 
 /* A process's smaps_rollup is read at most once a second: the kernel walks
  * every page the process maps to write it (measured: 5-10 ms of CPU for a
@@ -52,6 +59,8 @@ struct jtick {
 	bool any_sched, any_blkio;                 /* some thread delta was summed */
 	double wait_ns, blkio_ticks;               /* sums of per-thread deltas */
 	bool born;                                 /* started after the previous tick */
+	bool have_js;                              /* BPF path: js holds interval means */
+	struct fs_js_columns js;
 };
 
 /* A process's environment as last read for the `ranks` table (jobranks.c):
@@ -81,6 +90,13 @@ struct jproc {
 	bool pss_read;               /* smaps_rollup read (or tried) at pss_ns */
 	uint64_t pss_ns;
 	struct fs_psmaps pss;        /* what that read gave */
+	bool seen;                   /* BPF path: its threads seeded, its pid tracked */
+	bool have_slow;              /* BPF path: stat and io read at slow_ns into slow_prev */
+	uint32_t execs;              /* job_bpf_proc.execs at that read */
+	uint64_t slow_ns;
+	struct fs_pstat slow_st;
+	struct fs_pcounters slow_prev;
+	struct fs_prates slow_rates; /* over the last two such reads (NaN: none yet) */
 };
 
 /* A directory entry with a numeric name. */
@@ -137,6 +153,9 @@ struct job_state {
 	int *pub;                  /* the pids published to other sources (fs_job.pids) */
 	int cap_pub;
 	struct fs_job *published;  /* where they were published */
+	struct job_bpf *bpf;       /* the BPF path's state, NULL: the /proc path */
+	bool have_walk;            /* BPF path: children files walked at walk_ns */
+	uint64_t walk_ns;
 };
 
 /* jobproc.c */
@@ -174,6 +193,67 @@ struct jproc *job_add(struct job_state *s, int pid);
 
 /* Append pid to the visit queue (ignored on out of memory). */
 void job_queue(struct job_state *s, int pid);
+
+/* Read dirfd/<id>/<name> with open+read+close (<= 0: gone or empty). */
+ssize_t job_read_rel(struct job_state *s, int dirfd, int id, const char *name);
+
+/* Count a thread in state (a /proc letter) into k's state counts. */
+void job_count_state(struct jtick *k, char state);
+
+/* Read p's io into p->now.cur (have_io false when it cannot be read). */
+void job_read_io(struct job_state *s, struct jproc *p);
+
+/* List p's threads into p->th (known ones kept). False: gone or out of memory. */
+bool job_list_threads(struct job_state *s, struct jproc *p);
+
+/* Queue the children of p's thread t (its children file kept open). */
+void job_thread_children(struct job_state *s, struct jproc *p, struct jthread *t);
+
+/* jobbpfread.c */
+
+/* BPF path: read p's stat and io (not its threads: their states come from
+ * the BPF map); the first time, seed its threads' states from their stat and
+ * track its pid; with walk, queue the children of its threads. Returns
+ * false when the process is gone. */
+bool job_proc_read_bpf(struct job_state *s, struct jproc *p, bool walk);
+
+/* jobbpf.c: the BPF program and its maps. Never fatal: a failure leaves
+ * the /proc path. */
+
+/* One process's sums over the interval ending at the last read. */
+struct job_bpf_proc {
+	int tgid;                      /* 0: empty slot */
+	int threads;                   /* alive at the read */
+	int counts[FS_JS_NSTATES];     /* of which in each state at the read */
+	uint32_t execs;                /* programs its threads have run (exec), summed */
+	struct fs_js_totals sum;       /* its threads' time in each state, this interval */
+};
+
+struct job_bpf;
+
+/* Load and attach the program and track root; NULL with the reason in why. */
+struct job_bpf *job_bpf_open(int root, char *why, size_t whylen);
+void job_bpf_close(struct job_bpf *b);
+/* Follow tgid's threads and its forks / stop following it. */
+void job_bpf_track(struct job_bpf *b, int tgid);
+void job_bpf_untrack(struct job_bpf *b, int tgid);
+/* A thread that existed before it was tracked: in `state` (a /proc letter)
+ * from now_ns on, unless the kernel already has it. */
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns);
+/* Read every tracked thread (from the mapped array) at now_ns and sum each
+ * process's deltas since the last read. */
+void job_bpf_read(struct job_bpf *b, uint64_t now_ns);
+/* The processes of the last read (the array is the module's). */
+int job_bpf_tgids(const struct job_bpf *b, const int **out);
+/* tgid's sums in the last read, or NULL. */
+const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid);
+/* The interval the last read closed (0 after the first). */
+uint64_t job_bpf_dt_ns(const struct job_bpf *b);
+/* Threads never accounted because the map was full. */
+uint64_t job_bpf_dropped(const struct job_bpf *b);
+/* The programs' runs and their time in the kernel so far (all zero unless
+ * sysctl kernel.bpf_stats_enabled=1). */
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns);
 
 /* jobranks.c */
 

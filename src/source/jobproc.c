@@ -96,8 +96,7 @@ static void note_open_error(struct job_state *s, int err)
 		      "raise the limit (ulimit -n)", strerror(err));
 }
 
-/* Read dirfd/<id>/<name> with open+read+close. */
-static ssize_t read_rel(struct job_state *s, int dirfd, int id, const char *name)
+ssize_t job_read_rel(struct job_state *s, int dirfd, int id, const char *name)
 {
 	char rel[48];
 	snprintf(rel, sizeof rel, "%d/%s", id, name);
@@ -182,7 +181,7 @@ static bool merge_threads(struct job_state *s, struct jproc *p, int n)
 static void read_children(struct job_state *s, int task_fd, struct jthread *t)
 {
 	ssize_t n = t->child_fd >= 0 ? fs_read_fd(t->child_fd, &s->buf)
-				     : read_rel(s, task_fd, t->tid, "children");
+				     : job_read_rel(s, task_fd, t->tid, "children");
 	if (n <= 0)
 		return;
 	const char *q = s->buf.data;
@@ -195,7 +194,7 @@ static void read_children(struct job_state *s, int task_fd, struct jthread *t)
 	}
 }
 
-static void count_state(struct jtick *k, char state)
+void job_count_state(struct jtick *k, char state)
 {
 	switch (state) {
 	case 'R': k->running++; break;
@@ -229,7 +228,7 @@ static bool thread_stat(struct job_state *s, struct jproc *p, struct jthread *t,
 	struct jtick *k = &p->now;
 	struct fs_pstat st;
 	ssize_t n = t->stat_fd >= 0 ? fs_read_fd_one(t->stat_fd, &s->buf)
-				    : read_rel(s, p->task_fd, t->tid, "stat");
+				    : job_read_rel(s, p->task_fd, t->tid, "stat");
 	if (n <= 0 || !fs_pstat_parse(s->buf.data, &st)) {
 		thread_close(s, t); /* a reused tid gets fresh descriptors */
 		t->prev_sched = t->prev_blkio = false;
@@ -258,7 +257,7 @@ static bool thread_read(struct job_state *s, struct jproc *p, struct jthread *t)
 	thread_keep(s, p->task_fd, t, true);
 	struct fs_schedstat ss;
 	ssize_t n = t->sched_fd >= 0 ? fs_read_fd_one(t->sched_fd, &s->buf)
-				     : read_rel(s, p->task_fd, t->tid, "schedstat");
+				     : job_read_rel(s, p->task_fd, t->tid, "schedstat");
 	bool sched = n > 0 && fs_schedstat_parse(s->buf.data, &ss);
 	bool idle = sched && t->prev_sched && t->state && ss.slices > 0 &&
 		    sched_same(&ss, &t->sched) && s->ctx->now_ns - t->stat_ns < JOB_STAT_REFRESH_NS;
@@ -266,7 +265,7 @@ static bool thread_read(struct job_state *s, struct jproc *p, struct jthread *t)
 		k->any_blkio |= t->prev_blkio; /* unchanged: a zero delta */
 	else if (!thread_stat(s, p, t, valid))
 		return false;
-	count_state(k, t->state);
+	job_count_state(k, t->state);
 	k->nread++;
 	if (sched) {
 		k->any_sched = true;
@@ -292,7 +291,7 @@ static void say_io(struct job_state *s, int pid, int err)
 		      fs_proc_path(path, sizeof path, &s->paths, rel), strerror(err));
 }
 
-static void read_io(struct job_state *s, struct jproc *p)
+void job_read_io(struct job_state *s, struct jproc *p)
 {
 	struct fs_pcounters *c = &p->now.cur;
 	if (p->io_fd < 0)
@@ -321,7 +320,7 @@ bool job_proc_read(struct job_state *s, struct jproc *p)
 		return false;
 	k->cur.cpu_ticks = k->st.utime + k->st.stime;
 	k->cur.majflt = k->st.majflt;
-	read_io(s, p);
+	job_read_io(s, p);
 	return true;
 }
 
@@ -366,6 +365,18 @@ void job_proc_read_pss(struct job_state *s, struct jproc *p)
 		say_pss(s, p->pid, err);
 	else if (!fs_psmaps_parse(s->buf.data, &p->pss) && n > 0)
 		say_pss(s, p->pid, 0);
+}
+
+bool job_list_threads(struct job_state *s, struct jproc *p)
+{
+	int n = list_dir(s, p->task_fd);
+	return n > 0 && merge_threads(s, p, n);
+}
+
+void job_thread_children(struct job_state *s, struct jproc *p, struct jthread *t)
+{
+	thread_keep(s, p->task_fd, t, false);
+	read_children(s, p->task_fd, t);
 }
 
 void job_self_children(struct job_state *s)
@@ -477,7 +488,7 @@ static void scan_parents(struct job_state *s, int n)
 			continue;
 		}
 		struct fs_pstat st;
-		if (read_rel(s, s->proc_fd, d->id, "stat") > 0 && fs_pstat_parse(s->buf.data, &st))
+		if (job_read_rel(s, s->proc_fd, d->id, "stat") > 0 && fs_pstat_parse(s->buf.data, &st))
 			d->ppid = st.ppid;
 	}
 }

@@ -36,11 +36,16 @@ struct fs_job {
 	const char *trace_dir;   /* where the I/O tracer's regions are, or NULL */
 	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
 	bool pss;                /* also read each process's PSS (--pss: smaps_rollup, costly) */
+	int states;              /* how thread states are read: FS_STATES_* (--states) */
 	/* The job's processes seen this tick, published by the job source
 	 * (which samples first; it owns the array) for the sources that need them. */
 	const int *pids;
 	int npids;
 };
+
+/* fs_job.states: the job source's thread states from BPF (accounted at each
+ * change of state) where it loads, else from /proc (sampled); or forced. */
+enum { FS_STATES_AUTO = 0, FS_STATES_PROC = 1, FS_STATES_BPF = 2 };
 
 struct fs_source_ctx {
 	const struct fs_paths *paths;

@@ -456,8 +456,12 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 		double blk = 0, run = 0;
 		num(&r->v[FS_PROC_blocked_io], &blk);
 		num(&r->v[FS_PROC_running], &run);
-		a->blocked_any += blk > 0;
-		a->running_only += blk <= 0 && run > 0;
+		/* as the analysis classes a sample (metricdefs.c): on /proc rows
+		 * (counts) 0 or 1; on BPF rows (mean threads in each state over
+		 * the tick) the share of it, at most 1 */
+		double b = fmin(fmax(blk, 0), 1), rn = fmin(fmax(run, 0), 1);
+		a->blocked_any += b;
+		a->running_only += rn * (1 - b);
 	}
 	a->tick_rows++;
 	if (!a->dirty) {

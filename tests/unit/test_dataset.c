@@ -188,6 +188,17 @@ static void test_manifest(void)
 			fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, why, bad[i].want);
 		CHECK(strstr(why, bad[i].want) != NULL);
 	}
+	/* DLIO's subfolders: an optional header line, 2 or more, read back */
+	put("bad/" FS_DATASET_MANIFEST, "feedscope-dataset 1\nformat raw\nrecord_length_bytes 5\n"
+	    "record_length_stdev 0\nsamples_per_file 1\nsubfolders 1\nfiles 1\nfile a 5 1\nrec 0 5\n");
+	CHECK_INT(fs_dataset_load(path("bad"), &l, why, sizeof why), -1);
+	CHECK(strstr(why, "line 6: 'subfolders' is 2 or more") != NULL);
+	fs_dataset_free(&l);
+	d.subfolders = 3;
+	CHECK_INT(fs_dataset_save(path("m"), &d, why, sizeof why), 0);
+	CHECK_INT(fs_dataset_load(path("m"), &l, why, sizeof why), 0);
+	CHECK_INT(l.subfolders, 3);
+	fs_dataset_free(&l);
 	/* comments and blank lines are fine */
 	put("bad/" FS_DATASET_MANIFEST, "feedscope-dataset 1\n# c\n\nformat raw\nrecord_length_bytes 5\n"
 	    "record_length_stdev 0\nsamples_per_file 1\nfiles 1\nfile a 5 1\nrec 0 5\n");
@@ -365,7 +376,8 @@ static void test_read_refusals(void)
  * records tile the file. */
 static void test_formats(void)
 {
-	static const char *const names[] = {"npz", "npy", "tfrecord", "tar", "jpeg", "raw", "indexed"};
+	static const char *const names[] = {"npz", "npy", "tfrecord", "tar", "jpeg", "raw", "indexed", "png", "csv",
+					    "hdf5"};
 	static const uint64_t cases[][4] = {
 		{1, 1, 1, 1}, {100, 100, 100, 100}, {511, 512, 513, 70000}, {159, 160, 162, 163},
 		{65537, 65538, 131074, 131075}, {131076, 4, 3, 200000},
@@ -405,6 +417,37 @@ static void test_formats(void)
 		}
 	}
 	CHECK_INT(fs_gen_index_size(3), 48);
+	/* DLIO's names for formats */
+	CHECK(fs_gen_format_find_dlio("mmap_indexed_binary") == fs_gen_format_find("indexed"));
+	CHECK(fs_gen_format_find_dlio("indexed_binary") == fs_gen_format_find("indexed"));
+	CHECK(fs_gen_format_find_dlio("NPZ") == fs_gen_format_find("npz"));
+	CHECK(fs_gen_format_find_dlio("HDF5") == fs_gen_format_find("hdf5"));
+	CHECK(fs_gen_format_find_dlio("parquet") == NULL);
+	/* a png of dim = round(sqrt(len)): 256 x 256 from 65536 bytes, two stored blocks */
+	const struct fs_gen_format *png = fs_gen_format_find("png");
+	uint64_t len = 65536;
+	CHECK_INT(png->layout(&len, 1, NULL), 8 + 25 + 2 * 17 + 2 + 256 * 257 + 4 + 12);
+	/* csv rows: exactly the sample's bytes, a newline last, no comma before it */
+	const struct fs_gen_format *csv = fs_gen_format_find("csv");
+	uint64_t rows[3] = {1, 8, 4097};
+	int fd = open(path("c.csv"), O_RDWR | O_CREAT | O_TRUNC, 0644);
+	struct fs_gen_out o;
+	fs_gen_out_init(&o, fd, buf, 4096, 5, NULL);
+	CHECK_INT(csv->write(&o, rows, 3, 0), 0);
+	fs_gen_out_flush(&o);
+	char text[4200] = "";
+	CHECK(pread(fd, text, sizeof text, 0) == 4106);
+	close(fd);
+	CHECK(text[0] == '\n' && text[8] == '\n' && text[4105] == '\n' && text[7] != ',' && text[4104] != ',');
+	CHECK(text[4] == ',' && text[1] >= '0' && text[1] <= '9');
+	/* DLIO's subfolders: round-robin, the folder a number */
+	char name[128];
+	fs_gen_entry_name(fs_gen_format_find("npz"), 10, 3, 7, name, sizeof name);
+	CHECK_STR(name, "train/1/img_07_of_10.npz");
+	fs_gen_entry_name(fs_gen_format_find("indexed"), 10, 3, 5, name, sizeof name);
+	CHECK_STR(name, "train/2/img_02_of_10.idx");
+	fs_gen_entry_name(fs_gen_format_find("npz"), 10, 0, 7, name, sizeof name);
+	CHECK_STR(name, "train/img_07_of_10.npz");
 	free(buf);
 }
 

@@ -37,6 +37,81 @@ static int load(const char *arg, double scale, struct fs_workload *w, char *why,
 	return rc;
 }
 
+/* The same through fs_workload_load_ex with overrides (stderr discarded). */
+static int load_ov(const char *arg, char *const *ov, int nov, double scale, struct fs_workload *w, char *why)
+{
+	char tmpl[] = "/tmp/test_workload.XXXXXX";
+	int fd = mkstemp(tmpl);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	int rc = fs_workload_load_ex(arg, ov, nov, scale, w, why, 512);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	unlink(tmpl);
+	return rc;
+}
+
+/* DLIO's keys beyond the basics (issue 15): honoured, or refused by name. */
+static void dlio_keys(void)
+{
+	struct fs_workload w;
+	char why[512] = "";
+	CHECK_INT(load_ov(Y "dlio_keys.yaml", NULL, 0, 1, &w, why), 0);
+	CHECK_STR(w.format, "indexed");               /* mmap_indexed_binary */
+	CHECK_INT(w.record_length_bytes, 8 * 16 * 4); /* record_dims × float32, over record_length_bytes */
+	CHECK_INT(w.num_subfolders_train, 3);
+	CHECK_INT(w.exclude_start_steps, 3);
+	CHECK_INT(w.exclude_end_steps, 2);
+	CHECK(w.generate_data);
+	/* checkpoints at epochs 3, 5, 7 of 7; none before epoch 3 */
+	CHECK_INT(fs_workload_checkpoints(&w, 7, 100), 3);
+	CHECK_INT(fs_workload_checkpoints(&w, 2, 100), 0);
+	w.ckpt_steps_between = 30; /* every 30 steps of the whole run: 7 × 10 / 30 */
+	CHECK_INT(fs_workload_checkpoints(&w, 7, 10), 2);
+	w.checkpoint = false;
+	CHECK_INT(fs_workload_checkpoints(&w, 7, 10), 0);
+
+	/* overrides: a value, a list, a nested key; checked as in a file */
+	char *ov[] = {"++workload.dataset.num_files_train=64", "+workload.dataset.record_dims=[2, 3]",
+		      "workload.output.metric.exclude_start_steps=0", "++workload.reader.batch_size=8"};
+	CHECK_INT(load_ov(Y "dlio_keys.yaml", ov, 4, 1, &w, why), 0);
+	CHECK_INT(w.num_files_train, 64);
+	CHECK_INT(w.record_length_bytes, 2 * 3 * 4);
+	CHECK_INT(w.exclude_start_steps, 0);
+	CHECK_INT(w.batch_size, 8);
+	char *ov_preset[] = {"++workload.train.computation_time=0.01"};
+	CHECK_INT(load_ov("unet3d", ov_preset, 1, 1, &w, why), 0);
+	CHECK_NEAR(fs_workload_compute(&w)->mean_s, 0.01, 1e-12);
+	CHECK_INT(w.checkpoint_bytes, 499153191); /* the preset's, untouched */
+	char *bad_ov[] = {"++workload.dataset.num_files_train=lots"};
+	CHECK_INT(load_ov("resnet50", bad_ov, 1, 1, &w, why), -1);
+	CHECK(strstr(why, "dataset.num_files_train: 'lots'") != NULL);
+	char *bad_shape[] = {"++dataset.num_files_train=3"};
+	CHECK(!fs_workload_is_override(bad_shape[0]));
+	CHECK_INT(load_ov("resnet50", bad_shape, 1, 1, &w, why), -1);
+	CHECK(strstr(why, "workload.SECTION.KEY=VALUE") != NULL);
+	char *twice[] = {"++workload.reader.batch_size=1", "++workload.reader.batch_size=2"};
+	CHECK_INT(load_ov("resnet50", twice, 2, 1, &w, why), -1);
+	CHECK(strstr(why, "given twice") != NULL);
+
+	/* --scale below one file shrinks the samples of that file (dlrm, megatron) */
+	char *one_file[] = {"++workload.dataset.num_files_train=1", "++workload.dataset.num_samples_per_file=4000000"};
+	CHECK_INT(load_ov("resnet50", one_file, 2, 0.001, &w, why), 0);
+	CHECK_INT(w.num_files_train, 1);
+	CHECK_INT(w.num_samples_per_file, 4000);
+	CHECK_INT(load_ov("resnet50", NULL, 0, 0.01, &w, why), 0); /* 10 files: their samples stay */
+	CHECK_INT(w.num_files_train, 10);
+	CHECK_INT(w.num_samples_per_file, 1251);
+
+	/* a workload that only generates is something to do */
+	CHECK_INT(load_ov(Y "datagen_only.yaml", NULL, 0, 1, &w, why), 0);
+	CHECK(!w.train && w.generate_data);
+	CHECK_STR(w.format, "png");
+}
+
 static void bad(const char *file, const char *expect)
 {
 	struct fs_workload w;
@@ -146,7 +221,7 @@ int main(void)
 	bad(Y "bad_files.yaml", "bad_files.yaml:3: dataset.num_files_train: 'abc' is not a positive whole number");
 	bad(Y "bad_batch.yaml", "reader.batch_size: '-4'");
 	bad(Y "bad_shuffle.yaml", "reader.file_shuffle: 'sometimes'");
-	bad(Y "bad_format.yaml", "dataset.format: 'hdf5'");
+	bad(Y "bad_format.yaml", "dataset.format: 'parquet' is not a format feedscope emulates");
 	bad(Y "bad_compute.yaml", "train.computation_time: a mapping needs 'mean'");
 	bad(Y "bad_compute_type.yaml", "computation_time.type: 'gamma'");
 	bad(Y "bad_au.yaml", "metric.au: '90' is not a fraction");
@@ -203,6 +278,16 @@ int main(void)
 		bad(deep, "nested deeper than 32 levels");
 		unlink(deep);
 	}
+
+	/* DLIO's keys that feedscope does not emulate: refused by name */
+	dlio_keys();
+	bad(Y "bad_read_type.yaml", "reader.read_type: 'in_memory' is not emulated");
+	bad(Y "bad_file_access.yaml", "reader.file_access: 'shared' is not emulated");
+	bad(Y "bad_storage_s3.yaml", "storage.storage_type: 's3' is not emulated");
+	bad(Y "bad_hdf5.yaml", "dataset.hdf5.num_dset_per_record: feedscope writes each record as one row");
+	bad(Y "bad_exclude.yaml", "output.metric.exclude_start_steps: '-1'");
+	bad(Y "bad_record_dims.yaml", "dataset.record_dims: '0' is not a positive whole number");
+	bad(Y "bad_ckpt_read.yaml", "checkpoint.num_checkpoints_read 2");
 
 	/* the transformer count itself */
 	struct fs_wl_transformer t = {.num_layers = 32, .hidden = 4096, .ffn_hidden = 14336, .vocab = 128256,

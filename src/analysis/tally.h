@@ -1,0 +1,90 @@
+/* tally.h - running totals of a run file, read incrementally while it is
+ * recorded (or once, finished): what the exporter serves as counters.
+ *
+ * Rows are appended in time order, so each table is read from the rowid
+ * after the last one read (`rowid > ?`), at most FS_TALLY_BATCH rows a
+ * table per update; totals are kept in memory. An update costs what was
+ * appended since the last one, never the whole table. Rows that need their
+ * tick's length (proc, gpu) are read only up to the last tick read, so a
+ * tick's rows are never counted before its length is known. */
+#ifndef FS_TALLY_H
+#define FS_TALLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/query.h"
+
+#define FS_TALLY_BATCH 100000
+#define FS_TALLY_LOOPS 64  /* (pid, loader) pairs; more are folded into one "(other)" */
+#define FS_TALLY_GPUS 16
+#define FS_TALLY_PIDS 512  /* ranks remembered */
+
+enum fs_tally_role { FS_TALLY_MAIN, FS_TALLY_WORKER, FS_TALLY__ROLES };
+enum fs_tally_state { FS_TALLY_RUNNING, FS_TALLY_BLOCKED_IO, FS_TALLY_SLEEPING, FS_TALLY_OTHER, FS_TALLY__STATES };
+enum fs_tally_class { FS_TALLY_FILE, FS_TALLY_SOCKET, FS_TALLY_PIPE, FS_TALLY_DEVICE, FS_TALLY_OCLASS, FS_TALLY__CLASSES };
+enum fs_tally_call { FS_TALLY_READ, FS_TALLY_WRITE, FS_TALLY_SYNC, FS_TALLY_META, FS_TALLY__CALLS };
+
+/* The names used as label values ("worker", "blocked_io", "socket", "sync"). */
+extern const char *const fs_tally_role_names[FS_TALLY__ROLES];
+extern const char *const fs_tally_state_names[FS_TALLY__STATES];
+extern const char *const fs_tally_class_names[FS_TALLY__CLASSES];
+extern const char *const fs_tally_call_names[FS_TALLY__CALLS];
+
+struct fs_tally_loop {
+	int pid;
+	int rank;            /* ranks table (latest row), else meta hook.rank.PID; -1 unknown */
+	char loader[64];
+	long steps, epoch;   /* epoch: the latest step's */
+	double wait_s, compute_s;
+};
+
+struct fs_tally_gpu {
+	int gpu;
+	char name[96];
+	double util_pct, mem_used_bytes, mem_total_bytes, power_w; /* the latest row; NaN unknown */
+	double busy_s;       /* Σ util_pct / 100 × dt_s */
+};
+
+/* Plain data: copied whole from the reader to whoever shows it. */
+struct fs_tally_data {
+	char mode[16], host[128];
+	bool complete;       /* meta end_unix is there: the recording finished */
+	double recorded_s;   /* the last tick's t */
+	long ticks;
+	double missed_ticks; /* Σ ticks.missed */
+	int nloops;
+	struct fs_tally_loop loops[FS_TALLY_LOOPS];
+	bool have_proc, have_classes, have_gpu;
+	double thread_s[FS_TALLY__ROLES][FS_TALLY__STATES]; /* Σ threads in the state × dt_s */
+	double cpu_s[FS_TALLY__ROLES];                      /* Σ cpu_pct / 100 × dt_s */
+	double io_s[FS_TALLY__CLASSES][2][FS_TALLY__CALLS]; /* [class][thread: 0 main, 1 other][call] */
+	double io_bytes[FS_TALLY__CLASSES][2][2];           /* [..][0 read, 1 write] */
+	double io_calls[FS_TALLY__CLASSES][2];
+	int ngpus;
+	struct fs_tally_gpu gpus[FS_TALLY_GPUS];
+};
+
+struct fs_tally {
+	struct fs_q q;
+	bool open;
+	int64_t last_rowid[6];
+	sqlite3_stmt *st[7];
+	int npids;
+	struct { int pid, rank, hook_rank; } pids[FS_TALLY_PIDS];
+	struct fs_tally_data d;
+};
+
+/* Open path read-only (fs_q_open: it must hold meta rows already). Returns
+ * 0, or -1 with why in err; t is then closed (fs_tally_close harmless). */
+int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen);
+
+/* Read what was appended since the last update into t->d. Returns 1 when
+ * a table had more than FS_TALLY_BATCH new rows (call again soon), 0 when
+ * caught up, -1 with why in err when a query failed (SQLite's message). */
+int fs_tally_update(struct fs_tally *t, char *err, size_t errlen);
+
+void fs_tally_close(struct fs_tally *t);
+
+#endif

@@ -1,0 +1,341 @@
+/* exporter.c - the exporter's threads (exporter.h): the HTTP server, the
+ * reader of the run files' totals, the verdict of the latest window. */
+#include "serve/exporter.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/merge.h"
+#include "analysis/tally.h"
+#include "render/exporter_page.h"
+#include "render/openmetrics.h"
+#include "serve/httpd.h"
+#include "util/clock.h"
+
+#define PAGE_MAX_BYTES (16u << 20)
+
+struct job {
+	char path[4096], name[256];
+	/* the reader's own */
+	struct fs_tally t;
+	bool opened, done;
+	/* the verdict thread's own */
+	uint64_t verdict_ns, verdict_cost_ns; /* the last one: when, and its CPU time */
+	double verdict_rec_s;
+	/* under mu */
+	bool up, caught_up;
+	struct fs_tally_data snap;
+	struct fs_exporter_verdict v;
+};
+
+struct fs_exporter {
+	struct fs_httpd *h;
+	struct fs_exporter_opts o;
+	int njobs;
+	struct job *jobs[FS_EXPORTER_MAX_JOBS];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stopping, started;
+	pthread_t th[3];
+};
+
+void fs_exporter_job_name(const char *path, char *out, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	const char *partial = strstr(base, ".partial-");
+	if (partial && strspn(partial + 9, "0123456789") == strlen(partial + 9) && partial[9])
+		n = (size_t)(partial - base);
+	if (n > 3 && !strncmp(base + n - 3, ".db", 3))
+		n -= 3;
+	snprintf(out, cap, "%.*s", (int)n, base);
+}
+
+struct fs_exporter *fs_exporter_new(const char *listen, const struct fs_exporter_opts *o, char *err, size_t errlen)
+{
+	struct fs_exporter *x = calloc(1, sizeof *x);
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	x->o = *o;
+	if (!(x->h = fs_httpd_listen(listen, &FS_HTTPD_LIMITS_DEFAULT, err, errlen))) {
+		free(x);
+		return NULL;
+	}
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&x->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return x;
+}
+
+const char *fs_exporter_addr(const struct fs_exporter *x)
+{
+	return fs_httpd_addr(x->h);
+}
+
+int fs_exporter_add(struct fs_exporter *x, const char *path, const char *job)
+{
+	struct job *j = x->njobs < FS_EXPORTER_MAX_JOBS ? calloc(1, sizeof *j) : NULL;
+	if (!j)
+		return -1;
+	snprintf(j->path, sizeof j->path, "%s", path);
+	snprintf(j->name, sizeof j->name, "%s", job);
+	j->v.valid = false;
+	x->jobs[x->njobs++] = j;
+	return 0;
+}
+
+bool fs_exporter_has_job(const struct fs_exporter *x, const char *job)
+{
+	for (int i = 0; i < x->njobs; i++)
+		if (!strcmp(x->jobs[i]->name, job))
+			return true;
+	return false;
+}
+
+/* Sleep up to ms, or until stopping; returns whether stopping. Holds mu. */
+static bool wait_ms(struct fs_exporter *x, long ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (!x->stopping && pthread_cond_timedwait(&x->cv, &x->mu, &ts) == 0)
+		;
+	return x->stopping;
+}
+
+static void lower_priority(void)
+{
+	/* Linux: a thread's nice value is its own (setpriority on its tid) */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+}
+
+/* The reader: each run file's new rows, once a second (at once while a
+ * file has more than a batch waiting). */
+static void *reader(void *arg)
+{
+	struct fs_exporter *x = arg;
+	lower_priority();
+	char err[512];
+	pthread_mutex_lock(&x->mu);
+	while (!x->stopping) {
+		pthread_mutex_unlock(&x->mu);
+		bool more = false;
+		for (int i = 0; i < x->njobs; i++) {
+			struct job *j = x->jobs[i];
+			if (!j->opened)
+				j->opened = fs_tally_open(&j->t, j->path, err, sizeof err) == 0;
+			if (!j->opened || j->done)
+				continue;
+			int rc = fs_tally_update(&j->t, err, sizeof err);
+			more |= rc == 1;
+			j->done = rc == 0 && j->t.d.complete;
+			pthread_mutex_lock(&x->mu);
+			j->up = rc >= 0;
+			j->caught_up = rc == 0;
+			if (rc >= 0)
+				j->snap = j->t.d;
+			pthread_mutex_unlock(&x->mu);
+		}
+		pthread_mutex_lock(&x->mu);
+		if (more)
+			continue;
+		wait_ms(x, 1000);
+	}
+	pthread_mutex_unlock(&x->mu);
+	for (int i = 0; i < x->njobs; i++)
+		fs_tally_close(&x->jobs[i]->t);
+	return NULL;
+}
+
+/* The analysis of `feedscope report --window` over the window that ends
+ * at rec_s: 0 and v filled, or -1 (the file not readable as a whole yet). */
+static int verdict_of(const struct job *j, const struct fs_exporter_opts *o, double rec_s, struct fs_merge_file *f,
+		      struct fs_merged *g, struct fs_exporter_verdict *v)
+{
+	char err[600];
+	struct fs_window w = {o->verdict_window_s > 0 ? fmax(0, rec_s - o->verdict_window_s) : -INFINITY, INFINITY};
+	int rc = -1;
+	if (fs_merge_head(j->path, f, err, sizeof err) == 0 && strcmp(f->mode, "bench") &&
+	    fs_merge_load(f, &w, err, sizeof err) == 0 && fs_merge(f, 1, &w, g) == 0) {
+		memset(v, 0, sizeof *v);
+		v->valid = true;
+		snprintf(v->primary, sizeof v->primary, "%s", fs_verdict_name(g->v.primary));
+		snprintf(v->basis, sizeof v->basis, "%s", g->v.basis);
+		v->confidence = g->v.confidence;
+		v->input_bound = g->v.input_bound_fraction;
+		v->accelerator_idle = g->v.accelerator_idle_fraction;
+		const struct fs_accounting *a = fs_verdict_trainer(&g->v);
+		v->have_shares = a && a->valid;
+		for (int b = 0; v->have_shares && b < FS_BUCKET__N; b++)
+			v->share[b] = a->share[b];
+		v->window_s = o->verdict_window_s > 0 ? fmin(o->verdict_window_s, rec_s) : rec_s;
+		v->at_s = rec_s;
+		rc = 0;
+	}
+	fs_merge_file_free(f);
+	return rc;
+}
+
+/* The verdict thread: a file's verdict when it has news, at most every
+ * verdict_every_s, and at most every 10 × what the last one cost in CPU
+ * (the analysis reads whole tables: on a long run it is dear, and it shares
+ * the machine with the recorder: at most 10% of a core); a file being
+ * caught up on waits until it is. */
+static void *verdicts(void *arg)
+{
+	struct fs_exporter *x = arg;
+	lower_priority();
+	struct fs_merge_file *f = malloc(sizeof *f);
+	struct fs_merged *g = malloc(sizeof *g);
+	pthread_mutex_lock(&x->mu);
+	while (f && g && !x->stopping) {
+		for (int i = 0; i < x->njobs && !x->stopping; i++) {
+			struct job *j = x->jobs[i];
+			double rec = j->snap.recorded_s;
+			uint64_t now = fs_now_ns();
+			uint64_t every = (uint64_t)(x->o.verdict_every_s * 1e9);
+			if (every < 10 * j->verdict_cost_ns)
+				every = 10 * j->verdict_cost_ns;
+			if (!j->up || !j->caught_up || rec <= 0 || rec == j->verdict_rec_s ||
+			    (j->verdict_ns && now - j->verdict_ns < every))
+				continue;
+			pthread_mutex_unlock(&x->mu);
+			struct fs_exporter_verdict v;
+			uint64_t cpu0 = fs_thread_cpu_ns();
+			int rc = verdict_of(j, &x->o, rec, f, g, &v);
+			j->verdict_cost_ns = fs_thread_cpu_ns() - cpu0;
+			pthread_mutex_lock(&x->mu);
+			j->verdict_ns = now;
+			j->verdict_rec_s = rec;
+			if (rc == 0)
+				j->v = v;
+		}
+		wait_ms(x, 1000);
+	}
+	pthread_mutex_unlock(&x->mu);
+	free(f);
+	free(g);
+	return NULL;
+}
+
+static char *dup_text(const char *s, size_t *len)
+{
+	*len = strlen(s);
+	char *b = malloc(*len + 1);
+	if (b)
+		memcpy(b, s, *len + 1);
+	return b;
+}
+
+/* The server's handler: /metrics from what the other threads keep. */
+static void handle(void *arg, const struct fs_http_req *req, struct fs_http_resp *r)
+{
+	struct fs_exporter *x = arg;
+	r->content_type = "text/plain; charset=utf-8";
+	if (req->method == FS_HTTP_OTHER) {
+		r->status = 405;
+		r->allow = "GET, HEAD";
+		r->body = dup_text("Method Not Allowed: GET or HEAD\n", &r->len);
+		return;
+	}
+	if (!strcmp(req->path, "/")) {
+		r->status = 200;
+		r->body = dup_text("feedscope exporter\n\n/metrics  the run files' metrics (Prometheus text, or OpenMetrics when "
+				   "asked with Accept: application/openmetrics-text)\n",
+				   &r->len);
+		return;
+	}
+	if (strcmp(req->path, "/metrics")) {
+		r->status = 404;
+		r->body = dup_text("Not Found: try /metrics\n", &r->len);
+		return;
+	}
+	const struct fs_httpd_stats *s = fs_httpd_stats(x->h);
+	struct fs_exporter_counters c = {s->connections, s->evicted, s->timed_out, s->requests + 1, s->bad_requests};
+	struct fs_exporter_job views[FS_EXPORTER_MAX_JOBS];
+	struct fs_om o;
+	fs_om_init(&o, req->openmetrics, PAGE_MAX_BYTES);
+	pthread_mutex_lock(&x->mu);
+	for (int i = 0; i < x->njobs; i++)
+		views[i] = (struct fs_exporter_job){x->jobs[i]->name, x->jobs[i]->up, &x->jobs[i]->snap, &x->jobs[i]->v};
+	fs_exporter_page(&o, views, x->njobs, &c);
+	pthread_mutex_unlock(&x->mu);
+	r->body = fs_om_finish(&o, &r->len);
+	r->status = r->body ? 200 : 500;
+	r->content_type = fs_om_content_type(req->openmetrics);
+}
+
+static void *server(void *arg)
+{
+	struct fs_exporter *x = arg;
+	lower_priority();
+	fs_httpd_run(x->h, handle, x);
+	return NULL;
+}
+
+int fs_exporter_start(struct fs_exporter *x, char *err, size_t errlen)
+{
+	/* the threads start with every signal blocked: signals are the
+	 * recorder's (signalfd) or the command's (sigwait) to take */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	void *(*fn[3])(void *) = {server, reader, verdicts};
+	int n = 0, e = 0;
+	while (n < 3 && (e = pthread_create(&x->th[n], NULL, fn[n], x)) == 0)
+		n++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (n == 3) {
+		x->started = true;
+		return 0;
+	}
+	snprintf(err, errlen, "cannot start a thread: %s", strerror(e));
+	pthread_mutex_lock(&x->mu);
+	x->stopping = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	fs_httpd_stop(x->h);
+	for (int i = 0; i < n; i++)
+		pthread_join(x->th[i], NULL);
+	return -1;
+}
+
+void fs_exporter_free(struct fs_exporter *x)
+{
+	if (!x)
+		return;
+	if (x->started) {
+		pthread_mutex_lock(&x->mu);
+		x->stopping = true;
+		pthread_cond_broadcast(&x->cv);
+		pthread_mutex_unlock(&x->mu);
+		fs_httpd_stop(x->h);
+		for (int i = 0; i < 3; i++)
+			pthread_join(x->th[i], NULL);
+	}
+	fs_httpd_free(x->h);
+	for (int i = 0; i < x->njobs; i++)
+		free(x->jobs[i]);
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->cv);
+	free(x);
+}

@@ -1,0 +1,71 @@
+/* jobstates.h - what the BPF program (jobstates.bpf.c) and the job source
+ * (jobbpf.c) share: the per-thread record of time spent in each state.
+ * Included by both sides; only fixed-width kernel types. */
+#ifndef FS_SOURCE_BPF_JOBSTATES_H
+#define FS_SOURCE_BPF_JOBSTATES_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* The states a thread's time is split into. ONCPU + RUNQ is /proc's R,
+ * SLEEP its S and I, BLOCKED its D, OTHER the rest (T, t, Z, P...). DEAD:
+ * the thread has exited; its totals are final and nothing accrues. */
+enum {
+	FS_JS_ONCPU = 0,
+	FS_JS_RUNQ = 1,    /* runnable, waiting for a CPU (schedstat's wait) */
+	FS_JS_SLEEP = 2,
+	FS_JS_BLOCKED = 3,
+	FS_JS_OTHER = 4,
+	FS_JS_NSTATES = 5, /* states time accrues in */
+	FS_JS_DEAD = 5,
+	FS_JS_FREE = 6,    /* a slot of no thread (recycled by userspace) */
+	FS_JS_SLOTS = 8,   /* ns[] size: a state masked with 7 is always in bounds */
+};
+
+/* Threads followed at most: the `slots` array (memory-mapped, read by
+ * userspace without a system call) and the `tids` hash that points into it. */
+#define FS_JS_MAX_THREADS 8192
+
+/* An element of the `slots` array, found by tid through `tids`. ns[s] is
+ * the time spent in s up to since_ns; the thread has been in `state` since since_ns (both
+ * CLOCK_MONOTONIC, bpf_ktime_get_ns). iowait_ns: the part of SLEEP and
+ * BLOCKED spent in io_schedule (task->in_iowait: delay accounting's blkio
+ * delay, without its runnable tail). start_ns tells a reused tid apart;
+ * execs tells userspace that the process's stat (its comm, its
+ * environment's place) is worth reading now. */
+struct fs_js_thread {
+	__u32 tgid;
+	__u32 state;
+	__u32 iowait;  /* the current state is an I/O wait */
+	__u32 tid;
+	__u32 execs;   /* programs it has run (exec) since it was followed */
+	__u32 pad;
+	__u64 start_ns;
+	__u64 since_ns;
+	__u64 iowait_ns;
+	__u64 ns[FS_JS_SLOTS];
+};
+
+/* The state a thread that leaves a CPU goes to, from task->__state (and
+ * whether it was preempted: then it stays runnable), as /proc's state
+ * letter would read it (fs/proc/array.c, task_state_index). */
+static inline __u32 fs_js_classify(__u32 task_state, int preempted)
+{
+	if (preempted || task_state == 0)
+		return FS_JS_RUNQ;
+	if ((task_state & 0x402) == 0x402) /* TASK_IDLE = UNINTERRUPTIBLE | NOLOAD: 'I' */
+		return FS_JS_SLEEP;
+	__u32 report = task_state & 0x7f;  /* TASK_REPORT; its highest bit is the letter */
+	if (report & ~3u)
+		return FS_JS_OTHER;            /* stopped, traced, dead, zombie, parked */
+	if (report & 2)
+		return FS_JS_BLOCKED;
+	if (report & 1)
+		return FS_JS_SLEEP;
+	if (task_state & 0x1000)           /* TASK_RTLOCK_WAIT reads as 'D' */
+		return FS_JS_BLOCKED;
+	return FS_JS_OTHER;                /* TASK_DEAD and the like */
+}
+
+#endif

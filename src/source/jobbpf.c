@@ -1,0 +1,311 @@
+/* jobbpf - the job source's BPF path: load bpf/jobstates.bpf.c (its
+ * skeleton, generated at build time), track the job's processes in its
+ * `tgids` map, and once a tick read every tracked thread's state times
+ * from the `slots` array (memory-mapped: no system call), turning them into
+ * per-process sums over the interval (jobstates.c). An exited thread is
+ * read once more, then its slot is given back.
+ * Built without the skeleton (no clang, bpftool or libbpf-dev at build
+ * time), job_bpf_open says so and the /proc path is used. */
+#include "source/job_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FS_HAVE_BPF
+
+struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+{
+	(void)root;
+	snprintf(why, whylen, "built without BPF (clang, bpftool and libbpf-dev at build time)");
+	return NULL;
+}
+void job_bpf_close(struct job_bpf *b) { (void)b; }
+void job_bpf_track(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
+void job_bpf_untrack(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns)
+{
+	(void)b; (void)tgid; (void)tid; (void)state; (void)now_ns;
+}
+void job_bpf_read(struct job_bpf *b, uint64_t now_ns) { (void)b; (void)now_ns; }
+int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NULL; return 0; }
+const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid) { (void)b; (void)tgid; return NULL; }
+uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
+uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
+{
+	(void)b;
+	*runs = *run_ns = 0;
+}
+
+#else
+
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "jobstates.skel.h"
+
+/* A slot as last read: whose it was and its totals then. */
+struct jb_prev {
+	uint32_t tid;
+	uint64_t start_ns;
+	struct fs_js_totals tot;
+};
+
+struct job_bpf {
+	struct fs_jobstates *skel;
+	int tids_fd, tgids_fd, free_fd;
+	struct fs_js_thread *slots; /* the mapped array */
+	size_t slots_len;
+	struct jb_prev *prev;       /* by slot */
+	struct job_bpf_proc *procs; /* this read's processes, by tgid (open addressing) */
+	uint32_t capprocs;
+	int *tgids;                 /* the same tgids, as a list */
+	uint32_t *used;             /* and the slots they are in */
+	int ntgids;
+	bool have_prev;
+	uint64_t prev_ns, dt_ns;
+};
+
+static char first_msg[200]; /* libbpf's first warning: why a load failed */
+
+static int keep_first(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level <= LIBBPF_WARN && !first_msg[0]) {
+		char line[sizeof first_msg];
+		vsnprintf(line, sizeof line, fmt, ap);
+		line[strcspn(line, "\n")] = '\0';
+		const char *p = strncmp(line, "libbpf: ", 8) == 0 ? line + 8 : line;
+		snprintf(first_msg, sizeof first_msg, "%s", p);
+	}
+	return 0;
+}
+
+static uint32_t hash_u32(uint32_t x)
+{
+	return x * 2654435761u;
+}
+
+/* The process entry for tgid (created empty), or NULL when full. */
+static struct job_bpf_proc *proc_slot(struct job_bpf *b, uint32_t tgid)
+{
+	for (uint32_t i = hash_u32(tgid) & (b->capprocs - 1), k = 0; k < b->capprocs;
+	     i = (i + 1) & (b->capprocs - 1), k++) {
+		struct job_bpf_proc *p = &b->procs[i];
+		if (p->tgid == (int)tgid)
+			return p;
+		if (p->tgid == 0) {
+			p->tgid = (int)tgid;
+			b->used[b->ntgids] = i;
+			b->tgids[b->ntgids++] = (int)tgid;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static int load(struct job_bpf *b, const char **step)
+{
+	*step = "open";
+	b->skel = fs_jobstates__open();
+	if (!b->skel)
+		return -errno;
+	int err;
+	*step = "load";
+	if ((err = fs_jobstates__load(b->skel)) != 0)
+		return err;
+	*step = "attach";
+	if ((err = fs_jobstates__attach(b->skel)) != 0)
+		return err;
+	*step = "map the slots of";
+	b->slots_len = (size_t)FS_JS_MAX_THREADS * sizeof *b->slots;
+	b->slots = mmap(NULL, b->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			bpf_map__fd(b->skel->maps.slots), 0);
+	if (b->slots == MAP_FAILED) {
+		b->slots = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(why, whylen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+		return NULL;
+	}
+	struct job_bpf *b = calloc(1, sizeof *b);
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	b->prev = calloc(FS_JS_MAX_THREADS, sizeof *b->prev);
+	b->capprocs = 8192; /* twice the tgids map's max_entries */
+	b->procs = calloc(b->capprocs, sizeof *b->procs);
+	b->tgids = malloc(b->capprocs * sizeof *b->tgids);
+	b->used = malloc(b->capprocs * sizeof *b->used);
+	if (!b->prev || !b->procs || !b->tgids || !b->used) {
+		snprintf(why, whylen, "out of memory");
+		job_bpf_close(b);
+		return NULL;
+	}
+	first_msg[0] = '\0';
+	libbpf_set_print(keep_first);
+	const char *step;
+	int err = load(b, &step);
+	libbpf_set_print(NULL);
+	if (err) {
+		if (err == -EPERM) /* libbpf's first words are then about RLIMIT_MEMLOCK */
+			snprintf(why, whylen, "cannot %s the BPF program: %s (needs root, or CAP_BPF and "
+				 "CAP_PERFMON)", step, strerror(-err));
+		else
+			snprintf(why, whylen, "cannot %s the BPF program: %s%s%s", step, strerror(-err),
+				 first_msg[0] ? "; libbpf: " : "", first_msg);
+		job_bpf_close(b);
+		return NULL;
+	}
+	b->tids_fd = bpf_map__fd(b->skel->maps.tids);
+	b->tgids_fd = bpf_map__fd(b->skel->maps.tgids);
+	b->free_fd = bpf_map__fd(b->skel->maps.free_slots);
+	job_bpf_track(b, root);
+	return b;
+}
+
+void job_bpf_close(struct job_bpf *b)
+{
+	if (!b)
+		return;
+	if (b->slots)
+		munmap(b->slots, b->slots_len);
+	fs_jobstates__destroy(b->skel);
+	free(b->prev);
+	free(b->procs);
+	free(b->tgids);
+	free(b->used);
+	free(b);
+}
+
+void job_bpf_track(struct job_bpf *b, int tgid)
+{
+	uint32_t key = (uint32_t)tgid, one = 1;
+	bpf_map_update_elem(b->tgids_fd, &key, &one, BPF_ANY);
+}
+
+void job_bpf_untrack(struct job_bpf *b, int tgid)
+{
+	uint32_t key = (uint32_t)tgid;
+	bpf_map_delete_elem(b->tgids_fd, &key);
+}
+
+/* Mark a slot free and give it back to the program. */
+static void give_back(struct job_bpf *b, uint32_t slot)
+{
+	__atomic_store_n(&b->slots[slot].state, FS_JS_FREE, __ATOMIC_RELEASE);
+	bpf_map_update_elem(b->free_fd, NULL, &slot, 0);
+}
+
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns)
+{
+	uint32_t key = (uint32_t)tid, slot;
+	if (bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0)
+		return; /* the kernel has it (forked while followed) */
+	if (bpf_map_lookup_and_delete_elem(b->free_fd, NULL, &slot) != 0 &&
+	    (slot = __atomic_fetch_add(&b->skel->bss->next_slot, 1, __ATOMIC_SEQ_CST)) >= FS_JS_MAX_THREADS)
+		return;
+	struct fs_js_thread *t = &b->slots[slot];
+	memset(t, 0, sizeof *t);
+	t->tgid = (uint32_t)tgid;
+	t->tid = (uint32_t)tid;
+	t->start_ns = t->since_ns = now_ns;
+	__atomic_store_n(&t->state, fs_js_from_letter(state), __ATOMIC_RELEASE);
+	/* an entry the kernel made meanwhile (a fork) knows better */
+	if (bpf_map_update_elem(b->tids_fd, &key, &slot, BPF_NOEXIST) != 0)
+		give_back(b, slot);
+}
+
+void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
+{
+	uint32_t hw = __atomic_load_n(&b->skel->bss->next_slot, __ATOMIC_ACQUIRE);
+	if (hw > FS_JS_MAX_THREADS)
+		hw = FS_JS_MAX_THREADS;
+	for (int i = 0; i < b->ntgids; i++)
+		b->procs[b->used[i]] = (struct job_bpf_proc){0};
+	b->ntgids = 0;
+	for (uint32_t i = 0; i < hw; i++) {
+		struct fs_js_thread v = b->slots[i]; /* a copy: the kernel writes on */
+		struct jb_prev *old = &b->prev[i];
+		if (v.state == FS_JS_FREE || v.tgid == 0) {
+			old->tid = 0;
+			continue;
+		}
+		struct job_bpf_proc *p = proc_slot(b, v.tgid);
+		if (!p)
+			continue;
+		struct fs_js_totals cur;
+		fs_js_totals_at(&v, now_ns, &cur);
+		bool same = old->tid == v.tid && old->start_ns == v.start_ns;
+		fs_js_totals_add_delta(&p->sum, same ? &old->tot : NULL, &cur);
+		if (v.state == FS_JS_DEAD) {
+			old->tid = 0;
+			give_back(b, i);
+			continue;
+		}
+		p->threads++;
+		p->execs += v.execs;
+		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
+		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur};
+	}
+	b->dt_ns = b->have_prev && now_ns > b->prev_ns ? now_ns - b->prev_ns : 0;
+	b->prev_ns = now_ns;
+	b->have_prev = true;
+}
+
+int job_bpf_tgids(const struct job_bpf *b, const int **out)
+{
+	*out = b->tgids;
+	return b->ntgids;
+}
+
+const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid)
+{
+	for (uint32_t i = hash_u32((uint32_t)tgid) & (b->capprocs - 1), k = 0; k < b->capprocs;
+	     i = (i + 1) & (b->capprocs - 1), k++) {
+		if (b->procs[i].tgid == tgid)
+			return &b->procs[i];
+		if (b->procs[i].tgid == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+uint64_t job_bpf_dt_ns(const struct job_bpf *b)
+{
+	return b->dt_ns;
+}
+
+uint64_t job_bpf_dropped(const struct job_bpf *b)
+{
+	return b->skel->bss->dropped;
+}
+
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
+{
+	*runs = *run_ns = 0;
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, b->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof info;
+		memset(&info, 0, sizeof info);
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+			*runs += info.run_cnt;
+			*run_ns += info.run_time_ns;
+		}
+	}
+}
+
+#endif

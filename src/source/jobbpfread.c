@@ -1,0 +1,98 @@
+/* jobbpfread - the job source's reads of a process on the BPF path: its
+ * stat and io once a second (jobbpf.c gives the states and CPU time every
+ * tick), its threads' states seeded from their stat when it is first seen,
+ * and, on a walk, its threads' children files. */
+#include <string.h>
+
+#include "source/job_int.h"
+
+/* Seed the threads the BPF map lacks from their stat (the state letters also
+ * give this first row's counts), and track the process. */
+static void seed_threads(struct job_state *s, struct jproc *p, const struct job_bpf_proc *bp)
+{
+	struct jtick *k = &p->now;
+	p->seen = true;
+	job_bpf_track(s->bpf, p->pid);
+	if (bp && bp->threads >= k->st.num_threads)
+		return; /* followed from its fork: every thread is known */
+	for (int i = 0; i < p->nth; i++) {
+		struct fs_pstat st;
+		if (job_read_rel(s, p->task_fd, p->th[i].tid, "stat") <= 0 || !fs_pstat_parse(s->buf.data, &st))
+			continue;
+		job_bpf_seed(s->bpf, p->pid, p->th[i].tid, st.state, s->ctx->now_ns);
+		job_count_state(k, st.state);
+		k->nread++;
+	}
+}
+
+/* BPF path: stat and io, at most once a JOB_BPF_SLOW_NS (always the first
+ * time, on a walk and after an exec); their rates over the interval since
+ * the last read.
+ * False: the process is gone. */
+static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf_proc *bp, bool walk)
+{
+	struct jtick *k = &p->now;
+	uint64_t now = s->ctx->now_ns;
+	bool exec = bp && bp->execs != p->execs; /* a new program: its comm, its environment */
+	if (p->have_slow && !walk && !exec && now - p->slow_ns < JOB_BPF_SLOW_NS) {
+		k->st = p->slow_st;
+		k->cur = p->slow_prev;
+		return true;
+	}
+	if (fs_read_fd_one(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))
+		return false;
+	k->cur.cpu_ticks = k->st.utime + k->st.stime;
+	k->cur.majflt = k->st.majflt;
+	job_read_io(s, p);
+	k->born = !p->have_prev && job_born_in_interval(s, k->st.starttime);
+	struct fs_pcounters zero = {.have_io = k->cur.have_io};
+	if (p->have_slow)
+		fs_prates_compute(&p->slow_prev, &k->cur, (double)(now - p->slow_ns) / 1e9, s->clk_tck,
+				  &p->slow_rates);
+	else if (k->born) /* all of it in this interval */
+		fs_prates_compute(&zero, &k->cur, (double)(now - s->prev_tick_ns) / 1e9, s->clk_tck,
+				  &p->slow_rates);
+	else
+		fs_prates_compute(&zero, &k->cur, 0, s->clk_tck, &p->slow_rates); /* NaN */
+	p->have_slow = true;
+	p->execs = bp ? bp->execs : 0;
+	p->slow_ns = now;
+	p->slow_st = k->st;
+	p->slow_prev = k->cur;
+	return true;
+}
+
+bool job_proc_read_bpf(struct job_state *s, struct jproc *p, bool walk)
+{
+	struct jtick *k = &p->now;
+	memset(k, 0, sizeof *k);
+	const struct job_bpf_proc *bp = job_bpf_find(s->bpf, p->pid);
+	if (p->seen && (!bp || bp->threads == 0))
+		return false; /* every thread it had has exited */
+	if (!read_slow(s, p, bp, walk))
+		return false;
+	if (!p->seen || walk) {
+		if (!job_list_threads(s, p))
+			return false;
+		if (!p->seen)
+			seed_threads(s, p, bp);
+		for (int i = 0; walk && s->use_children && i < p->nth; i++)
+			job_thread_children(s, p, &p->th[i]);
+	}
+	uint64_t dt = job_bpf_dt_ns(s->bpf);
+	if (bp && dt && (p->have_prev || k->born)) {
+		k->have_js = true;
+		fs_js_columns(&bp->sum, dt, &k->js);
+		k->nread = bp->threads;
+	} else if (bp && !k->nread) {
+		/* no interval yet: the states at this read, as the /proc path samples them */
+		k->running = bp->counts[FS_JS_ONCPU] + bp->counts[FS_JS_RUNQ];
+		k->blocked_io = bp->counts[FS_JS_BLOCKED];
+		k->sleeping = bp->counts[FS_JS_SLEEP];
+		k->other = bp->counts[FS_JS_OTHER];
+		k->nread = bp->threads;
+	}
+	if (!k->nread)
+		k->nread = (int)k->st.num_threads;
+	return true;
+}

@@ -1,0 +1,70 @@
+/* jobstates - per-thread state times into a process's interval columns. */
+#include "source/jobstates.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "source/source.h"
+
+void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js_totals *out)
+{
+	for (int s = 0; s < FS_JS_NSTATES; s++)
+		out->ns[s] = t->ns[s];
+	out->iowait_ns = t->iowait_ns;
+	if (t->state >= FS_JS_NSTATES || now_ns <= t->since_ns)
+		return;
+	uint64_t open = now_ns - t->since_ns;
+	out->ns[t->state] += open;
+	if (t->iowait)
+		out->iowait_ns += open;
+}
+
+static uint64_t up(uint64_t prev, uint64_t cur)
+{
+	return cur > prev ? cur - prev : 0;
+}
+
+void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals *prev,
+			    const struct fs_js_totals *cur)
+{
+	for (int s = 0; s < FS_JS_NSTATES; s++)
+		sum->ns[s] += prev ? up(prev->ns[s], cur->ns[s]) : cur->ns[s];
+	sum->iowait_ns += prev ? up(prev->iowait_ns, cur->iowait_ns) : cur->iowait_ns;
+}
+
+void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_columns *out)
+{
+	if (dt_ns == 0) {
+		out->running = out->blocked_io = out->sleeping = out->other = NAN;
+		out->run_wait_pct = out->blkio_delay_pct = out->cpu_pct = NAN;
+		return;
+	}
+	double dt = (double)dt_ns;
+	out->running = (double)(sum->ns[FS_JS_ONCPU] + sum->ns[FS_JS_RUNQ]) / dt;
+	out->blocked_io = (double)sum->ns[FS_JS_BLOCKED] / dt;
+	out->sleeping = (double)sum->ns[FS_JS_SLEEP] / dt;
+	out->other = (double)sum->ns[FS_JS_OTHER] / dt;
+	out->run_wait_pct = 100.0 * (double)sum->ns[FS_JS_RUNQ] / dt;
+	out->cpu_pct = 100.0 * (double)sum->ns[FS_JS_ONCPU] / dt;
+	out->blkio_delay_pct = 100.0 * (double)sum->iowait_ns / dt;
+}
+
+uint32_t fs_js_from_letter(char state)
+{
+	switch (state) {
+	case 'R': return FS_JS_RUNQ; /* on a CPU or not: the next switch tells */
+	case 'D': return FS_JS_BLOCKED;
+	case 'S': case 'I': return FS_JS_SLEEP;
+	default: return FS_JS_OTHER;
+	}
+}
+
+int fs_js_states_parse(const char *arg)
+{
+	static const char *const names[] = {[FS_STATES_AUTO] = "auto", [FS_STATES_PROC] = "proc",
+					    [FS_STATES_BPF] = "bpf"};
+	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	return -1;
+}

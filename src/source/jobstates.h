@@ -1,0 +1,54 @@
+/* jobstates.h - the arithmetic of the job source's BPF path (jobbpf.c):
+ * per-thread time in each state (struct fs_js_thread, filled by
+ * bpf/jobstates.bpf.c) turned into a process's columns for one interval.
+ * Pure functions; no libbpf. */
+#ifndef FS_SOURCE_JOBSTATES_H
+#define FS_SOURCE_JOBSTATES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/bpf/jobstates.h"
+
+/* A thread's time in each state (FS_JS_ONCPU...FS_JS_OTHER) and in I/O
+ * wait, from its start up to one read. */
+struct fs_js_totals {
+	uint64_t ns[FS_JS_NSTATES];
+	uint64_t iowait_ns;
+};
+
+/* t's totals at now_ns: the closed intervals plus the open one (now_ns -
+ * since_ns, in its current state; nothing when it has exited or when the
+ * entry changed after now_ns). */
+void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js_totals *out);
+
+/* Add cur - prev to sum, each figure clamped at 0 (a torn read of an entry
+ * the kernel was updating may go back by a few ns; it is never negative
+ * time). prev NULL: the thread is new, all of cur is in this interval. */
+void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals *prev,
+			    const struct fs_js_totals *cur);
+
+/* A process's state columns for one interval. */
+struct fs_js_columns {
+	double running;    /* mean threads on a CPU or runnable (/proc's R) */
+	double blocked_io; /* mean threads in D */
+	double sleeping;   /* mean threads in S or I */
+	double other;      /* mean threads stopped, traced, zombie... */
+	double cpu_pct;    /* time on a CPU, % of one core */
+	double run_wait_pct;    /* 100 = one thread runnable but off-CPU for all of it */
+	double blkio_delay_pct; /* 100 = one thread in io_schedule for all of it */
+};
+
+/* The columns from the summed deltas of a process's threads over dt_ns:
+ * each state's time divided by the interval, so the unit of the per-sample
+ * counts (threads) is kept. Everything NaN when dt_ns is 0. */
+void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_columns *out);
+
+/* The state a /proc state letter means (R, S, D, I, T, Z...), for threads
+ * seeded from their stat when first seen. */
+uint32_t fs_js_from_letter(char state);
+
+/* --states: "auto", "proc" or "bpf" as FS_STATES_* (source.h); -1 otherwise. */
+int fs_js_states_parse(const char *arg);
+
+#endif

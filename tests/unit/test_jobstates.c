@@ -1,0 +1,125 @@
+/* test_jobstates - the BPF path's arithmetic (source/jobstates.c and the
+ * classification shared with bpf/jobstates.bpf.c): task states into the
+ * /proc letters' buckets, a thread's totals at a read (its open interval
+ * included), deltas between reads (a new thread, a reused tid, a torn read),
+ * and a process's interval columns (mean threads per state). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "source/jobstates.h"
+#include "source/source.h"
+
+#define MS 1000000ull
+
+static void test_classify(void)
+{
+	CHECK_INT(fs_js_classify(0x0000, 0), FS_JS_RUNQ);    /* TASK_RUNNING: yielded, still runnable */
+	CHECK_INT(fs_js_classify(0x0001, 1), FS_JS_RUNQ);    /* preempted while going to sleep */
+	CHECK_INT(fs_js_classify(0x0001, 0), FS_JS_SLEEP);   /* TASK_INTERRUPTIBLE: S */
+	CHECK_INT(fs_js_classify(0x2001, 0), FS_JS_SLEEP);   /* | TASK_FREEZABLE */
+	CHECK_INT(fs_js_classify(0x0002, 0), FS_JS_BLOCKED); /* TASK_UNINTERRUPTIBLE: D */
+	CHECK_INT(fs_js_classify(0x0102, 0), FS_JS_BLOCKED); /* TASK_KILLABLE: D */
+	CHECK_INT(fs_js_classify(0x0402, 0), FS_JS_SLEEP);   /* TASK_IDLE: I, counted as sleeping */
+	CHECK_INT(fs_js_classify(0x0004, 0), FS_JS_OTHER);   /* __TASK_STOPPED: T */
+	CHECK_INT(fs_js_classify(0x0008, 0), FS_JS_OTHER);   /* __TASK_TRACED: t */
+	CHECK_INT(fs_js_classify(0x0080, 0), FS_JS_OTHER);   /* TASK_DEAD */
+	CHECK_INT(fs_js_classify(0x1000, 0), FS_JS_BLOCKED); /* TASK_RTLOCK_WAIT: D */
+	CHECK_INT(fs_js_from_letter('R'), FS_JS_RUNQ);
+	CHECK_INT(fs_js_from_letter('S'), FS_JS_SLEEP);
+	CHECK_INT(fs_js_from_letter('I'), FS_JS_SLEEP);
+	CHECK_INT(fs_js_from_letter('D'), FS_JS_BLOCKED);
+	CHECK_INT(fs_js_from_letter('T'), FS_JS_OTHER);
+	CHECK_INT(fs_js_from_letter('Z'), FS_JS_OTHER);
+}
+
+static void test_totals_at(void)
+{
+	struct fs_js_thread t = {.state = FS_JS_BLOCKED, .iowait = 1, .since_ns = 100 * MS,
+				 .iowait_ns = 3 * MS};
+	t.ns[FS_JS_ONCPU] = 10 * MS;
+	t.ns[FS_JS_BLOCKED] = 5 * MS;
+	struct fs_js_totals a;
+	fs_js_totals_at(&t, 130 * MS, &a); /* 30 ms more in D, in I/O wait */
+	CHECK_INT(a.ns[FS_JS_ONCPU], 10 * MS);
+	CHECK_INT(a.ns[FS_JS_BLOCKED], 35 * MS);
+	CHECK_INT(a.iowait_ns, 33 * MS);
+	fs_js_totals_at(&t, 90 * MS, &a); /* the kernel updated it after our clock read */
+	CHECK_INT(a.ns[FS_JS_BLOCKED], 5 * MS);
+	t.state = FS_JS_DEAD; /* exited: final */
+	fs_js_totals_at(&t, 500 * MS, &a);
+	CHECK_INT(a.ns[FS_JS_BLOCKED], 5 * MS);
+	CHECK_INT(a.iowait_ns, 3 * MS);
+}
+
+static void test_delta_columns(void)
+{
+	/* Two reads 100 ms apart of a process with two threads: one ran 20 ms,
+	 * waited 10 ms for a CPU and slept 70; the other was in D 60 ms (40 of
+	 * them in io_schedule) and slept 40. */
+	struct fs_js_totals p1, c1, p2, c2, sum;
+	memset(&p1, 0, sizeof p1);
+	c1 = p2 = c2 = sum = p1;
+	p1.ns[FS_JS_ONCPU] = 500 * MS;
+	c1.ns[FS_JS_ONCPU] = 520 * MS;
+	c1.ns[FS_JS_RUNQ] = 10 * MS;
+	c1.ns[FS_JS_SLEEP] = 70 * MS;
+	p2.ns[FS_JS_SLEEP] = 1000 * MS;
+	p2.iowait_ns = 7 * MS;
+	c2.ns[FS_JS_SLEEP] = 1040 * MS;
+	c2.ns[FS_JS_BLOCKED] = 60 * MS;
+	c2.iowait_ns = 47 * MS;
+	fs_js_totals_add_delta(&sum, &p1, &c1);
+	fs_js_totals_add_delta(&sum, &p2, &c2);
+	struct fs_js_columns col;
+	fs_js_columns(&sum, 100 * MS, &col);
+	CHECK_NEAR(col.running, 0.3, 1e-12); /* (20 + 10) / 100: R is on a CPU or runnable */
+	CHECK_NEAR(col.blocked_io, 0.6, 1e-12);
+	CHECK_NEAR(col.sleeping, 1.1, 1e-12);
+	CHECK_NEAR(col.other, 0.0, 1e-12);
+	CHECK_NEAR(col.running + col.blocked_io + col.sleeping + col.other, 2.0, 1e-12);
+	CHECK_NEAR(col.run_wait_pct, 10.0, 1e-9);
+	CHECK_NEAR(col.cpu_pct, 20.0, 1e-9); /* on a CPU only: waiting for one is not CPU time */
+	CHECK_NEAR(col.blkio_delay_pct, 40.0, 1e-9);
+
+	/* A thread born in the interval (no previous read): all of it counts. */
+	struct fs_js_totals born = sum, s2 = sum;
+	memset(&born, 0, sizeof born);
+	s2 = born;
+	born.ns[FS_JS_ONCPU] = 25 * MS;
+	born.ns[FS_JS_SLEEP] = 25 * MS;
+	fs_js_totals_add_delta(&s2, NULL, &born);
+	fs_js_columns(&s2, 100 * MS, &col);
+	CHECK_NEAR(col.running, 0.25, 1e-12);
+	CHECK_NEAR(col.sleeping, 0.25, 1e-12); /* half a thread on average: it lived half the interval */
+
+	/* A torn read that went back a little gives no negative time. */
+	struct fs_js_totals back = p1, s3 = born;
+	memset(&s3, 0, sizeof s3);
+	back.ns[FS_JS_ONCPU] -= 1000;
+	fs_js_totals_add_delta(&s3, &p1, &back);
+	CHECK_INT(s3.ns[FS_JS_ONCPU], 0);
+
+	fs_js_columns(&sum, 0, &col);
+	CHECK(isnan(col.running) && isnan(col.run_wait_pct) && isnan(col.blkio_delay_pct) && isnan(col.cpu_pct));
+}
+
+static void test_states_parse(void)
+{
+	CHECK_INT(fs_js_states_parse("auto"), FS_STATES_AUTO);
+	CHECK_INT(fs_js_states_parse("proc"), FS_STATES_PROC);
+	CHECK_INT(fs_js_states_parse("bpf"), FS_STATES_BPF);
+	CHECK_INT(fs_js_states_parse("BPF"), -1);
+	CHECK_INT(fs_js_states_parse(""), -1);
+	CHECK_INT(fs_js_states_parse("procs"), -1);
+}
+
+int main(void)
+{
+	test_classify();
+	test_totals_at();
+	test_delta_columns();
+	test_states_parse();
+	return check_exit("test_jobstates");
+}

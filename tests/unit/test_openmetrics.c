@@ -1,0 +1,247 @@
+/* The exposition text (render/openmetrics.c) and the exporter's page
+ * (render/exporter_page.c): escapes, names, HELP/TYPE/UNIT in both
+ * formats, values, the size bound; every line of a page is one the format
+ * allows, and every sample belongs to the family declared above it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "render/exporter_page.h"
+#include "render/openmetrics.h"
+
+static void test_escape(void)
+{
+	char out[256];
+	CHECK_STR(fs_om_escape(out, sizeof out, "plain"), "plain");
+	CHECK_STR(fs_om_escape(out, sizeof out, "a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+	CHECK_STR(fs_om_escape(out, sizeof out, "µs→"), "µs→");
+	CHECK_STR(fs_om_escape(out, sizeof out, "x\xff" "y"), "x\xef\xbf\xbdy"); /* invalid UTF-8: U+FFFD */
+	CHECK_STR(fs_om_escape(out, sizeof out, "\xc3"), "\xef\xbf\xbd");         /* cut sequence */
+	CHECK_STR(fs_om_escape(out, sizeof out, NULL), "");
+	/* cut before an escape that does not fit, never inside it */
+	CHECK_STR(fs_om_escape(out, 4, "ab\"c"), "ab");
+	CHECK_STR(fs_om_escape(out, 3, "aµ"), "a");
+}
+
+static void test_names(void)
+{
+	CHECK(fs_om_name_ok("feedscope_steps"));
+	CHECK(fs_om_name_ok("a:b_c9"));
+	CHECK(!fs_om_name_ok("9a"));
+	CHECK(!fs_om_name_ok("a-b"));
+	CHECK(!fs_om_name_ok(""));
+	CHECK(!fs_om_name_ok("__x"));
+	CHECK(fs_om_label_name_ok("job"));
+	CHECK(!fs_om_label_name_ok("a:b"));
+	CHECK(!fs_om_label_name_ok("__name__"));
+}
+
+static char *page(bool om, size_t max, void (*fill)(struct fs_om *))
+{
+	struct fs_om o;
+	size_t len;
+	fs_om_init(&o, om, max);
+	fill(&o);
+	char *b = fs_om_finish(&o, &len);
+	CHECK(b && strlen(b) == len);
+	return b;
+}
+
+static void fill_small(struct fs_om *o)
+{
+	fs_om_family(o, "feedscope_input_wait_seconds", FS_OM_COUNTER, "seconds", "Waited\\for a\nbatch.");
+	fs_om_sample(o, (struct fs_om_label[]){{"job", "j\"1"}, {"rank", ""}, {"loader", "a\nb"}}, 3, 0.1);
+	fs_om_family(o, "feedscope_verdict", FS_OM_INFO, NULL, "The verdict.");
+	fs_om_sample(o, (struct fs_om_label[]){{"primary", "storage_latency"}}, 1, 1);
+	fs_om_family(o, "feedscope_x", FS_OM_GAUGE, NULL, "Gauge.");
+	fs_om_sample(o, NULL, 0, NAN);
+	fs_om_sample(o, NULL, 0, INFINITY);
+	fs_om_sample(o, NULL, 0, -INFINITY);
+	fs_om_sample(o, NULL, 0, 12345678901.0);
+	fs_om_sample(o, NULL, 0, -0.25);
+}
+
+static void test_text(void)
+{
+	char *b = page(false, 1 << 20, fill_small);
+	CHECK_STR(b, "# HELP feedscope_input_wait_seconds_total Waited\\\\for a\\nbatch.\n"
+		     "# TYPE feedscope_input_wait_seconds_total counter\n"
+		     "feedscope_input_wait_seconds_total{job=\"j\\\"1\",loader=\"a\\nb\"} 0.1\n"
+		     "# HELP feedscope_verdict_info The verdict.\n"
+		     "# TYPE feedscope_verdict_info gauge\n"
+		     "feedscope_verdict_info{primary=\"storage_latency\"} 1\n"
+		     "# HELP feedscope_x Gauge.\n"
+		     "# TYPE feedscope_x gauge\n"
+		     "feedscope_x NaN\nfeedscope_x +Inf\nfeedscope_x -Inf\nfeedscope_x 12345678901\nfeedscope_x -0.25\n");
+	free(b);
+	b = page(true, 1 << 20, fill_small);
+	CHECK_STR(b, "# HELP feedscope_input_wait_seconds Waited\\\\for a\\nbatch.\n"
+		     "# TYPE feedscope_input_wait_seconds counter\n"
+		     "# UNIT feedscope_input_wait_seconds seconds\n"
+		     "feedscope_input_wait_seconds_total{job=\"j\\\"1\",loader=\"a\\nb\"} 0.1\n"
+		     "# HELP feedscope_verdict The verdict.\n"
+		     "# TYPE feedscope_verdict info\n"
+		     "feedscope_verdict_info{primary=\"storage_latency\"} 1\n"
+		     "# HELP feedscope_x Gauge.\n"
+		     "# TYPE feedscope_x gauge\n"
+		     "feedscope_x NaN\nfeedscope_x +Inf\nfeedscope_x -Inf\nfeedscope_x 12345678901\nfeedscope_x -0.25\n"
+		     "# EOF\n");
+	free(b);
+	/* the bound: whole lines only, and OpenMetrics still ends with # EOF */
+	b = page(true, 150, fill_small);
+	CHECK(strlen(b) <= 150 + 6);
+	CHECK(strlen(b) >= 6 && !strcmp(b + strlen(b) - 6, "# EOF\n"));
+	CHECK(!strstr(b, "feedscope_input_wait_seconds_total{")); /* the first sample line did not fit */
+	free(b);
+	b = page(false, 10, fill_small);
+	CHECK_STR(b, "");
+	free(b);
+}
+
+/* Is line a sample line the text format allows? Its name out. */
+static bool sample_ok(const char *line, char *name, size_t cap)
+{
+	const char *p = line;
+	size_t n = strcspn(p, "{ ");
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(name, p, n);
+	name[n] = 0;
+	if (!fs_om_name_ok(name))
+		return false;
+	p += n;
+	if (*p == '{') {
+		p++;
+		for (;;) {
+			char lname[64];
+			size_t k = strcspn(p, "=");
+			if (k == 0 || k >= sizeof lname || p[k] != '=' || p[k + 1] != '"')
+				return false;
+			memcpy(lname, p, k);
+			lname[k] = 0;
+			if (!fs_om_label_name_ok(lname))
+				return false;
+			p += k + 2;
+			while (*p && *p != '"') {
+				if (*p == '\n')
+					return false;
+				if (*p == '\\' && !strchr("\\\"n", *++p))
+					return false;
+				p++;
+			}
+			if (*p++ != '"')
+				return false;
+			if (*p == ',')
+				p++;
+			else if (*p == '}')
+				break;
+			else
+				return false;
+		}
+		p++;
+	}
+	if (*p++ != ' ')
+		return false;
+	if (!strcmp(p, "NaN") || !strcmp(p, "+Inf") || !strcmp(p, "-Inf"))
+		return true;
+	char *end;
+	strtod(p, &end);
+	return end != p && *end == 0;
+}
+
+/* Every line of page b is HELP, TYPE, UNIT, # EOF or a sample of the last
+ * TYPE'd family; returns the number of samples and of families. */
+static void check_page(char *b, bool om, int *samples, int *families)
+{
+	char family[160] = "", type[16] = "", name[160];
+	*samples = *families = 0;
+	for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "# HELP ", 7) || !strncmp(line, "# UNIT ", 7))
+			continue;
+		if (!strncmp(line, "# TYPE ", 7)) {
+			CHECK(sscanf(line + 7, "%159s %15s", family, type) == 2);
+			CHECK(fs_om_name_ok(family));
+			CHECK(!strcmp(type, "counter") || !strcmp(type, "gauge") || (om && !strcmp(type, "info")));
+			++*families;
+			continue;
+		}
+		if (!strcmp(line, "# EOF")) {
+			CHECK(om);
+			continue;
+		}
+		bool ok = sample_ok(line, name, sizeof name);
+		if (!ok)
+			fprintf(stderr, "bad line: %s\n", line);
+		CHECK(ok);
+		char want[200];
+		snprintf(want, sizeof want, "%s%s", family,
+			 !om ? "" : !strcmp(type, "counter") ? "_total" : !strcmp(type, "info") ? "_info" : "");
+		if (strcmp(name, want))
+			fprintf(stderr, "sample %s under family %s\n", name, family);
+		CHECK_STR(name, want);
+		++*samples;
+	}
+}
+
+static void test_page(void)
+{
+	static struct fs_tally_data d;
+	memset(&d, 0, sizeof d);
+	strcpy(d.mode, "run");
+	strcpy(d.host, "node\"7\"");
+	d.recorded_s = 12.5;
+	d.ticks = 125;
+	d.nloops = 2;
+	d.loops[0] = (struct fs_tally_loop){.pid = 10, .rank = 0, .loader = "ImageFolder", .steps = 40, .wait_s = 1.5, .compute_s = 3};
+	d.loops[1] = (struct fs_tally_loop){.pid = 11, .rank = -1, .loader = "we\\ird\nname", .steps = 2};
+	d.have_proc = d.have_classes = d.have_gpu = true;
+	d.thread_s[FS_TALLY_WORKER][FS_TALLY_BLOCKED_IO] = 0.75;
+	d.io_s[FS_TALLY_FILE][0][FS_TALLY_READ] = 2.25;
+	d.ngpus = 1;
+	d.gpus[0] = (struct fs_tally_gpu){.gpu = 0, .name = "NVIDIA H200", .util_pct = 50, .mem_used_bytes = NAN,
+					  .mem_total_bytes = NAN, .power_w = 300, .busy_s = 6};
+	struct fs_exporter_verdict v = {.valid = true, .primary = "storage_latency", .basis = "steps + gpu",
+					.confidence = 0.8, .input_bound = 0.3, .accelerator_idle = 0.35, .have_shares = true,
+					.window_s = 12.5, .at_s = 12.5};
+	v.share[FS_BUCKET_BUSY] = 0.65;
+	v.share[FS_BUCKET_INPUT] = 0.35;
+	struct fs_exporter_verdict none = {0};
+	struct fs_exporter_job jobs[] = {{"train", true, &d, &v}, {"gone", false, &d, &none}};
+	struct fs_exporter_counters c = {3, 1, 0, 7, 2};
+	for (int om = 0; om < 2; om++) {
+		struct fs_om o;
+		size_t len;
+		fs_om_init(&o, om, 1 << 20);
+		fs_exporter_page(&o, jobs, 2, &c);
+		char *b = fs_om_finish(&o, &len);
+		CHECK(strstr(b, "feedscope_steps_total{job=\"train\",rank=\"0\",pid=\"10\",loader=\"ImageFolder\"} 40\n"));
+		CHECK(strstr(b, "feedscope_steps_total{job=\"train\",pid=\"11\",loader=\"we\\\\ird\\nname\"} 2\n"));
+		CHECK(strstr(b, "feedscope_input_wait_seconds_total{job=\"train\",rank=\"0\",pid=\"10\",loader=\"ImageFolder\"} 1.5\n"));
+		CHECK(strstr(b, "feedscope_run_info{job=\"train\",mode=\"run\",hostname=\"node\\\"7\\\"\"} 1\n"));
+		CHECK(strstr(b, "feedscope_loader_thread_seconds_total{job=\"train\",role=\"worker\",state=\"blocked_io\"} 0.75\n"));
+		CHECK(strstr(b, "feedscope_io_call_seconds_total{job=\"train\",class=\"file\",thread=\"main\",call=\"read\"} 2.25\n"));
+		CHECK(strstr(b, "feedscope_accelerator_utilization_ratio{job=\"train\",gpu=\"0\",device=\"nvidia0\",model_name=\"NVIDIA H200\"} 0.5\n"));
+		CHECK(!strstr(b, "feedscope_accelerator_memory_used_bytes{")); /* unknown: no sample, not 0 */
+		CHECK(strstr(b, "feedscope_verdict_info{job=\"train\",primary=\"storage_latency\",basis=\"steps + gpu\"} 1\n"));
+		CHECK(strstr(b, "feedscope_accelerator_idle_ratio{job=\"train\"} 0.35\n"));
+		CHECK(strstr(b, "feedscope_loop_time_ratio{job=\"train\",bucket=\"input_wait\"} 0.35\n"));
+		CHECK(strstr(b, "feedscope_run_file_up{job=\"gone\"} 0\n"));
+		CHECK(!strstr(b, "feedscope_steps_total{job=\"gone\""));
+		CHECK(strstr(b, "feedscope_exporter_bad_requests_total 2\n"));
+		int samples, families;
+		check_page(b, om, &samples, &families);
+		CHECK(samples > 40);
+		CHECK_INT(families, 31);
+		free(b);
+	}
+}
+
+int main(void)
+{
+	test_escape();
+	test_names();
+	test_text();
+	test_page();
+	return check_exit("test_openmetrics");
+}
