@@ -117,6 +117,9 @@ poll_eq "up{$I1}" 1
 poll_eq "sum(feedscope_steps_total{$I1,job=\"live\",loader=\"train\"})" 80
 poll_near "sum(feedscope_input_wait_seconds_total{$I1,job=\"live\"})" "$(q live.db 'SELECT sum(wait_s) FROM steps')"
 poll_near "sum(feedscope_compute_seconds_total{$I1,job=\"live\"})" "$(q live.db 'SELECT sum(compute_s) FROM steps')"
+echo "promql: steps_total $(pq "sum(feedscope_steps_total{$I1,job=\"live\"})") (run file $(q live.db 'SELECT count(*) FROM steps'));" \
+	"input_wait_seconds_total $(pq "sum(feedscope_input_wait_seconds_total{$I1,job=\"live\"})") ($(q live.db 'SELECT sum(wait_s) FROM steps'));" \
+	"compute_seconds_total $(pq "sum(feedscope_compute_seconds_total{$I1,job=\"live\"})") ($(q live.db 'SELECT sum(compute_s) FROM steps'))"
 poll_eq "feedscope_recording{$I1,job=\"live\"}" 1
 poll_eq "count(feedscope_verdict_info{$I1,job=\"live\"})" 1
 primary=$($PY - "$P2" "$I1" <<'PYEOF'

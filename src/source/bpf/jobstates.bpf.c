@@ -100,7 +100,11 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 static __always_inline void woken(struct task_struct *task)
 {
 	struct fs_js_thread *t = find(task->pid);
-	if (!t || t->state == FS_JS_DEAD)
+	/* A wakeup of a thread still on its CPU (it set itself to sleep and
+	 * was woken before it switched out: a timer, a futex) leaves it on the
+	 * CPU: counting it runnable from here would move its time on the CPU
+	 * to waiting for one until its next switch. */
+	if (!t || t->state == FS_JS_DEAD || t->state == FS_JS_ONCPU)
 		return;
 	account(t, bpf_ktime_get_ns());
 	t->state = FS_JS_RUNQ;
