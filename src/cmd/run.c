@@ -45,8 +45,8 @@ static const char usage_text[] =
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
 	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
-	"      --states HOW     how thread states are read: auto (default: BPF where it\n"
-	"                       loads, else /proc), proc, or bpf (/proc if it cannot load)\n"
+	"      --states HOW     how thread states are read: auto (default: /proc for now),\n"
+	"                       proc, or bpf (by BPF; /proc if it cannot load)\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
 

@@ -167,6 +167,11 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 		snprintf(why, sizeof why, "--states proc");
 	else if (strcmp(s->paths.proc, "/proc") != 0)
 		snprintf(why, sizeof why, "%s is not the kernel's /proc (FEEDSCOPE_PROC_ROOT)", s->paths.proc);
+	else if (ctx->job->states == FS_STATES_AUTO)
+		/* opt-in for now: on it each process's io rates are over the last
+		 * second, repeated between reads (a second late), which the mmap
+		 * scenario's read-calls check saw (docs/architecture.md) */
+		snprintf(why, sizeof why, "the default (--states bpf reads them by BPF)");
 	else
 		s->bpf = job_bpf_open(s->root, why, sizeof why);
 	if (s->bpf) {
