@@ -109,6 +109,7 @@ run_scenario() {
 buckets=()
 rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per rank of a run
 runs=()
+failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
 done
@@ -132,6 +133,7 @@ for n in "${runs[@]}"; do
 	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}")$strag time=${dt}s $status$retried"
 	echo "$line"
 	lines+=("$line")
+	[ "${status%% *}" = PASS ] || failed+=("$line")
 	results+=("$exp $got")
 	case $n in nohook_*) hook=off ;; *) hook=on ;; esac
 	hooked+=("$hook $exp $got")
@@ -268,5 +270,6 @@ if [ ${#ptab[@]} -gt 0 ]; then
 		}'
 fi
 echo
+[ $fails -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "scenarios: $(( ${#runs[@]} - fails )) of ${#runs[@]} passed"
 [ $fails -eq 0 ]

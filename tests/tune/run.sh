@@ -77,6 +77,7 @@ run_test() {
 	fi
 }
 fails=0
+failed=() # the failing tests' lines, said again at the end: a CI log's tail shows them
 for n in "$@"; do
 	t0=$SECONDS
 	suite_try run_test "$n"
@@ -86,10 +87,12 @@ for n in "$@"; do
 	elif [ $rc -ne 0 ] || [ -z "$status" ]; then
 		status="FAIL (exit $rc)"
 	fi
-	[ "$status" = PASS ] || fails=$((fails + 1))
-	echo "tune $n: trials=${R[trials]:-?} time=${R[tune_s]:-?}s best=${R[best]:-none} optimum=${R[optimum]:-?} speedup=${R[speedup]:-?} predicted=${R[predicted]:-?} (test $((SECONDS - t0))s) $status$retried"
+	line="tune $n: trials=${R[trials]:-?} time=${R[tune_s]:-?}s best=${R[best]:-none} optimum=${R[optimum]:-?} speedup=${R[speedup]:-?} predicted=${R[predicted]:-?} (test $((SECONDS - t0))s) $status$retried"
+	echo "$line"
+	[ "$status" = PASS ] || { fails=$((fails + 1)); failed+=("$line"); }
 	[ -n "${R[truth]:-}" ] && echo "  truth $n: ${R[truth]}"
 done
 echo
+[ $fails -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "tune tests: $(($# - fails)) of $# passed"
 [ $fails -eq 0 ]
