@@ -3,6 +3,7 @@
  * checkpoint / host-I/O bucket, GPU, epoch boundaries; and which of them the
  * job-level figures describe (the trainer). Part of fs_metrics_load. */
 #include "analysis/metrics_int.h"
+#include "store/rollup.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,11 +53,63 @@ static void epoch_starts(struct fs_q *q, int workers, double *excess_s, long *co
 	sqlite3_finalize(st);
 }
 
+/* epoch_starts over the per-minute steps (fs_q_tier): each epoch's wait
+ * and steps from steps_1m; step 0's wait and those of the steps below the
+ * worker count from the raw steps of the minutes around the epoch's first
+ * (rowids_1m: a step's row is given in the minute its record arrived). An
+ * epoch whose raw step 0 is not there is left out. */
+static void epoch_starts_tier(struct fs_q *q, int workers, double *excess_s, long *count)
+{
+	*excess_s = 0;
+	*count = 0;
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT loader, epoch, sum(n), sum(wait_s), min(CASE WHEN first_step = 0 THEN t END)"
+				   " FROM steps_1m WHERE " FS_Q_TIER_WINDOW("") " AND pid = ?3 AND epoch > 0"
+				   " GROUP BY loader, epoch ORDER BY loader, epoch");
+	sqlite3_stmt *raw = st ? fs_q_prep(q, "SELECT step, wait_s FROM steps WHERE rowid BETWEEN ?4 AND ?5 AND pid = ?3"
+					      " AND loader = ?6 AND epoch = ?7 AND step < ?8") : NULL;
+	int skip = workers > 1 ? workers : 1;
+	while (raw && fs_q_step(q, st)) {
+		double n = fs_q_col(st, 2), wait = fs_q_col(st, 3), m0 = fs_q_col(st, 4);
+		long long lo, hi;
+		if (isnan(m0) || !(n > skip) || isnan(wait) ||
+		    !fs_q_minute_rows(q, "steps", m0 - FS_ROLLUP_PERIOD_S, m0 + 2 * FS_ROLLUP_PERIOD_S, &lo, &hi))
+			continue;
+		sqlite3_reset(raw);
+		sqlite3_bind_int64(raw, 4, lo);
+		sqlite3_bind_int64(raw, 5, hi);
+		sqlite3_bind_text(raw, 6, fs_q_col_text(st, 0), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(raw, 7, sqlite3_column_int64(st, 1));
+		sqlite3_bind_int(raw, 8, skip);
+		double first = NAN, early = 0;
+		long nearly = 0;
+		while (fs_q_step(q, raw)) {
+			double w = fs_q_col(raw, 1);
+			if (isnan(w))
+				continue;
+			if (sqlite3_column_int64(raw, 0) == 0)
+				first = w;
+			early += w;
+			nearly++;
+		}
+		if (isnan(first) || !(n - (double)nearly > 0))
+			continue;
+		double excess = first - (wait - early) / (n - (double)nearly);
+		*excess_s += excess > 0 ? excess : 0;
+		(*count)++;
+	}
+	sqlite3_finalize(raw);
+	sqlite3_finalize(st);
+}
+
 /* The loader with the most steps of process ?3 into out. */
 void fs_m_main_loader(struct fs_q *q, char *out, size_t cap)
 {
-	fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND pid = ?3 GROUP BY loader"
-		  " ORDER BY count(*) DESC LIMIT 1", out, cap);
+	if (fs_q_tier(q))
+		fs_q_text(q, "SELECT loader FROM steps_1m WHERE " FS_Q_TIER_WINDOW("") " AND pid = ?3 GROUP BY loader"
+			  " ORDER BY sum(n) DESC LIMIT 1", out, cap);
+	else
+		fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND pid = ?3 GROUP BY loader"
+			  " ORDER BY count(*) DESC LIMIT 1", out, cap);
 }
 
 /* The checkpoint / host-I/O bucket (metrics.h) as a union of intervals: each
@@ -170,8 +223,14 @@ static double span_length(const struct span *sp, size_t n)
  * is already known): *bucket, *io (its main thread in write + sync, NaN
  * without io_classes) and *util (mean GPU util inside the bucket, NaN). A
  * run file without io_classes keeps the phases alone. */
+static void host_io_tier(struct fs_q *q, double phase_s, double *bucket_s, double *io_s, double *util);
+
 static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double *io_s, double *util)
 {
+	if (fs_q_tier(q)) {
+		host_io_tier(q, phase_s, bucket_s, io_s, util);
+		return;
+	}
 	*bucket_s = phase_s;
 	*io_s = *util = NAN;
 	sqlite3_stmt *st = fs_q_prep(q,
@@ -207,6 +266,94 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
 	free(sp);
 }
 
+/* host_io_for over the per-minute tables (fs_q_tier): a minute's write +
+ * sync time s (io_classes_1m) is placed in the minute, outside the
+ * checkpoint phases that overlap it (a torch.save phase holds its own
+ * writes): the bucket is the phases' time plus, per minute, s less the
+ * phases' time in that minute (at least 0, at most the rest of the
+ * minute). The accelerator's use in it: the phases' own GPU samples (raw,
+ * by rowid), and each minute's mean (gpu_1m) for the writes outside them. */
+struct phase_span {
+	double a, b;
+};
+
+static double overlap(double a, double b, const struct phase_span *ph, size_t n)
+{
+	double o = 0;
+	for (size_t i = 0; i < n; i++)
+		o += fmax(0, fmin(b, ph[i].b) - fmax(a, ph[i].a));
+	return o;
+}
+
+static void host_io_tier(struct fs_q *q, double phase_s, double *bucket_s, double *io_s, double *util)
+{
+	*bucket_s = phase_s;
+	*io_s = *util = NAN;
+	struct phase_span ph[256];
+	size_t nph = 0;
+	double usum = 0, uw = 0;
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT max(t_start, ?1), min(t_end, ?2) FROM phases WHERE name = 'checkpoint'"
+				   " AND pid = ?3 AND t_end >= ?1 AND t_start <= ?2 ORDER BY t_start");
+	while (fs_q_step(q, st))
+		if (nph < sizeof ph / sizeof ph[0])
+			ph[nph++] = (struct phase_span){fs_q_col(st, 0), fs_q_col(st, 1)};
+	sqlite3_finalize(st);
+	/* the phases' own GPU samples, each phase's by rowid */
+	st = nph ? fs_q_prep(q, "SELECT total(util_pct), count(util_pct) FROM gpu WHERE rowid BETWEEN ?5 AND ?6"
+				" AND t > ?4 AND t <= ?7")
+		 : NULL;
+	for (size_t i = 0; st && i < nph; i++) {
+		long long lo, hi;
+		if (!(ph[i].b > ph[i].a) ||
+		    !fs_q_minute_rows(q, "gpu", ph[i].a, ph[i].b + 2 * FS_ROLLUP_PERIOD_S, &lo, &hi))
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_double(st, 4, ph[i].a);
+		sqlite3_bind_int64(st, 5, lo);
+		sqlite3_bind_int64(st, 6, hi);
+		sqlite3_bind_double(st, 7, ph[i].b);
+		if (fs_q_step(q, st)) {
+			double sum = fs_q_col(st, 0), cnt = fs_q_col(st, 1);
+			if (cnt > 0) {
+				usum += sum / cnt * (ph[i].b - ph[i].a);
+				uw += ph[i].b - ph[i].a;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	st = fs_q_prep(q, "SELECT c.t, sum(c.write_s + c.sync_s), (SELECT " FS_Q_TAVG("g.util_pct")
+			  " FROM gpu_1m g WHERE g.t = c.t) FROM io_classes_1m c WHERE c.pid = ?3 AND c.thread = 'main'"
+			  " AND c.class = 'file' AND " FS_Q_TIER_WINDOW("c.") " GROUP BY c.t ORDER BY c.t");
+	if (!st)
+		return; /* no io_classes in this run file: the phases alone */
+	double io = 0, beyond = 0;
+	while (fs_q_step(q, st)) {
+		double t = fs_q_col(st, 0), w = fs_q_col(st, 1), u = fs_q_col(st, 2);
+		if (!(w > 0))
+			continue;
+		io += w;
+		double in_phases = overlap(t - FS_ROLLUP_PERIOD_S, t, ph, nph);
+		double out = fmin(fmax(0, w - in_phases), FS_ROLLUP_PERIOD_S - in_phases);
+		if (out > 0) {
+			beyond += out;
+			if (!isnan(u)) {
+				usum += u * out;
+				uw += out;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	double bucket = phase_s + beyond;
+	double meta, written;
+	fs_q_row(q, "SELECT sum(main_meta_time_s), sum(main_write_time_s) FROM files WHERE pid = ?3 AND write_bytes > 0",
+		 2, &meta, &written);
+	if (meta > 0 && written > 0 && beyond > 0)
+		bucket += meta * fmin(1, beyond / written);
+	*io_s = io;
+	*bucket_s = bucket;
+	*util = uw > 0 ? usum / uw : NAN;
+}
+
 /* The time process ?3's other threads spent in write + sync on files, as
  * a union of intervals: for each tick t whose calls took s, (t - s, t], as
  * for the main thread (the tracer books a call in the tick it ends: a 2 s
@@ -215,6 +362,13 @@ static void host_io_for(struct fs_q *q, double phase_s, double *bucket_s, double
  * io_classes. */
 static double helper_writes(struct fs_q *q)
 {
+	if (fs_q_tier(q)) { /* per minute: the minute's time, at most the minute */
+		double v;
+		fs_q_row(q, "SELECT total(min(s, 60.0)) FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes_1m"
+			 " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND " FS_Q_TIER_WINDOW("") " GROUP BY t)",
+			 1, &v);
+		return v;
+	}
 	sqlite3_stmt *st = fs_q_prep(q, "SELECT t - s, t FROM (SELECT t, sum(write_s + sync_s) AS s FROM io_classes"
 				   " WHERE pid = ?3 AND thread = 'other' AND class = 'file' AND t BETWEEN ?1 AND ?2 AND "
 				   FS_Q_ROWS_IO_CLASSES("") " GROUP BY t)"
@@ -242,9 +396,14 @@ static double helper_writes(struct fs_q *q)
 static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 {
 	double busy = NAN, n;
+	bool tier = fs_q_tier(q);
 	if (ngpus > 1 && L->local_rank >= 0 && L->local_rank < ngpus) {
-		char sql[160];
-		snprintf(sql, sizeof sql, "SELECT avg(util_pct) FROM gpu WHERE gpu = %d AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""), L->local_rank);
+		char sql[256];
+		if (tier)
+			snprintf(sql, sizeof sql, "SELECT " FS_Q_TAVG("util_pct") " FROM gpu_1m WHERE gpu = %d AND "
+				 FS_Q_TIER_WINDOW(""), L->local_rank);
+		else
+			snprintf(sql, sizeof sql, "SELECT avg(util_pct) FROM gpu WHERE gpu = %d AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""), L->local_rank);
 		fs_q_row(q, sql, 1, &busy);
 		if (!isnan(busy)) {
 			L->gpu_busy = busy / 100;
@@ -253,9 +412,13 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 		}
 	}
 	if (ngpus > 1) {
-		fs_q_row(q, "SELECT count(*), total(g.sm_util_pct * k.dt_s) / (SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2)"
-		       " FROM gpu_proc g JOIN ticks k ON k.t = g.t WHERE g.pid = ?3 AND g.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL",
-			 2, &n, &busy);
+		if (tier)
+			fs_q_row(q, "SELECT sum(n), total(sm_util_pct * dt_s) / (SELECT sum(dt_s) FROM ticks_1m WHERE "
+				 FS_Q_TIER_WINDOW("") ") FROM gpu_proc_1m WHERE pid = ?3 AND " FS_Q_TIER_WINDOW(""), 2, &n, &busy);
+		else
+			fs_q_row(q, "SELECT count(*), total(g.sm_util_pct * k.dt_s) / (SELECT sum(dt_s) FROM ticks WHERE t BETWEEN ?1 AND ?2)"
+			       " FROM gpu_proc g JOIN ticks k ON k.t = g.t WHERE g.pid = ?3 AND g.t BETWEEN ?1 AND ?2 AND k.dt_s IS NOT NULL",
+				 2, &n, &busy);
 		if (n > 0 && !isnan(busy)) {
 			L->gpu_busy = fmin(1, busy / 100);
 			snprintf(L->gpu_basis, sizeof L->gpu_basis, "process");
@@ -263,7 +426,9 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 		}
 	}
 	/* the only GPU, or all GPUs' mean */
-	fs_q_row(q, "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""), 1, &busy);
+	fs_q_row(q, tier ? "SELECT " FS_Q_TAVG("util_pct") " FROM gpu_1m WHERE " FS_Q_TIER_WINDOW("")
+			 : "SELECT avg(util_pct) FROM gpu WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU(""),
+		 1, &busy);
 	L->gpu_busy = isnan(busy) ? NAN : busy / 100;
 	if (!isnan(busy))
 		snprintf(L->gpu_basis, sizeof L->gpu_basis, "%s", ngpus == 1 ? "its GPU" : "all GPUs");
@@ -358,7 +523,10 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 	if (L->have_steps) {
 		char loader[64];
 		fs_m_main_loader(q, loader, sizeof loader);
-		epoch_starts(q, loader_int(q, loader, "num_workers"), &L->epoch_excess_s, &L->epoch_starts);
+		if (fs_q_tier(q))
+			epoch_starts_tier(q, loader_int(q, loader, "num_workers"), &L->epoch_excess_s, &L->epoch_starts);
+		else
+			epoch_starts(q, loader_int(q, loader, "num_workers"), &L->epoch_excess_s, &L->epoch_starts);
 		L->loop_s = L->wait_s + L->compute_s + L->epoch_end_s;
 	} else {
 		/* Without steps the loop is where the accelerator worked: from the
@@ -367,7 +535,12 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 		 * exit are not the loop's. No GPU samples: its whole life. */
 		char sql[320];
 		const char *own = m->ngpus > 1 && L->local_rank >= 0 && L->local_rank < m->ngpus ? " AND gpu = ?5" : "";
-		snprintf(sql, sizeof sql, "SELECT min(t), max(t) FROM gpu WHERE util_pct > 0 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU("") "%s", own);
+		bool tier = fs_q_tier(q); /* per minute: the first busy minute's start, the last's end */
+		if (tier)
+			snprintf(sql, sizeof sql, "SELECT min(t) - 60, max(t) FROM gpu_1m WHERE util_pct_max > 0 AND "
+				 FS_Q_TIER_WINDOW("") "%s", own);
+		else
+			snprintf(sql, sizeof sql, "SELECT min(t), max(t) FROM gpu WHERE util_pct > 0 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_GPU("") "%s", own);
 		double t0 = NAN, t1 = NAN;
 		sqlite3_stmt *st = fs_q_prep(q, sql);
 		if (st) {
@@ -383,16 +556,24 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 			L->t0 = q->w0 = fmax(w0, t0);
 			L->t1 = q->w1 = fmin(w1, t1);
 		}
-		fs_q_row(q, "SELECT sum(k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t WHERE p.pid = ?3"
-		       " AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.") " AND k.dt_s IS NOT NULL", 1, &v);
+		if (fs_q_tier(q))
+			fs_q_row(q, "SELECT sum(dt_s) FROM proc_1m WHERE pid = ?3 AND " FS_Q_TIER_WINDOW(""), 1, &v);
+		else
+			fs_q_row(q, "SELECT sum(k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t WHERE p.pid = ?3"
+			       " AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.") " AND k.dt_s IS NOT NULL", 1, &v);
 		if (m->have_gpu)
 			worker_restarts(q, L, own);
 		q->w0 = w0;
 		q->w1 = w1;
 		L->loop_s = v;
 	}
-	fs_q_row(q, "SELECT avg(min(1.0, min(running, 1.0) + min(blocked_io, 1.0))) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
-		 &L->loader_active);
+	/* per minute: the samples with a thread in D, and those with none in D
+	 * but one running, are apart (proc_1m) */
+	fs_q_row(q, fs_q_tier(q) ? "SELECT " FS_Q_TAVG("(blocked_any_pct + running_only_pct) / 100.0")
+				   " FROM proc_1m WHERE ppid = ?3 AND " FS_Q_TIER_WINDOW("")
+				 : "SELECT avg(min(1.0, min(running, 1.0) + min(blocked_io, 1.0))) FROM proc WHERE ppid = ?3"
+				   " AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""),
+		 1, &L->loader_active);
 	loop_gpu(q, L, m->ngpus);
 }
 
@@ -404,12 +585,14 @@ static int wrapped_trainer(struct fs_q *q, int pid)
 	for (int depth = 0; depth < 8; depth++) {
 		double n, child, grandchildren;
 		q->trainer = pid;
-		if (!fs_q_row(q, "SELECT count(DISTINCT pid), min(pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""),
-			      2, &n, &child) || n != 1)
+		const char *sql = fs_q_tier(q) ? "SELECT count(DISTINCT pid), min(pid) FROM proc_1m WHERE ppid = ?3 AND "
+						 FS_Q_TIER_WINDOW("")
+					       : "SELECT count(DISTINCT pid), min(pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2"
+						 " AND " FS_Q_ROWS_PROC("");
+		if (!fs_q_row(q, sql, 2, &n, &child) || n != 1)
 			break;
 		q->trainer = to_int(child, 0);
-		fs_q_row(q, "SELECT count(DISTINCT pid) FROM proc WHERE ppid = ?3 AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC(""), 1,
-			 &grandchildren);
+		fs_q_row(q, sql, 2, &grandchildren, &child);
 		if (!(grandchildren > 0))
 			break;
 		pid = q->trainer;
@@ -463,10 +646,13 @@ void fs_m_load_loops(struct fs_q *q, struct fs_metrics *m)
 	m->nloops = 0;
 	m->trainer = -1;
 	m->trainer_pid = main_pid;
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT pid, count(*), sum(wait_s), sum(compute_s), min(t - wait_s),"
-				   " max(t + compute_s) FROM steps"
-				   " WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("")
-				   " GROUP BY pid ORDER BY sum(wait_s) DESC, count(*) DESC LIMIT 16");
+	sqlite3_stmt *st = fs_q_prep(q, fs_q_tier(q) ? "SELECT pid, sum(n), sum(wait_s), sum(compute_s), min(first_t),"
+						       " max(last_t) FROM steps_1m WHERE " FS_Q_TIER_WINDOW("")
+						       " GROUP BY pid ORDER BY sum(wait_s) DESC, sum(n) DESC LIMIT 16"
+						     : "SELECT pid, count(*), sum(wait_s), sum(compute_s), min(t - wait_s),"
+						       " max(t + compute_s) FROM steps"
+						       " WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("")
+						       " GROUP BY pid ORDER BY sum(wait_s) DESC, count(*) DESC LIMIT 16");
 	while (m->nloops < FS_MAX_LOOPS && fs_q_step(q, st)) {
 		struct fs_loop_proc *L = &m->loops[m->nloops++];
 		L->pid = sqlite3_column_int(st, 0);

@@ -71,6 +71,11 @@ struct fs_md_sourcedef {
 	const char *from;     /* SQL after FROM */
 	const char *where;    /* the window (?1..?2) on it */
 	const char *key;      /* NULL, or the column a row per value of is made for */
+	/* Read from the per-minute tables (fs_q_tier): SQL after FROM and the
+	 * window on it; NULL: the raw rows at any resolution (small tables,
+	 * not windowed). Its rows weigh by n, the raw samples each stands for. */
+	const char *tier;
+	const char *tier_where;
 };
 
 extern const struct fs_md_sourcedef fs_md_sources[FS_MS__N];
@@ -213,7 +218,14 @@ struct fs_metricdef {
 	enum fs_md_source source;
 	const char *expr;    /* an SQL aggregate over the source's columns */
 	const char *meaning; /* one line */
+	/* The same figure over the source's per-minute rows (its tier): NULL
+	 * when expr reads them as it reads the raw rows (a rate times its dt,
+	 * a sum, a count of distinct keys); FS_MD_RAW: from the raw rows even
+	 * then (SQLite answers it from an index). */
+	const char *tier;
 };
+
+#define FS_MD_RAW "-raw-"
 
 /* The tables, indexed by id. */
 extern const struct fs_metricdef fs_metricdefs[FS_MD__N];
@@ -246,6 +258,10 @@ bool fs_metricdefs_row_valid(const struct fs_metric_row *r, enum fs_mdk_id id);
  * (only < 0: all). Returns how many definitions it has (0: none of that
  * source), or -1 when it does not fit in out[cap]. */
 int fs_metricdefs_sql(enum fs_md_source source, int only, char *out, size_t cap);
+
+/* The same over the source's per-minute tables (each definition's tier
+ * form; FS_MD_RAW ones left out). 0 also when the source has none. */
+int fs_metricdefs_tier_sql(enum fs_md_source source, int only, char *out, size_t cap);
 
 /* Load the one-row definitions of the sources in mask (FS_MD_FROM bits)
  * within q's window ?1..?2, one query per source; out is reset first

@@ -132,7 +132,23 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
 		m->loops[i].sync_wait_s = NAN;
 	struct fs_steps_series buf[FS_MAX_LOOPS];
 	struct fs_rank_steps r[FS_MAX_LOOPS];
-	int idx[FS_MAX_LOOPS], n = 0;
+	int idx[FS_MAX_LOOPS], n = 0, with_steps = 0;
+	double last = -INFINITY;
+	for (int i = 0; i < m->nloops; i++)
+		if (m->loops[i].have_steps) {
+			with_steps++;
+			last = fmax(last, m->loops[i].t1);
+		}
+	if (with_steps < 2)
+		return; /* one loop has no other to wait on */
+	/* Read per minute, the ranks' steps are compared over the window's
+	 * last stretch of FS_Q_TIER_TICKS default ticks (an hour; whether they
+	 * step together does not change along a run), and each rank's wait on
+	 * the others is scaled from its steps there to its whole loop. */
+	double w0 = q->w0, span = FS_Q_TIER_TICKS * 0.1;
+	bool sample = fs_q_tier(q) && isfinite(last) && last - span > q->w0;
+	if (sample)
+		q->w0 = last - span;
 	for (int i = 0; i < m->nloops; i++) {
 		if (!m->loops[i].have_steps)
 			continue;
@@ -140,6 +156,7 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
 		r[n] = (struct fs_rank_steps){buf[n].end, buf[n].wait, buf[n].compute, (long)buf[n].n};
 		idx[n++] = i;
 	}
+	q->w0 = w0;
 	if (n >= 2) {
 		double wait[FS_MAX_LOOPS] = {0};
 		struct fs_sync s;
@@ -148,8 +165,14 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m)
 		m->synced_steps = s.steps;
 		m->step_end_skew_median_s = s.skew_median_s;
 		m->step_end_skew_p95_s = s.skew_p95_s;
-		for (int k = 0; k < n && s.synced; k++)
-			m->loops[idx[k]].sync_wait_s = wait[k];
+		for (int k = 0; k < n && s.synced; k++) {
+			double in_sample = 0;
+			for (size_t j = 0; sample && j < buf[k].n; j++)
+				in_sample += buf[k].wait[j] + buf[k].compute[j];
+			const struct fs_loop_proc *L = &m->loops[idx[k]];
+			double scale = sample && in_sample > 0 ? (L->wait_s + L->compute_s) / in_sample : 1;
+			m->loops[idx[k]].sync_wait_s = wait[k] * scale;
+		}
 	}
 	for (int k = 0; k < n; k++)
 		fs_steps_series_free(&buf[k]);
@@ -267,9 +290,11 @@ static const struct fs_metric_row *loaders_row(const struct fs_metrics *m, const
 /* SQL for the pids of the loaders (the trainer ?3's children, or the
  * trainer itself when it has none: the "children" or "main" group of
  * FS_MS_PROCS), for "pid IN (...)". */
-static const char *loaders_sql(const struct fs_metrics *m)
+static const char *loaders_sql(struct fs_q *q, const struct fs_metrics *m)
 {
-	return m->loaders_are_main ? "SELECT ?3" : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
+	return m->loaders_are_main ? "SELECT ?3"
+	       : fs_q_tier(q)      ? "SELECT DISTINCT pid FROM proc_1m WHERE ppid = ?3"
+				   : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
 }
 
 /* The tracer's view of the loaders: time inside I/O calls, files, opens. */
@@ -444,7 +469,7 @@ static void data_device(struct fs_q *q, const struct fs_metrics *m, char *out, s
 		 " ORDER BY length(mo.mount) DESC LIMIT 1) AS device"
 		 " FROM files f WHERE substr(f.path, 1, 1) = '/' AND f.pid IN (%s))"
 		 " SELECT device, sum(b) AS total FROM fm GROUP BY device HAVING total > 0 ORDER BY total DESC LIMIT 1",
-		 loaders_sql(m));
+		 loaders_sql(q, m));
 	out[0] = '\0';
 	sqlite3_stmt *st = fs_q_prep(q, sql);
 	if (fs_q_step(q, st))
@@ -601,6 +626,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	fs_metricdefs_load_ids(&q, (enum fs_md_id[]){FS_MD_FIRST_TICK_S, FS_MD_LAST_TICK_S}, 2, &ticks);
 	m->duration_s = ticks.v[FS_MD_LAST_TICK_S] - ticks.v[FS_MD_FIRST_TICK_S];
 	q.trainer = to_int(fs_q_meta_num(&q, "pid"), 0);
+	m->per_minute = fs_q_tier(&q);
 	load_completeness(&q, m);
 	load_gpu(&q, m);
 	fs_m_load_loops(&q, m);

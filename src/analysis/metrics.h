@@ -71,6 +71,9 @@ struct fs_metrics {
 	 * the last sample's t (NaN if there is none). */
 	bool incomplete;
 	double recorded_until_s;
+	/* Read from the per-minute tables (fs_q_tier: a long window, or
+	 * --resolution minute), not every sample. */
+	bool per_minute;
 
 	/* steps (from inside the job) */
 	bool have_steps;

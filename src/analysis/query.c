@@ -56,6 +56,7 @@ int fs_q_open(struct fs_q *q, const char *path, char *err, size_t errlen)
 	q->borrowed = false;
 	q->rowids = -1;
 	q->nrows = 0;
+	q->tier = -1;
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, q->db ? sqlite3_errmsg(q->db) : "cannot open");
 		sqlite3_close(q->db);
@@ -95,6 +96,80 @@ void fs_q_use(struct fs_q *q, sqlite3 *db)
 	q->borrowed = true;
 	q->rowids = -1;
 	q->nrows = 0;
+	q->tier = -1;
+}
+
+static enum fs_q_resolution resolution = FS_Q_RES_AUTO;
+
+void fs_q_set_resolution(enum fs_q_resolution r)
+{
+	resolution = r;
+}
+
+enum fs_q_resolution fs_q_get_resolution(void)
+{
+	return resolution;
+}
+
+/* A count from one statement, without recording a failure (a file without
+ * the table answers -1). */
+static double quiet_count(sqlite3 *db, const char *sql, double w0, double w1)
+{
+	sqlite3_stmt *st;
+	double v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_double(st, 1, w0);
+		sqlite3_bind_double(st, 2, w1);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool fs_q_minute_rows(struct fs_q *q, const char *tbl, double t_from, double t_to, long long *lo, long long *hi)
+{
+	sqlite3_stmt *st;
+	*lo = 1;
+	*hi = 0;
+	if (!q->db || sqlite3_prepare_v2(q->db, "SELECT min(first), max(last) FROM rowids_1m WHERE tbl = ?1 AND t >= ?2"
+					 " AND t <= ?3", -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return false;
+	}
+	sqlite3_bind_text(st, 1, tbl, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, t_from);
+	sqlite3_bind_double(st, 3, t_to);
+	bool got = false;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(st, 0);
+		*hi = sqlite3_column_int64(st, 1);
+		got = true;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		q_fail(q, "SELECT min(first), max(last) FROM rowids_1m");
+	}
+	sqlite3_finalize(st);
+	return got;
+}
+
+bool fs_q_tier(struct fs_q *q)
+{
+	if (q->tier >= 0 && q->tier_w0 == q->w0 && q->tier_w1 == q->w1)
+		return q->tier;
+	bool tier = false;
+	if (resolution != FS_Q_RES_RAW && q->db &&
+	    quiet_count(q->db, "SELECT count(*) FROM (SELECT 1 FROM ticks_1m LIMIT 1)", 0, 0) > 0) {
+		/* ticks has an index on t: counting the window's is cheap */
+		char sql[128];
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE t BETWEEN ?1 AND ?2 LIMIT %d)",
+			 FS_Q_TIER_TICKS + 1);
+		tier = resolution == FS_Q_RES_MINUTE || quiet_count(q->db, sql, q->w0, q->w1) > FS_Q_TIER_TICKS;
+	}
+	q->tier = tier;
+	q->tier_w0 = q->w0;
+	q->tier_w1 = q->w1;
+	return tier;
 }
 
 /* The tables of the FS_Q_ROWS_* parameters (query.h), by (number - 20) / 2. */

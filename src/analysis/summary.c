@@ -205,6 +205,7 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	s->exit_code = s->has_exit ? (int)code : 0;
 	load_completeness(&q, s);
 	load_skipped(&q, s);
+	s->per_minute = fs_q_tier(&q);
 
 	load_machine(&q, s);
 	load_disks(&q, s);

@@ -41,6 +41,7 @@ struct fs_summary {
 	int exit_code;
 	bool incomplete;         /* no end record (meta end_unix): recorder killed, or still recording */
 	double recorded_until_s; /* the last sample's t, NaN if none */
+	bool per_minute;         /* read from the per-minute tables (fs_q_tier) */
 	char skipped[1024]; /* "name (why); name (why)" */
 
 	double cpu_user, cpu_system, cpu_iowait, cpu_idle, cpu_steal;

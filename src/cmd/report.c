@@ -13,6 +13,7 @@
 
 #include "analysis/merge.h"
 #include "analysis/metrics.h"
+#include "analysis/query.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
 #include "bench/run_report.h"
@@ -39,12 +40,15 @@ static const char usage_text[] =
 	"  -w, --window S:E    only the part of the run from S to E seconds (either may be\n"
 	"                      left out: 60: or :300); of several files, seconds since the\n"
 	"                      earliest one's start\n"
+	"      --resolution R  auto (default: the per-minute tables past an hour of\n"
+	"                      samples, else every sample), raw (every sample: exact,\n"
+	"                      seconds a day of run) or minute (the per-minute tables)\n"
 	"  -h, --help          this help\n";
 
 static const struct option long_opts[] = {
 	{"format", required_argument, NULL, 'F'}, {"json", no_argument, NULL, 'J'},
 	{"window", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-	{"output", required_argument, NULL, 'o'},
+	{"output", required_argument, NULL, 'o'}, {"resolution", required_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -389,6 +393,16 @@ static int report(int argc, char **argv)
 			if (!fs_cmd_parse_window(optarg, &w))
 				return fs_usage_error("report: bad window '%s' (START:END in seconds, e.g. 60:300)", optarg);
 			windowed = true;
+			break;
+		case 'R':
+			if (!strcmp(optarg, "auto"))
+				fs_q_set_resolution(FS_Q_RES_AUTO);
+			else if (!strcmp(optarg, "raw"))
+				fs_q_set_resolution(FS_Q_RES_RAW);
+			else if (!strcmp(optarg, "minute"))
+				fs_q_set_resolution(FS_Q_RES_MINUTE);
+			else
+				return fs_usage_error("report: unknown resolution '%s' (auto, raw or minute)", optarg);
 			break;
 		default:
 			return fs_bad_option("report", opt, argv);

@@ -158,4 +158,7 @@ void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *p
 			fs_fmt_time(b, 32, steady / (double)(s->ticks - 1)));
 	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file",
 		esc(text, sizeof text, path));
+	if (s->per_minute)
+		fprintf(out, "  %-10s read per minute (the run's per-minute tables; --resolution raw reads every"
+			" sample)\n", "resolution");
 }

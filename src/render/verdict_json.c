@@ -154,6 +154,7 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 	fs_json_number(j, "runner_up_share", v->runner_up[0] ? v->runner_up_share : NAN);
 	fs_json_bool(j, "incomplete", m->incomplete);
 	fs_json_number(j, "recorded_until_s", m->recorded_until_s);
+	fs_json_string(j, "resolution", m->per_minute ? "minute" : "raw");
 	evidence(j, v->ev, v->nev);
 	fs_json_array(j, "recommendations");
 	for (int i = 0; i < v->nrec; i++) {

@@ -111,6 +111,8 @@ static void make_cols(enum fs_rollup_table rt)
 		add_col(rt, "blocked_any_pct", "", "REAL");
 		add_col(rt, "running_only_pct", "", "REAL");
 	}
+	if (rt == FS_RT_DISK)
+		add_col(rt, "read_await_reads_ms", "", "REAL");
 }
 
 const char *fs_rollup_table_name(enum fs_rollup_table rt)
@@ -141,6 +143,7 @@ struct acc {
 	long n, tick_rows;
 	double dt;
 	double blocked_any, running_only; /* proc: samples of each class */
+	double await_x_reads, reads;      /* disk: read_await_ms weighted by reads_per_s */
 	struct colacc *c;                 /* one per base column (index = column) */
 	double st[S__N];                  /* steps */
 	bool dirty;
@@ -347,6 +350,8 @@ static void emit_acc(struct fs_rollup *ru, struct acc *a)
 			v[n++] = v_real(a->n > 0 ? 100.0 * a->blocked_any / (double)a->n : NAN);
 			v[n++] = v_real(a->n > 0 ? 100.0 * a->running_only / (double)a->n : NAN);
 		}
+		if (a->rt == FS_RT_DISK)
+			v[n++] = v_real(a->reads > 0 ? a->await_x_reads / a->reads : NAN);
 	}
 	ru->emit(ru->ctx, a->rt, v, n);
 }
@@ -462,6 +467,13 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 		double b = fmin(fmax(blk, 0), 1), rn = fmin(fmax(run, 0), 1);
 		a->blocked_any += b;
 		a->running_only += rn * (1 - b);
+	}
+	if (rt == FS_RT_DISK) {
+		double aw, rd;
+		if (num(&r->v[FS_DISK_read_await_ms], &aw) && num(&r->v[FS_DISK_reads_per_s], &rd) && rd > 0) {
+			a->await_x_reads += aw * rd;
+			a->reads += rd;
+		}
 	}
 	a->tick_rows++;
 	if (!a->dirty) {

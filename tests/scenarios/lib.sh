@@ -318,6 +318,14 @@ verdict() {
 			echo '{"verdict": {"primary": "report_failed"}}' >"$S/$name.json"
 			rep=(--report "$S/$name.json")
 		fi
+		# the same run read from its per-minute tables only (a figure for
+		# run.sh's table, never a pass or fail: a job of a minute or two is
+		# the coarsest case of that reading)
+		MINUTE_VERDICT=none
+		if "$FEEDSCOPE" report --format json --resolution minute "$S/$name.db" >"$S/$name.minute.json" 2>/dev/null; then
+			MINUTE_VERDICT=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["verdict"]["primary"])' \
+				"$S/$name.minute.json" 2>/dev/null || echo none)
+		fi
 	fi
 	EV=()
 	while IFS='=' read -r k v; do
@@ -362,6 +370,7 @@ expect() {
 finish() {
 	local truth_key=${TRUTH_KEY:-wait_share}
 	result got "${EV[verdict]}"
+	result minute_verdict "${MINUTE_VERDICT:-none}"
 	result input_bound "${EV[input_bound]}"
 	result truth "${EV[$truth_key]}"
 	result confidence "${EV[confidence]}"

@@ -109,6 +109,7 @@ run_scenario() {
 buckets=()
 rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per rank of a run
 runs=()
+minute=() # "scenario verdict verdict-from-the-per-minute-tables"
 failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
@@ -139,6 +140,9 @@ for n in "${runs[@]}"; do
 	hooked+=("$hook $exp $got")
 	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}") $(f2 "${R[truth_coll]:-}") $(f2 "${R[fs_coll]:-}")")
 	for row in ${R[ranks]:-}; do rankrows+=("$n $row"); done
+	if [ -n "${R[minute_verdict]:-}" ] && [ "$got" != setup_failed ]; then
+		minute+=("$n $got ${R[minute_verdict]}")
+	fi
 	if [ -n "${R[untraced_verdict]:-}" ]; then
 		pred+=("tracer $n: with the tracer $got, without it (--no-trace) ${R[untraced_verdict]}")
 	fi
@@ -268,6 +272,14 @@ if [ ${#ptab[@]} -gt 0 ]; then
 			if (n) printf "mean error %.1f%% over %d fix%s with a prediction\n", sum / n, n, (n == 1 ? "" : "es")
 			else print "mean error: no fix with both a prediction and a result"
 		}'
+fi
+# the verdict read from the per-minute tables alone (report --resolution
+# minute) beside the one from every sample: a figure, not a check
+if [ ${#minute[@]} -gt 0 ]; then
+	echo
+	printf '%s\n' "${minute[@]}" | awk '
+		{ n++; if ($2 == $3) same++; else diff = diff sprintf("\n  %s: every sample %s, per minute %s", $1, $2, $3) }
+		END { printf "per-minute tables: %d of %d verdicts the same as from every sample%s\n", same, n, diff }'
 fi
 echo
 [ $fails -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

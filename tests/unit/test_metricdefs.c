@@ -150,7 +150,7 @@ static void check_def(sqlite3 *db, const struct fs_metricdef *d, int i, const st
 	} units[] = {{"%", "_pct"}, {"bytes", "_bytes"}, {"B/s", "_bytes_per_s"}, {"1/s", "_per_s"},
 		     {"ms", "_ms"},  {"s", "_s"},         {"cores", "_cores"},     {"count", ""},
 		     {"fraction", ""}};
-	char sql[2048];
+	char sql[4096];
 	CHECK_INT(d->id, i);
 	CHECK(d->name && d->expr && d->meaning && d->meaning[0]);
 	if (!d->name || !d->expr)
@@ -174,6 +174,21 @@ static void check_def(sqlite3 *db, const struct fs_metricdef *d, int i, const st
 	if (rc != SQLITE_OK)
 		fprintf(stderr, "  %s: %s (in: %s)\n", d->name, sqlite3_errmsg(db), sql);
 	sqlite3_finalize(s);
+	/* its per-minute form: on a source with tiers, one column that
+	 * prepares on the same fresh file, unless read raw; none without */
+	const struct fs_md_sourcedef *src = &fs_md_sources[d->source];
+	bool raw = d->tier && !strcmp(d->tier, FS_MD_RAW);
+	int nt = fs_metricdefs_tier_sql(d->source, i, sql, sizeof sql);
+	CHECK_INT(nt, src->tier && !raw ? 1 : 0);
+	CHECK(!d->tier || src->tier); /* a tier form on a source without tiers is never read */
+	CHECK(!src->tier == !src->tier_where);
+	if (nt == 1) {
+		rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+		CHECK_INT(rc, SQLITE_OK);
+		if (rc != SQLITE_OK)
+			fprintf(stderr, "  %s (per minute): %s (in: %s)\n", d->name, sqlite3_errmsg(db), sql);
+		sqlite3_finalize(s);
+	}
 }
 
 /* (a) The tables themselves: ids in order, names unique (over both) with

@@ -81,6 +81,9 @@ static void record(const char *path)
 			fs_row_text(&r, FS_DISK_device, d ? "vda" : "loop0");
 			fs_row_real(&r, FS_DISK_read_bytes_per_s, rand() % 1000000);
 			fs_row_real(&r, FS_DISK_util_pct, rand() % 100);
+			if (rand() % 4) /* some ticks without reads: no latency */
+				fs_row_real(&r, FS_DISK_reads_per_s, rand() % 500);
+			fs_row_real(&r, FS_DISK_read_await_ms, (rand() % 1000) / 100.0);
 			fs_sink_row(s, &r);
 		}
 		if (k % 10 == 0) {
@@ -203,6 +206,13 @@ static void test_against_raw(void)
 			     "SELECT sum(d.util_pct * k.dt_s) / sum(k.dt_s) FROM disk d JOIN ticks k ON k.t = d.t"
 			     " WHERE " MINUTE("d.t") " = CAST(u.t / 60 AS INTEGER) - 1 AND d.device = u.device"),
 		  0);
+	/* the read latency weighted by reads, as the analysis weighs it */
+	CHECK_INT(mismatches(db, "disk_1m", "read_await_reads_ms",
+			     "SELECT sum(d.read_await_ms * d.reads_per_s) / nullif(sum(CASE WHEN d.read_await_ms IS NOT NULL"
+			     " AND d.reads_per_s > 0 THEN d.reads_per_s END), 0) FROM disk d"
+			     " WHERE " MINUTE("d.t") " = CAST(u.t / 60 AS INTEGER) - 1 AND d.device = u.device"),
+		  0);
+	CHECK(one(db, "SELECT count(*) FROM disk_1m WHERE read_await_reads_ms IS NOT NULL") > 0);
 	CHECK_INT(mismatches(db, "mem_1m", "available_bytes_min",
 			     "SELECT min(available_bytes) FROM mem WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"),
 		  0);
