@@ -29,11 +29,23 @@ for fmt in text json; do
 done
 echo
 echo "== day-long runs (synth_run at 0.1 s): file size, its per-minute tables, report time"
-for hours in 24 72; do
+echo "   (the recorder's retention: raw rows of the first and latest hour and around stalls; --keep-all: every row)"
+for hours in 2 24 72; do
 	db="$b/long-$hours.db"
 	"$b/tests/synth_run" "$db" $((hours * 3600)) >/dev/null
+	eval "size_$hours=\$(wc -c <\"\$db\")"
 	tier=$(sqlite3 -readonly "$db" "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%\_1m' ESCAPE '\\'")
 	echo "  $hours h: $(wc -c <"$db") bytes, of which per-minute tables $tier bytes"
+	if [ "$hours" = 24 ]; then
+		"$b/tests/synth_run" --keep-all "$b/long-keep.db" $((hours * 3600)) >/dev/null
+		echo "  $hours h --keep-all: $(wc -c <"$b/long-keep.db") bytes"
+		start=$(date +%s.%N)
+		"$fs" report --format json --resolution raw "$b/long-keep.db" >/dev/null
+		end=$(date +%s.%N)
+		echo "  $hours h --keep-all: report --format json --resolution raw (every sample): $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
+		rm -f "$b/long-keep.db"
+	fi
+	[ "$hours" = 2 ] && { rm -f "$db"; continue; }
 	for fmt in text json; do
 		start=$(date +%s.%N)
 		"$fs" report --format $fmt "$db" >/dev/null
@@ -42,6 +54,7 @@ for hours in 24 72; do
 	done
 	rm -f "$db"
 done
+echo "  growth past the first 2 h (both raw hours): $(awk -v a="$size_2" -v b="$size_24" -v c="$size_72" 'BEGIN { printf "%.1f MB a day (to 24 h), %.1f MB a day (24 h to 72 h)", (b - a) / 22 * 24 / 1e6, (c - b) / 2 / 1e6 }')"
 echo
 echo "== feedscope export of the same 1-hour run: trace size and time (counters: at most 10 000 points a track)"
 start=$(date +%s.%N)

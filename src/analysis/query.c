@@ -165,6 +165,22 @@ bool fs_q_tier(struct fs_q *q)
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE t BETWEEN ?1 AND ?2 LIMIT %d)",
 			 FS_Q_TIER_TICKS + 1);
 		tier = resolution == FS_Q_RES_MINUTE || quiet_count(q->db, sql, q->w0, q->w1) > FS_Q_TIER_TICKS;
+		/* the window's whole minutes have fewer raw ticks than their
+		 * per-minute rows stand for: the raw rows were let go there
+		 * (store/retain.h), only the per-minute tables cover it */
+		if (!tier && resolution == FS_Q_RES_AUTO) {
+			double folded = quiet_count(q->db, "SELECT total(n) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2",
+						    q->w0, q->w1);
+			double lo = quiet_count(q->db, "SELECT min(t) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2", q->w0,
+						q->w1);
+			double hi = quiet_count(q->db, "SELECT max(t) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2", q->w0,
+						q->w1);
+			/* minute 0 also holds the ticks at t <= 0 */
+			double raw = folded > 0 ? quiet_count(q->db, "SELECT count(*) FROM ticks WHERE t > ?1 AND t <= ?2",
+							      lo <= 60 ? -INFINITY : lo - 60, hi)
+						: 0;
+			tier = folded > 0 && raw >= 0 && raw < folded;
+		}
 	}
 	q->tier = tier;
 	q->tier_w0 = q->w0;

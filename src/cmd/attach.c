@@ -30,6 +30,9 @@ static const char usage_text[] =
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
 	"      --states HOW     how thread states are read: auto (default: /proc for now),\n"
 	"                       proc, or bpf (by BPF; /proc if it cannot load)\n"
+	"      --keep-all       keep every sample: past its first hour a run file keeps\n"
+	"                       them for that hour, the latest hour and around stalls,\n"
+	"                       and per-minute tables for the whole run\n"
 	"  -q, --quiet          no summary at exit\n"
 	"  -h, --help           this help\n";
 
@@ -38,7 +41,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'd'}, {"no-gpu", no_argument, NULL, 'G'},
 	{"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
 	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
-	{"states", required_argument, NULL, 'W'},
+	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
 	{NULL, 0, NULL, 0},
 };
 

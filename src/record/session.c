@@ -20,6 +20,7 @@
 #include "analysis/verdict.h"
 #include "bench/probe.h"
 #include "render/summary_text.h"
+#include "store/retain.h"
 #include "source/jobstates.h"
 #include "render/verdict.h"
 #include "util/clock.h"
@@ -69,6 +70,8 @@ int fs_session_create(struct fs_session *s, const struct fs_session_opts *o)
 	if (!s->store)
 		return fs_usage_error("cannot create run file %s", err);
 	fs_store_hash_paths(s->store, o->hash_paths);
+	if (o->keep_all)
+		fs_store_keep_all(s->store);
 	fs_paths_from_env(&s->paths);
 	fs_log_set_quiet(o->quiet);
 	return 0;
@@ -174,6 +177,10 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	fs_sink_meta(sink, "feedscope_version", FS_VERSION);
 	fs_sink_metaf(sink, "schema_version", "%d", FS_SCHEMA_VERSION);
 	fs_sink_metaf(sink, "interval_s", "%g", s->opts.interval_s);
+	if (s->opts.keep_all)
+		fs_sink_meta(sink, "retention", "all");
+	else
+		fs_sink_metaf(sink, "retention", "first %g s, latest %g s, stalls", FS_RETAIN_HEAD_S, FS_RETAIN_TAIL_S);
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
 	fs_sink_meta(sink, "hostname", host);
@@ -446,6 +453,9 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		return 1;
 	case 'Y':
 		o->pss = true;
+		return 1;
+	case 'K':
+		o->keep_all = true;
 		return 1;
 	case 'W':
 		if ((o->states = fs_js_states_parse(arg)) < 0)

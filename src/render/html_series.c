@@ -32,6 +32,10 @@ static sqlite3_stmt *prep(struct fs_q *q, const struct axis *ax, const char *sql
 
 #define COL(t) "CAST((" t " - ?4) / ?5 AS INTEGER)"
 #define WIN(t) t " >= ?1 AND " t " <= ?2"
+/* A long window read per minute (fs_q_tier): a minute's row in the column
+ * of its middle; the extremes are the minutes' _min and _max. */
+#define TCOL COL("t - 30")
+#define TWIN(a) FS_Q_TIER_WINDOW(a)
 
 /* Where the (lo, hi) pairs of a timeline query go: pair j of a row
  * labelled L to the series "L" + suffix of chart, values times scale. */
@@ -114,20 +118,81 @@ static void add_series(struct fs_q *q, const struct axis *ax, const char *sql, i
 static void thread_states(struct fs_q *q, const struct axis *ax, struct fs_html_chart *c)
 {
 	double workers;
-	fs_q_row(q, "SELECT EXISTS (SELECT 1 FROM proc WHERE role = 'worker' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") ")", 1, &workers);
+	bool tier = fs_q_tier(q);
+	fs_q_row(q, tier ? "SELECT EXISTS (SELECT 1 FROM proc_1m WHERE role = 'worker' AND " TWIN("") ")"
+			 : "SELECT EXISTS (SELECT 1 FROM proc WHERE role = 'worker' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") ")",
+		 1, &workers);
 	snprintf(c->subject, sizeof c->subject, "%s", workers > 0 ? "DataLoader workers" : "the main process");
-	char sql[640];
-	snprintf(sql, sizeof sql,
-		 "SELECT '', " COL("t") " AS c, avg(r), avg(r), avg(d), avg(d), avg(s), avg(s), avg(o), avg(o) FROM"
-		 " (SELECT t, sum(running) AS r, sum(blocked_io) AS d, sum(sleeping) AS s, sum(other) AS o FROM proc"
-		 " WHERE role = '%s' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") " GROUP BY t) GROUP BY c ORDER BY c",
-		 workers > 0 ? "worker" : "main");
+	char sql[900];
+	if (tier) /* per minute: each state's samples over the minute's ticks, summed over processes */
+		snprintf(sql, sizeof sql,
+			 "SELECT '', " TCOL " AS c, avg(r), avg(r), avg(d), avg(d), avg(s), avg(s), avg(o), avg(o) FROM"
+			 " (SELECT x.t AS t, sum(x.running * x.n) / max(k.n) AS r, sum(x.blocked_io * x.n) / max(k.n) AS d,"
+			 " sum(x.sleeping * x.n) / max(k.n) AS s, sum(x.other * x.n) / max(k.n) AS o FROM proc_1m x"
+			 " JOIN ticks_1m k ON k.t = x.t WHERE x.role = '%s' AND " TWIN("x.") " GROUP BY x.t) GROUP BY c ORDER BY c",
+			 workers > 0 ? "worker" : "main");
+	else
+		snprintf(sql, sizeof sql,
+			 "SELECT '', " COL("t") " AS c, avg(r), avg(r), avg(d), avg(d), avg(s), avg(s), avg(o), avg(o) FROM"
+			 " (SELECT t, sum(running) AS r, sum(blocked_io) AS d, sum(sleeping) AS s, sum(other) AS o FROM proc"
+			 " WHERE role = '%s' AND " WIN("t") " AND " FS_Q_ROWS_PROC("") " GROUP BY t) GROUP BY c ORDER BY c",
+			 workers > 0 ? "worker" : "main");
 	add_series(q, ax, sql, 4,
 		   (struct dest[]){{c, "running", 1}, {c, "blocked in I/O (D)", 1}, {c, "sleeping", 1}, {c, "other", 1}});
 }
 
+/* load_charts over the per-minute tables. */
+static void load_charts_tier(struct fs_q *q, const struct axis *ax, struct fs_html_chart *ch)
+{
+	add_series(q, ax,
+		   "SELECT 'GPU ' || gpu || coalesce(' ' || name, ''), " TCOL " AS c, min(util_pct_min), max(util_pct_max)"
+		   " FROM gpu_1m WHERE " TWIN("") " GROUP BY gpu, c ORDER BY gpu, c",
+		   1, (struct dest[]){{&ch[FS_HC_GPU], "", 1}});
+	add_series(q, ax,
+		   "SELECT 'pid ' || pid || ' ' || loader, " TCOL " AS c, min(wait_s / n), max(wait_max_s)"
+		   " FROM steps_1m WHERE " TWIN("") " GROUP BY pid, loader, c ORDER BY pid, loader, c",
+		   1, (struct dest[]){{&ch[FS_HC_WAIT], "", 1000}});
+	thread_states(q, ax, &ch[FS_HC_THREADS]);
+	add_series(q, ax,
+		   "SELECT '', " TCOL " AS c, min(100 - idle_pct - iowait_pct), max(100 - idle_pct - iowait_pct),"
+		   " min(iowait_pct_min), max(iowait_pct_max) FROM cpu_1m WHERE " TWIN("") " GROUP BY c ORDER BY c",
+		   2, (struct dest[]){{&ch[FS_HC_CPU], "busy", 1}, {&ch[FS_HC_CPU], "iowait", 1}});
+	add_series(q, ax,
+		   "SELECT resource, " TCOL " AS c, min(some_pct_min), max(some_pct_max), min(CASE WHEN resource = 'io'"
+		   " THEN full_pct_min END), max(CASE WHEN resource = 'io' THEN full_pct_max END) FROM psi_1m"
+		   " WHERE resource IN ('cpu', 'io', 'memory') AND " TWIN("") " GROUP BY resource, c ORDER BY 1, 2",
+		   2, (struct dest[]){{&ch[FS_HC_PSI], " some", 1}, {&ch[FS_HC_PSI], " full", 1}});
+	add_series(q, ax,
+		   "WITH top AS (SELECT device FROM disk_1m WHERE " TWIN("") " GROUP BY device"
+		   " HAVING max(coalesce(read_bytes_per_s_max, 0) + coalesce(write_bytes_per_s_max, 0)) > 0"
+		   " ORDER BY sum((coalesce(read_bytes_per_s, 0) + coalesce(write_bytes_per_s, 0)) * n) DESC LIMIT 4)"
+		   " SELECT device, " TCOL " AS c, min(read_bytes_per_s_min), max(read_bytes_per_s_max), min(write_bytes_per_s_min),"
+		   " max(write_bytes_per_s_max), min(util_pct_min), max(util_pct_max) FROM disk_1m WHERE device IN top AND " TWIN("")
+		   " GROUP BY device, c ORDER BY 1, 2",
+		   3, (struct dest[]){{&ch[FS_HC_DISK_MB], " read", 1e-6}, {&ch[FS_HC_DISK_MB], " write", 1e-6},
+				      {&ch[FS_HC_DISK_UTIL], "", 1}});
+	add_series(q, ax,
+		   "WITH top AS (SELECT iface FROM net_1m WHERE " TWIN("") " GROUP BY iface"
+		   " HAVING max(coalesce(rx_bytes_per_s_max, 0) + coalesce(tx_bytes_per_s_max, 0)) > 0"
+		   " ORDER BY sum((coalesce(rx_bytes_per_s, 0) + coalesce(tx_bytes_per_s, 0)) * n) DESC LIMIT 4)"
+		   " SELECT iface, " TCOL " AS c, min(rx_bytes_per_s_min), max(rx_bytes_per_s_max), min(tx_bytes_per_s_min),"
+		   " max(tx_bytes_per_s_max) FROM net_1m WHERE iface IN top AND " TWIN("") " GROUP BY iface, c ORDER BY 1, 2",
+		   2, (struct dest[]){{&ch[FS_HC_NET], " rx", 1e-6}, {&ch[FS_HC_NET], " tx", 1e-6}});
+	const double gib = 1.0 / (1 << 30);
+	add_series(q, ax,
+		   "SELECT '', " TCOL " AS c, min(available_bytes_min), max(available_bytes_max), min(cached_bytes_min),"
+		   " max(cached_bytes_max), min(dirty_bytes_min), max(dirty_bytes_max) FROM mem_1m WHERE " TWIN("")
+		   " GROUP BY c ORDER BY c",
+		   3, (struct dest[]){{&ch[FS_HC_MEM], "available", gib}, {&ch[FS_HC_MEM], "page cache", gib},
+				      {&ch[FS_HC_MEM], "dirty", gib}});
+}
+
 static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_chart *ch)
 {
+	if (fs_q_tier(q)) {
+		load_charts_tier(q, ax, ch);
+		return;
+	}
 	add_series(q, ax,
 		   "SELECT 'GPU ' || gpu || coalesce(' ' || name, ''), " COL("t") " AS c, min(util_pct), max(util_pct)"
 		   " FROM gpu WHERE " WIN("t") " AND " FS_Q_ROWS_GPU("") " GROUP BY gpu, c ORDER BY gpu, c",
@@ -219,8 +284,10 @@ static void load_spans(struct fs_q *q, const struct axis *ax, struct fs_html_nod
 			add_span(n, k, name, a, b, ax->width, last);
 	}
 	sqlite3_finalize(st);
-	st = fs_q_prep(q, "SELECT min(t - wait_s) AS s FROM steps WHERE " WIN("t") " AND " FS_Q_ROWS_STEPS("")
-			  " AND epoch > 0 GROUP BY pid, loader, epoch ORDER BY s");
+	st = fs_q_prep(q, fs_q_tier(q) ? "SELECT min(first_t) AS s FROM steps_1m WHERE " TWIN("")
+					 " AND epoch > 0 GROUP BY pid, loader, epoch ORDER BY s"
+				       : "SELECT min(t - wait_s) AS s FROM steps WHERE " WIN("t") " AND " FS_Q_ROWS_STEPS("")
+					 " AND epoch > 0 GROUP BY pid, loader, epoch ORDER BY s");
 	while (fs_q_step(q, st)) {
 		double a = fs_q_col(st, 0);
 		if (isfinite(a))
@@ -271,8 +338,10 @@ static void load_tables(struct fs_q *q, struct fs_html_node *n)
 	snprintf(sql, sizeof sql, files, "b");
 	load_table(q, sql, &n->files_by_bytes, files_fmt);
 	load_table(q,
-		   "SELECT pid, ppid, role, comm, avg(cpu_pct) AS cpu, max(threads) FROM proc WHERE " WIN("t") " AND " FS_Q_ROWS_PROC("")
-		   " GROUP BY pid ORDER BY cpu DESC LIMIT 20",
+		   fs_q_tier(q) ? "SELECT pid, ppid, role, comm, " FS_Q_TAVG("cpu_pct") " AS cpu, max(threads_max) FROM proc_1m"
+				  " WHERE " TWIN("") " GROUP BY pid ORDER BY cpu DESC LIMIT 20"
+				: "SELECT pid, ppid, role, comm, avg(cpu_pct) AS cpu, max(threads) FROM proc WHERE " WIN("t")
+				  " AND " FS_Q_ROWS_PROC("") " GROUP BY pid ORDER BY cpu DESC LIMIT 20",
 		   &n->procs, procs_fmt);
 	load_table(q, "SELECT key, value FROM meta WHERE key LIKE 'loader.%' ORDER BY key", &n->knobs, NULL);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/retain.h"
 #include "store/rollup.h"
 #include "store/runfile.h"
 #include "store/schema.h"
@@ -34,6 +35,12 @@ struct fs_store {
 	struct { int64_t first, last; } span[FS_T__COUNT];
 	long span_minute; /* -1 before the first tick */
 	sqlite3_stmt *span_insert;
+	/* the raw rows outside the kept windows are deleted (retain.h);
+	 * NULL: every row is kept (--keep-all, or no per-minute tables) */
+	struct fs_retain *keep;
+	sqlite3_stmt *spans_of;
+	sqlite3_stmt *del[FS_T__COUNT];
+	uint64_t deleted;
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -151,6 +158,75 @@ static void write_spans(struct fs_store *st)
 	}
 }
 
+#define FS_STR_(x) #x
+#define FS_STR(x) FS_STR_(x)
+
+static int table_id(const char *name)
+{
+	for (int t = 0; t < FS_T__COUNT; t++)
+		if (!strcmp(fs_tables[t].name, name))
+			return t;
+	return -1;
+}
+
+/* The delete of table t's rows of a rowid span within a stretch of t (the
+ * steps below FS_RETAIN_EPOCH_STEPS are kept), prepared once. */
+static sqlite3_stmt *del_stmt(struct fs_store *st, int t)
+{
+	if (!st->del[t]) {
+		char sql[256];
+		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid BETWEEN ?1 AND ?2 AND t > ?3 AND t <= ?4%s",
+			 fs_tables[t].name, t == FS_T_STEPS ? " AND step >= " FS_STR(FS_RETAIN_EPOCH_STEPS) : "");
+		if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->del[t], NULL) != SQLITE_OK) {
+			say_error(st, "prepare (retention)");
+			sqlite3_finalize(st->del[t]);
+			st->del[t] = NULL;
+		}
+	}
+	return st->del[t];
+}
+
+/* Minute m of the recorder's clock has closed: the minute that has just
+ * left the latest FS_RETAIN_TAIL_S loses its raw rows but those the spans
+ * keep (retain.h), unless it is in the first FS_RETAIN_HEAD_S. A minute's
+ * rows are its rowid span in rowids_1m (kept: it still bounds what is
+ * left); a step's row is in the minute its record came, which may be
+ * before or after the minute of its t: its stretch reaches a minute each
+ * way (the spans are known an hour on). */
+static void retain_minute(struct fs_store *st, long m)
+{
+	long d = m - (long)(FS_RETAIN_TAIL_S / FS_ROLLUP_PERIOD_S);
+	double end = (double)(d + 1) * FS_ROLLUP_PERIOD_S, start = end - FS_ROLLUP_PERIOD_S;
+	if (!st->keep || !st->spans_of || end <= FS_RETAIN_HEAD_S)
+		return;
+	sqlite3_stmt *q = st->spans_of;
+	sqlite3_bind_double(q, 1, end);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(q, 0);
+		int t = name ? table_id((const char *)name) : -1;
+		sqlite3_stmt *del = t >= 0 ? del_stmt(st, t) : NULL;
+		if (!del)
+			continue;
+		double gaps[66][2];
+		double from = t == FS_T_STEPS ? start - FS_ROLLUP_PERIOD_S : start;
+		double to = t == FS_T_STEPS ? end + FS_ROLLUP_PERIOD_S : end;
+		int ng = fs_retain_gaps(st->keep, t == FS_T_GPU, from, to, gaps, 66);
+		for (int g = 0; g < ng; g++) {
+			sqlite3_bind_int64(del, 1, sqlite3_column_int64(q, 1));
+			sqlite3_bind_int64(del, 2, sqlite3_column_int64(q, 2));
+			sqlite3_bind_double(del, 3, gaps[g][0]);
+			sqlite3_bind_double(del, 4, gaps[g][1]);
+			if (sqlite3_step(del) == SQLITE_DONE)
+				st->deleted += (uint64_t)sqlite3_changes(st->db);
+			else
+				say_error(st, "delete (retention)");
+			sqlite3_reset(del);
+		}
+	}
+	sqlite3_reset(q);
+	fs_retain_forget(st->keep, start - 2 * FS_ROLLUP_PERIOD_S);
+}
+
 /* A row of a sampled table was given rowid: into its table's span. The
  * minute moves on with the first row of a later tick (steps carry their
  * own, earlier, t: they never move it). */
@@ -162,6 +238,7 @@ static void track_span(struct fs_store *st, const struct fs_row *r, int64_t rowi
 			st->span_minute = m;
 		else if (m > st->span_minute) {
 			write_spans(st);
+			retain_minute(st, st->span_minute);
 			st->span_minute = m;
 		}
 	}
@@ -186,6 +263,8 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 	sqlite3_reset(s);
 	if (st->rollup)
 		fs_rollup_row(st->rollup, r);
+	if (st->keep)
+		fs_retain_row(st->keep, r);
 }
 
 /* A finished per-minute row (store/rollup.h). */
@@ -239,7 +318,28 @@ static int open_tiers(struct fs_store *st, char *err, size_t errlen)
 		return -1;
 	}
 	st->span_minute = -1;
+	if (sqlite3_prepare_v3(st->db, "SELECT tbl, first, last FROM rowids_1m WHERE t = ?1", -1,
+			       SQLITE_PREPARE_PERSISTENT, &st->spans_of, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	if (!(st->keep = malloc(sizeof *st->keep))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fs_retain_init(st->keep);
 	return 0;
+}
+
+void fs_store_keep_all(struct fs_store *st)
+{
+	free(st->keep);
+	st->keep = NULL;
+}
+
+uint64_t fs_store_deleted(const struct fs_store *st)
+{
+	return st->deleted;
 }
 
 static void close_tiers(struct fs_store *st)
@@ -248,6 +348,14 @@ static void close_tiers(struct fs_store *st)
 	st->rollup = NULL;
 	sqlite3_finalize(st->span_insert);
 	st->span_insert = NULL;
+	sqlite3_finalize(st->spans_of);
+	st->spans_of = NULL;
+	for (int t = 0; t < FS_T__COUNT; t++) {
+		sqlite3_finalize(st->del[t]);
+		st->del[t] = NULL;
+	}
+	free(st->keep);
+	st->keep = NULL;
 	for (int rt = 0; rt < FS_RT__COUNT; rt++) {
 		sqlite3_finalize(st->tier_insert[rt]);
 		st->tier_insert[rt] = NULL;

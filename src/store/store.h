@@ -48,6 +48,15 @@ const char *fs_store_path(const struct fs_store *st);
  * is stored as its keyed hash (util/pathhash.h), never in clear. */
 void fs_store_hash_paths(struct fs_store *st, bool on);
 
+/* Keep every raw row (--keep-all): by default a run file past its first
+ * hour keeps the raw rows of that hour, of the latest hour and around
+ * stalls (store/retain.h), and the per-minute tables of the whole run.
+ * Call before the first row. */
+void fs_store_keep_all(struct fs_store *st);
+
+/* Raw rows deleted so far by that retention. */
+uint64_t fs_store_deleted(const struct fs_store *st);
+
 /* The store as a sink: rows are inserted, tick_end commits at most once a
  * second. Valid until fs_store_close. */
 struct fs_sink *fs_store_sink(struct fs_store *st);

@@ -53,6 +53,14 @@ print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
 
+# the HTML timelines: the same series, a point a minute
+"$FEEDSCOPE" report --format html --resolution raw -o raw.html b.db && "$FEEDSCOPE" report --format html -o minute.html b.db ||
+	fail "report --format html"
+grep -o 'label="[^"]*"' raw.html >raw.labels && grep -o 'label="[^"]*"' minute.html >minute.labels || fail "no series in the HTML"
+cmp -s raw.labels minute.labels || { diff raw.labels minute.labels | head; fail "the per-minute HTML has other series"; }
+grep -o 'data-points="[0-9]*"' minute.html | grep -qv 'data-points="1[12][0-9]"' &&
+	fail "a per-minute series of two hours has not 110 to 129 points: $(grep -o 'data-points="[0-9]*"' minute.html | sort | uniq -c)"
+
 # a short window of the same file: every sample
 "$FEEDSCOPE" report --format json --window 600:1800 b.db >w.json || fail "report --window 600:1800"
 [ "$(res w.json)" = raw ] || fail "a 20-minute window read $(res w.json)"

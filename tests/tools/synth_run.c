@@ -12,6 +12,7 @@
  *   synth_run OUT.db [SECONDS [HOST RANK]]      (default 3600 s, no rank) */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "store/store.h"
@@ -27,8 +28,15 @@ static void row_real(struct fs_sink *s, enum fs_table_id t, double time, int n, 
 
 int main(int argc, char **argv)
 {
+	/* --keep-all: every raw row (feedscope run --keep-all), else the
+	 * recorder's retention (store/retain.h) */
+	bool keep_all = argc > 1 && !strcmp(argv[1], "--keep-all");
+	if (keep_all) {
+		argv++;
+		argc--;
+	}
 	if (argc < 2 || argc == 4 || argc > 5) {
-		fprintf(stderr, "usage: synth_run OUT.db [SECONDS [HOST RANK]]\n");
+		fprintf(stderr, "usage: synth_run [--keep-all] OUT.db [SECONDS [HOST RANK]]\n");
 		return 2;
 	}
 	double seconds = argc > 2 ? atof(argv[2]) : 3600;
@@ -40,8 +48,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "synth_run: %s\n", err);
 		return 1;
 	}
+	if (keep_all)
+		fs_store_keep_all(st);
 	struct fs_sink *s = fs_store_sink(st);
 	fs_sink_meta(s, "mode", "run");
+	fs_sink_meta(s, "retention", keep_all ? "all" : "first 3600 s, latest 3600 s, stalls");
 	fs_sink_meta(s, "interval_s", "0.1");
 	fs_sink_meta(s, "ncpu", "2");
 	fs_sink_meta(s, "mem_bytes", "25000000000");

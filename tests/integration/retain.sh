@@ -1,0 +1,66 @@
+# A run file past its first hour keeps the raw rows of that hour, of the
+# latest hour, and what the analysis reads raw in between (the GPU's
+# samples inside phases, each epoch's first steps; stalls: unit/test_retain),
+# and the per-minute tables of the whole run (store/retain.h). Three
+# synthetic hours through the store, with and without --keep-all: the
+# middle hour's raw rows are gone, the file is smaller, its freed pages are
+# reused, and the report says the same from both files; a window inside
+# the middle hour is read per minute.
+. "$FEEDSCOPE_TOP/tests/lib/integration.sh"
+cd "$TEST_TMP" || fail "no TEST_TMP"
+"$FEEDSCOPE_BUILD/tests/synth_run" r.db 10800 >/dev/null || fail "synth_run"
+"$FEEDSCOPE_BUILD/tests/synth_run" --keep-all k.db 10800 >/dev/null || fail "synth_run --keep-all"
+[ "$(q k.db "SELECT value FROM meta WHERE key = 'retention'")" = all ] || fail "--keep-all: meta retention"
+
+# the first and the latest hour: every tick, in both
+for f in r k; do
+	[ "$(q $f.db "SELECT count(*) FROM ticks WHERE t <= 3600")" = "$(q k.db "SELECT count(*) FROM ticks WHERE t <= 3600")" ] ||
+		fail "$f.db: the first hour's ticks are not all there"
+	[ "$(q $f.db "SELECT count(*) FROM proc WHERE t > 7200")" = "$(q k.db "SELECT count(*) FROM proc WHERE t > 7200")" ] ||
+		fail "$f.db: the latest hour's process samples are not all there"
+	[ "$(q $f.db "SELECT count(*) FROM ticks_1m")" = 180 ] || fail "$f.db: not 180 minutes of ticks_1m"
+done
+# the middle hour (its minutes left the latest hour while recording): no
+# tick, no process sample; GPU samples only inside phases (checkpoints);
+# steps only the first of each epoch
+mid="t > 3600 AND t <= 7140"
+[ "$(q r.db "SELECT count(*) FROM ticks WHERE $mid")" = 0 ] || fail "middle hour: ticks kept"
+[ "$(q r.db "SELECT count(*) FROM proc WHERE $mid")" = 0 ] || fail "middle hour: proc rows kept"
+[ "$(q r.db "SELECT count(*) FROM disk WHERE $mid")" = 0 ] || fail "middle hour: disk rows kept"
+[ "$(q k.db "SELECT count(*) FROM proc WHERE $mid")" -gt 0 ] || fail "--keep-all: middle hour's proc rows gone"
+g=$(q r.db "SELECT count(*) FROM gpu WHERE $mid")
+[ "$g" -gt 0 ] || fail "middle hour: the GPU's samples inside checkpoints are gone"
+[ "$(q r.db "SELECT count(*) FROM gpu g WHERE g.t > 3660 AND g.t <= 7080 AND NOT EXISTS (SELECT 1 FROM phases p
+	WHERE p.name <> 'collective' AND g.t >= p.t_start - 2 AND g.t <= p.t_end + 2)")" = 0 ] ||
+	fail "middle hour: GPU samples kept outside the phases"
+[ "$(q r.db "SELECT count(*) FROM steps WHERE t > 3660 AND t <= 7080 AND step >= 64")" = 0 ] ||
+	fail "middle hour: steps past each epoch's first 64 kept"
+[ "$(q r.db "SELECT count(*) FROM steps WHERE t > 3660 AND t <= 7080 AND step = 0")" = \
+	"$(q k.db "SELECT count(*) FROM steps WHERE t > 3660 AND t <= 7080 AND step = 0")" ] ||
+	fail "middle hour: an epoch's step 0 is gone"
+# smaller, and the pages the deletes freed went to later rows
+rs=$(wc -c <r.db) ks=$(wc -c <k.db)
+[ "$rs" -lt $((ks * 8 / 10)) ] || fail "the retained file ($rs bytes) is not smaller than the kept one ($ks)"
+[ "$(q r.db "PRAGMA freelist_count")" -lt $(($(q r.db "PRAGMA page_count") / 100)) ] ||
+	fail "freed pages not reused: $(q r.db "PRAGMA freelist_count") free of $(q r.db "PRAGMA page_count")"
+echo "retained $rs bytes, every row $ks bytes; middle hour: $g GPU samples kept"
+
+# the report: the same from both (both read per minute: 3 hours)
+"$FEEDSCOPE" report --format json r.db >r.json && "$FEEDSCOPE" report --format json k.db >k.json || fail "report"
+sed 's/r\.db/k.db/g' r.json | cmp -s - k.json || { diff r.json k.json | head; fail "the reports differ"; }
+# a window in the middle hour: per minute (its raw rows are gone); in
+# the first hour: every sample
+"$FEEDSCOPE" report --format json --window 5000:5600 r.db >w.json || fail "report --window 5000:5600"
+grep -q '"resolution":"minute"' w.json || fail "a window without raw rows was not read per minute"
+grep -q '"steps":0\b' w.json && fail "the middle hour's window has no steps"
+"$FEEDSCOPE" report --format json --window 5000:5600 k.db >wk.json || fail "report --window (keep-all)"
+grep -q '"resolution":"raw"' wk.json || fail "a window with every raw row was not read raw"
+"$FEEDSCOPE" report --format json --window 600:1200 r.db >h.json || fail "report --window 600:1200"
+grep -q '"resolution":"raw"' h.json || fail "a window in the first hour was not read raw"
+# feedscope run writes what it keeps
+"$FEEDSCOPE" run -q -o run.db --keep-all -- true || fail "run --keep-all"
+[ "$(q run.db "SELECT value FROM meta WHERE key = 'retention'")" = all ] || fail "run --keep-all: meta retention"
+"$FEEDSCOPE" run -q -o run2.db -- true || fail "run"
+q run2.db "SELECT value FROM meta WHERE key = 'retention'" | grep -q "^first 3600 s, latest 3600 s" ||
+	fail "run: meta retention $(q run2.db "SELECT value FROM meta WHERE key = 'retention'")"
+echo "retain ok"
