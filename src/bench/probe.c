@@ -296,6 +296,16 @@ static int read_tests(struct fs_probe_env *e, const struct fs_probe_opts *o, uns
 		if (rc < 0)
 			break;
 		double per_s = (double)got.ops / got.elapsed_s;
+		if (o->keep) { /* i is the FS_PROBE_KEPT_* index: t[] is in that order */
+			struct fs_probe_kept *k = o->keep;
+			k->ran[i] = true;
+			k->ops[i] = got.ops;
+			k->bytes[i] = got.bytes;
+			k->elapsed_s[i] = got.elapsed_s;
+			k->qd[i] = qd;
+			k->block_bytes[i] = (uint32_t)t[i].block;
+			k->lat[i] = *h;
+		}
 		switch (t[i].bit) {
 		case FS_PROBE_SEQ:
 			r->seq_read_bytes_per_s = (double)got.bytes / got.elapsed_s;
@@ -341,6 +351,8 @@ static int check_opts(const struct fs_probe_opts *o, unsigned tests, char *why, 
 int fs_probe_run(const struct fs_probe_opts *o, struct fs_probe_result *r, char *why, size_t whylen)
 {
 	fs_probe_result_init(r);
+	if (o->keep)
+		memset(o->keep->ran, 0, sizeof o->keep->ran);
 	unsigned tests = o->tests ? o->tests : FS_PROBE_CEILINGS;
 	if (check_opts(o, tests, why, whylen) < 0 || check_dir(o->dir, why, whylen) != FS_PROBE_OK)
 		return FS_PROBE_REFUSED;

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hist.h"
+
 #define FS_PROBE_DEFAULT_BYTES (1ull << 30)  /* the test file, scaled down to the free space */
 #define FS_PROBE_MIN_BYTES (16ull << 20)     /* 16 requests of 1 MiB */
 #define FS_PROBE_DEFAULT_RUNTIME_S 3.0       /* per timed test */
@@ -49,6 +51,20 @@ struct fs_probe_opts {
 	const char *engine;    /* the read tests' engine (engine.h); NULL: io_uring, psync where it is unavailable */
 	bool buffered;         /* read tests through the page cache, the file read once first (no O_DIRECT) */
 	unsigned qd;           /* queue depth of FS_PROBE_RANDREAD; 0: 1 */
+	struct fs_probe_kept *keep; /* NULL, or where each read test's raw figures are kept (fio's shape) */
+};
+
+/* The raw figures of the read tests, index FS_PROBE_KEPT_SEQ.. (the order
+ * of FS_PROBE_SEQ, QD1, QD32, RANDREAD): requests, bytes, the timed span
+ * and the latency histogram (ns). ran[i] is false for a test not run. */
+enum { FS_PROBE_KEPT_SEQ, FS_PROBE_KEPT_QD1, FS_PROBE_KEPT_QD32, FS_PROBE_KEPT_RANDREAD, FS_PROBE_KEPT_N };
+struct fs_probe_kept {
+	bool ran[FS_PROBE_KEPT_N];
+	uint64_t ops[FS_PROBE_KEPT_N], bytes[FS_PROBE_KEPT_N];
+	double elapsed_s[FS_PROBE_KEPT_N];
+	unsigned qd[FS_PROBE_KEPT_N];
+	uint32_t block_bytes[FS_PROBE_KEPT_N];
+	struct fs_hist lat[FS_PROBE_KEPT_N];
 };
 
 /* Latency percentiles of one test, in microseconds (NAN when not measured). */

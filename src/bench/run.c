@@ -116,6 +116,7 @@ static void *accel_main(void *arg)
 		} else {
 			a->compute_ns += d;
 			a->last_end_ns = end;
+			a->window_steps++;
 		}
 		prev_end = end;
 		atomic_fetch_add(&a->done, 1);
@@ -262,14 +263,17 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 {
 	memset(out, 0, sizeof *out);
 	fs_hist_init(&out->lat);
-	double au_sum = 0, au_n = 0, compute = 0, all = 0;
+	double au_sum = 0, au_n = 0, compute = 0, all = 0, window_sps = 0;
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct accel *a = &e->acc[i];
 		compute += a->compute_ns / 1e9;
 		all += (a->compute_ns + a->first_ns) / 1e9;
 		if (a->compute_ns > 0 && a->last_end_ns > a->first_end_ns) {
-			au_sum += (double)a->compute_ns / (double)(a->last_end_ns - a->first_end_ns);
+			double window_s = (double)(a->last_end_ns - a->first_end_ns) / 1e9;
+			au_sum += a->compute_ns / 1e9 / window_s;
 			au_n++;
+			/* DLIO's per-rank throughput: the window's samples over the window's time */
+			window_sps += (double)a->window_steps * e->batch / window_s;
 		}
 	}
 	uint64_t u[4] = {0, 0, 0, 0};
@@ -282,8 +286,9 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 		fs_hist_merge(&out->lat, &r->lat);
 	}
 	/* samples delivered = samples read (every batch built was taken) */
-	double d[6] = {au_sum, au_n, compute, dur_s > 0 ? u[0] / dur_s : 0, dur_s > 0 ? u[2] / dur_s : 0, all};
-	fs_mpi_sum_double(d, 6);
+	double d[7] = {au_sum, au_n, compute, dur_s > 0 ? u[0] / dur_s : 0, dur_s > 0 ? u[2] / dur_s : 0, all,
+		       window_sps};
+	fs_mpi_sum_double(d, 7);
 	fs_mpi_sum_u64(u, 4);
 	fs_mpi_sum_u64(&out->lat.count, 2); /* count, sum */
 	fs_mpi_sum_u64(out->lat.b, FS_HIST_BUCKETS);
@@ -306,6 +311,7 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 	out->samples_per_s = d[3];
 	out->read_bytes_per_s = d[4];
 	out->nominal_bytes_per_s = d[3] * rec_bytes;
+	out->window_samples_per_s = d[1] > 0 ? d[6] : NAN;
 }
 
 /* Whether this or any other rank failed (collective); why says so for a
@@ -423,14 +429,16 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 
 	struct fs_run_epoch *t = &r->total;
 	fs_hist_init(&t->lat);
-	double au_sum = 0, busy_s = 0;
-	int au_n = 0;
+	double au_sum = 0, busy_s = 0, wsps_sum = 0;
+	int au_n = 0, wsps_n = 0;
 	for (uint32_t ep = 0; ep < r->epochs; ep++) {
 		const struct fs_run_epoch *x = &r->epoch[ep];
 		if (!isnan(x->busy))
 			busy_s += x->busy * x->duration_s;
 		if (!isnan(x->au))
 			au_sum += x->au, au_n++;
+		if (!isnan(x->window_samples_per_s))
+			wsps_sum += x->window_samples_per_s, wsps_n++;
 		t->steps += x->steps;
 		t->samples += x->samples;
 		t->reads += x->reads;
@@ -444,6 +452,7 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 			   tot_dur_local > 0 ? tot_bytes_local / tot_dur_local : 0};
 	fs_mpi_sum_double(rates, 2);
 	t->au = au_n ? au_sum / au_n : NAN;
+	t->window_samples_per_s = wsps_n ? wsps_sum / wsps_n : NAN; /* DLIO's mean over epochs */
 	t->busy = t->duration_s > 0 ? busy_s / t->duration_s : NAN;
 	t->samples_per_s = rates[0];
 	t->read_bytes_per_s = rates[1];

@@ -67,6 +67,9 @@ struct fs_run_epoch {
 	double samples_per_s;         /* summed over ranks */
 	double read_bytes_per_s;      /* summed over ranks */
 	double nominal_bytes_per_s;   /* samples_per_s × record_length_bytes, as MLPerf reports */
+	double window_samples_per_s;  /* DLIO's train_throughput: per accelerator, the AU window's steps ×
+				       * batch ÷ the window's time, summed over accelerators and ranks
+				       * (total: the mean over epochs); NaN when no window */
 	double compute_s;             /* compute time counted in the AU, all accelerators */
 	struct fs_hist lat;           /* per-read latency, ns */
 };

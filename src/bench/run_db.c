@@ -39,6 +39,10 @@ static void text(FILE *out, struct fs_q *q, const char *path)
 	fs_fmt_time(dur, sizeof dur, fs_q_meta_num(q, "duration_s"));
 	fprintf(out, "\nfeedscope: bench run, %s: %s\n  run file   %s (tables bench, bench_checkpoint: docs/schema.md)\n\n",
 		dur, shown(e1, cmd), shown(e2, path));
+	char cache[8], allow[8];
+	fs_q_meta(q, "bench.potential_caching", cache, sizeof cache);
+	fs_q_meta(q, "bench.allow_cache", allow, sizeof allow);
+	bool refused = !strcmp(cache, "1") && strcmp(allow, "1"); /* the page-cache guard refused the PASS */
 	sqlite3_stmt *st = fs_q_prep(q, bench_sql);
 	bool head = false;
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -62,11 +66,15 @@ static void text(FILE *out, struct fs_q *q, const char *path)
 		fs_fmt_time(p99, sizeof p99, fs_q_col(st, 11) / 1e6);
 		fs_fmt_time(t, sizeof t, fs_q_col(st, 12));
 		fprintf(out, "%-12s %12d %7s %5s %10s %11s %11s %9s %9s %9s  %s%s\n", shown(e1, txt(st, 0)),
-			sqlite3_column_int(st, 2), au, sqlite3_column_int(st, 5) ? "pass" : "FAIL", sps, rd, nom, p50, p99, t,
+			sqlite3_column_int(st, 2), au,
+			sqlite3_column_int(st, 5) ? "pass" : refused && a >= fs_q_col(st, 4) ? "n/v" : "FAIL", sps, rd, nom, p50, p99, t,
 			shown(e2, txt(st, 13)),
 			sqlite3_column_int(st, 14) ? " O_DIRECT" : "");
 	}
 	sqlite3_finalize(st);
+	if (refused)
+		fprintf(out, "n/v: not valid: the dataset is less than 5x the client's memory (potential caching: "
+			     "docs/bench.md)\n");
 	char maxn[32];
 	fs_q_meta(q, "bench.max_accelerators", maxn, sizeof maxn);
 	if (maxn[0])

@@ -22,6 +22,7 @@ struct accel {
 	uint32_t next_step;     /* the next batch a reader builds */
 	/* the accelerator's own results */
 	uint64_t compute_ns;    /* steps 2..S */
+	uint32_t window_steps;  /* steps in the AU window (DLIO's throughput counts them) */
 	uint64_t first_ns;      /* step 1 */
 	uint64_t first_end_ns, last_end_ns;
 	atomic_uint done;       /* steps finished (progress) */

@@ -10,6 +10,7 @@
 
 #include "bench/checkpoint.h"
 #include "bench/run.h"
+#include "bench/usage.h"
 
 /* Everything one invocation did, for the printers. */
 struct fs_bench_report {
@@ -29,9 +30,24 @@ struct fs_bench_report {
 	bool capped;                   /* find-max: stopped by the data or the thread limit, not by a failing trial */
 	const struct fs_ckpt_result *ckpt; /* NULL when no checkpoint was written */
 	uint64_t ckpt_bytes;           /* all ranks */
+	const struct fs_ckpt_result *ckpt_each; /* each checkpoint [nckpt], for DLIO's means and stdevs */
+	uint32_t nckpt;
 	int ranks;
 	uint64_t start_unix_ns, end_unix_ns;
+	/* the page-cache guard (bench/cache_guard.h) */
+	bool potential_caching;        /* the dataset is less than 5 × the client's memory */
+	bool allow_cache;              /* --allow-cache: a PASS is claimed even so */
+	uint64_t client_mem_bytes;     /* the memory the guard compared with (0: unknown) */
+	const struct fs_usage *usage;  /* CPU, faults and disks over the run (fio's shape); NULL: none */
 };
+
+/* Whether r's PASS is claimed: its AU held the threshold, and the page-cache
+ * guard did not fire (or --allow-cache was given). */
+bool fs_bench_claim(const struct fs_bench_report *b, const struct fs_run_result *r);
+
+/* One document in fio's JSON shape (render/fio_json.h): a job per run or
+ * trial (reads), and one for the checkpoint (writes and reads). */
+void fs_bench_print_fio(FILE *out, const struct fs_bench_report *b);
 
 /* The text table(s) and the pass/fail line. */
 void fs_bench_print_text(FILE *out, const struct fs_bench_report *b);

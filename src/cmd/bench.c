@@ -24,7 +24,9 @@
 #include "bench/run.h"
 #include "bench/run_report.h"
 #include "bench/safety.h"
+#include "bench/usage.h"
 #include "bench/workload.h"
+#include "cmd/bench_outputs.h"
 #include "cmd/cmd.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -58,7 +60,12 @@ static const char usage_text[] =
 	"      --find-max-accelerators  search the largest N that keeps AU >= the threshold\n"
 	"      --checkpoint, --no-checkpoint  one checkpoint after training (or none), whatever the\n"
 	"                             workload's schedule\n"
-	"      --json                 one JSON document (shaped like fio's) on stdout\n"
+	"      --json                 one JSON document (feedscope's, fio-like) on stdout\n"
+	"      --output-format F      text (default), json (as --json), or fio: fio's own JSON\n"
+	"                             shape (fio --output-format=json), read by tools that read fio\n"
+	"      --summary FILE         also write DLIO's summary.json (its keys and units) to FILE\n"
+	"      --allow-cache          claim a PASS even when the dataset is less than 5x the\n"
+	"                             client's memory (the page-cache guard; docs/bench.md)\n"
 	"      --output RUN.db        also write a run file (`feedscope report RUN.db`)\n"
 	"      --quiet                no progress, no warnings\n"
 	"  -h, --help                 this help\n"
@@ -71,6 +78,7 @@ static const char usage_text[] =
 enum {
 	OPT_WORKLOAD = 256, OPT_CONFIG, OPT_DIR, OPT_SCALE, OPT_ACCEL, OPT_ATYPE, OPT_ENGINE, OPT_DIRECT, OPT_QD, OPT_RT, OPT_PREFETCH,
 	OPT_EPOCHS, OPT_STEPS, OPT_SEED, OPT_FINDMAX, OPT_CKPT, OPT_NOCKPT, OPT_JSON, OPT_OUTPUT, OPT_QUIET,
+	OPT_FORMAT, OPT_SUMMARY, OPT_ALLOW_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -84,21 +92,30 @@ static const struct option long_opts[] = {
 	{"find-max-accelerators", no_argument, NULL, OPT_FINDMAX}, {"checkpoint", no_argument, NULL, OPT_CKPT},
 	{"no-checkpoint", no_argument, NULL, OPT_NOCKPT}, {"json", no_argument, NULL, OPT_JSON},
 	{"output", required_argument, NULL, OPT_OUTPUT}, {"quiet", no_argument, NULL, OPT_QUIET},
+	{"output-format", required_argument, NULL, OPT_FORMAT}, {"summary", required_argument, NULL, OPT_SUMMARY},
+	{"allow-cache", no_argument, NULL, OPT_ALLOW_CACHE},
 	{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
 #define MAX_OVERRIDES 64
 
 struct opts {
-	const char *workload, *config, *dir, *atype, *engine, *output;
+	const char *workload, *config, *dir, *atype, *engine, *output, *summary;
 	char *ov[MAX_OVERRIDES];      /* Hydra-style overrides, in the order given */
 	int nov;
 	double scale;
 	long accel, qd, rt, prefetch, epochs, steps;
 	unsigned long long seed;
-	bool seed_set, direct, find_max, json, quiet;
+	bool seed_set, direct, find_max, json, fio, quiet, allow_cache;
 	int ckpt; /* -1 no, 0 the workload's, 1 yes */
 };
+
+/* stdout carries one document (--json, --output-format fio): progress and
+ * notes go to stderr. */
+static bool machine_output(const struct opts *o)
+{
+	return o->json || o->fio;
+}
 
 /* A whole number in [lo, hi]; false on junk. */
 static bool whole(const char *s, long lo, long hi, long *out)
@@ -135,8 +152,20 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_OUTPUT: o->output = optarg; break;
 		case OPT_DIRECT: o->direct = true; break;
 		case OPT_FINDMAX: o->find_max = true; break;
-		case OPT_JSON: o->json = true; break;
+		case OPT_JSON: o->json = true, o->fio = false; break;
 		case OPT_QUIET: o->quiet = true; break;
+		case OPT_SUMMARY: o->summary = optarg; break;
+		case OPT_ALLOW_CACHE: o->allow_cache = true; break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "fio"))
+				o->fio = true, o->json = false;
+			else if (!strcmp(optarg, "json"))
+				o->json = true, o->fio = false;
+			else if (!strcmp(optarg, "text"))
+				o->json = o->fio = false;
+			else
+				return fs_usage_error("bench: --output-format: '%s' is not text, json or fio", optarg);
+			break;
 		case OPT_CKPT: o->ckpt = 1; break;
 		case OPT_NOCKPT: o->ckpt = -1; break;
 		case OPT_SCALE:
@@ -261,6 +290,8 @@ static int prepare_outputs(const struct opts *o, const struct fs_workload *w, st
 		}
 		bad = !*store;
 	}
+	if (!bad && o->summary && fs_mpi_rank() == 0 && fs_bench_summary_check(o->summary, why, sizeof why) < 0)
+		bad = 1;
 	if (!bad && w->checkpoint) {
 		if (fs_bench_dir_check(o->dir, why, sizeof why) != FS_SAFETY_OK)
 			bad = 1;
@@ -337,8 +368,8 @@ static int find_max(struct fs_run_opts *ro, const struct opts *o, struct fs_run_
 	unsigned lo = 0, hi = 0, next = 1;
 	int best = -1;
 	*n = 0;
-	FILE *tout = o->json ? stderr : stdout;
-	bool say = fs_mpi_rank() == 0 && !(o->json && o->quiet);
+	FILE *tout = machine_output(o) ? stderr : stdout;
+	bool say = fs_mpi_rank() == 0 && !(machine_output(o) && o->quiet);
 	while (next && *n < 64) {
 		ro->accelerators = next;
 		uint32_t steps = fs_run_steps(ro);
@@ -418,7 +449,7 @@ static int checkpoint(const struct opts *o, const struct fs_workload *w, struct 
  * checkpoint-only workload waits time_between_checkpoints between two);
  * bytes and times summed over them. 0, or an exit status with why. */
 static int checkpoints(const struct opts *o, const struct fs_workload *w, uint32_t n, struct fs_ckpt_result *sum,
-		       char *why, size_t whylen)
+		       struct fs_ckpt_result *each, char *why, size_t whylen)
 {
 	memset(sum, 0, sizeof *sum);
 	for (uint32_t i = 0; i < n && !fs_bench_interrupt; i++) {
@@ -433,6 +464,8 @@ static int checkpoints(const struct opts *o, const struct fs_workload *w, uint32
 		int rc = checkpoint(o, w, &r, why, whylen);
 		if (rc != 0)
 			return rc;
+		if (each) /* [n]: DLIO's summary gives each one's mean and stdev */
+			each[i] = r;
 		sum->bytes_written += r.bytes_written;
 		sum->bytes_read += r.bytes_read;
 		sum->files += r.files;
@@ -464,7 +497,7 @@ static int generate_first(const struct opts *o, const struct fs_workload *w)
 			rc = fs_usage_error("bench: workflow.generate_data: %s", why);
 		else if (g != FS_SAFETY_OK)
 			fs_error("bench: workflow.generate_data: %s", why), rc = 1;
-		else if (!o->json)
+		else if (!machine_output(o))
 			printf("generated the dataset of %s in %s (workflow.generate_data)\n", w->name, o->dir);
 	} else if (fs_mpi_rank() == 0 && !w->train) {
 		printf("%s: dataset.format synthetic lives in memory: nothing to generate\n", w->name);
@@ -493,6 +526,7 @@ static int bench_run(int argc, char **argv)
 	struct fs_run_opts ro = {.w = &w, .ds = &ds, .dir = o.dir, .accelerators = (unsigned)o.accel,
 				 .engine = o.engine, .direct = o.direct, .qd = (unsigned)o.qd,
 				 .steps = o.steps > 0 ? (uint32_t)o.steps : 0};
+	struct fs_cache_guard guard = {0};
 	if (w.train) {
 		if ((rc = load_dataset(&o, &w, &ds)) >= 0)
 			goto out;
@@ -521,14 +555,18 @@ static int bench_run(int argc, char **argv)
 	/* the last check, once every input is known good: nothing is made for a refused run */
 	if ((rc = prepare_outputs(&o, &w, &store)) >= 0)
 		goto out;
+	if (w.train) /* after every refusal: a refused run says one line */
+		fs_bench_cache_guard(o.dir, ds.total_bytes, o.direct, o.allow_cache, o.quiet, &guard);
 	ro.progress = !o.quiet && fs_mpi_rank() == 0 && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 
 	char why[600] = "";
 	struct fs_run_result runs[64];
 	int nruns = 0, best = -1;
 	bool capped = false;
-	struct fs_ckpt_result ck;
+	struct fs_ckpt_result ck, *ck_each = NULL;
 	bool have_ck = false;
+	struct fs_usage usage;
+	fs_usage_begin(&usage, o.dir);
 	uint64_t start = fs_unix_ns();
 	rc = 0;
 	if (w.train) {
@@ -548,11 +586,13 @@ static int bench_run(int argc, char **argv)
 			fs_warn("bench: the checkpoint schedule (checkpoint_after_epoch %u, epochs_between_checkpoints %u, "
 				"steps_between_checkpoints %u) writes no checkpoint in %u epoch(s)", w.ckpt_after_epoch,
 				w.ckpt_epochs_between, w.ckpt_steps_between, w.epochs);
-		rc = nckpt ? checkpoints(&o, &w, nckpt, &ck, why, sizeof why) : 0;
+		ck_each = nckpt ? calloc(nckpt, sizeof *ck_each) : NULL;
+		rc = nckpt ? checkpoints(&o, &w, nckpt, &ck, ck_each, why, sizeof why) : 0;
 		have_ck = rc == 0 && nckpt > 0;
 		if (rc != 0 && fs_bench_interrupt) /* stopped by Ctrl-C: the training's figures, no checkpoint */
 			rc = 0;
 	}
+	fs_usage_end(&usage);
 	if (rc != 0) {
 		if (fs_mpi_rank() == 0 || strncmp(why, "another MPI rank", 16))
 			fs_error("bench: %s", why);
@@ -564,13 +604,18 @@ static int bench_run(int argc, char **argv)
 		.find_max = o.find_max, .runs = runs, .nruns = nruns, .best = o.find_max ? best : 0, .capped = capped,
 		.ckpt = have_ck ? &ck : NULL, .ckpt_bytes = have_ck ? ck.bytes_written : 0, .ranks = fs_mpi_size(),
 		.start_unix_ns = start, .end_unix_ns = fs_unix_ns(),
+		.ckpt_each = have_ck ? ck_each : NULL, .nckpt = have_ck ? nckpt : 0,
+		.potential_caching = guard.potential_caching, .allow_cache = o.allow_cache,
+		.client_mem_bytes = guard.mem_bytes, .usage = &usage,
 	};
 	for (uint32_t i = 0; i < ds.nfiles; i++)
 		b.dataset_files += ds.files[i].nrecs > 0;
 	b.dataset_samples = ds.total_records;
 	b.dataset_bytes = ds.total_bytes;
 	if (fs_mpi_rank() == 0) {
-		if (o.json) {
+		if (o.fio) {
+			fs_bench_print_fio(stdout, &b);
+		} else if (o.json) {
 			fs_bench_print_json(stdout, &b);
 		} else {
 			fs_bench_print_text(stdout, &b);
@@ -585,9 +630,13 @@ static int bench_run(int argc, char **argv)
 			fs_error("bench: --output: %s", why);
 			rc = 1;
 		}
+		if (o.summary && fs_bench_summary_save(o.summary, &b, why, sizeof why) < 0) {
+			fs_error("bench: %s", why);
+			rc = 1;
+		}
 	}
 	if (rc == 0 && fs_bench_interrupt) { /* figures printed for what ran; the status says how it ended */
-		if (fs_mpi_rank() == 0 && !o.json)
+		if (fs_mpi_rank() == 0 && !machine_output(&o))
 			fprintf(stdout, "interrupted by signal %d: the figures cover what ran before it%s\n",
 				(int)fs_bench_interrupt, w.checkpoint ? " (no checkpoint was written)" : "");
 		rc = 128 + (int)fs_bench_interrupt;
@@ -595,6 +644,7 @@ static int bench_run(int argc, char **argv)
 free_runs:
 	for (int i = 0; i < nruns; i++)
 		fs_run_result_free(&runs[i]);
+	free(ck_each);
 out:
 	if (store) /* not written: the run failed or was refused */
 		fs_store_discard(store);

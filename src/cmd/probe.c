@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "bench/probe.h"
+#include "bench/usage.h"
 #include "cmd/cmd.h"
+#include "render/fio_json.h"
 #include "util/fmt.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -39,6 +41,8 @@ static const char usage_text[] =
 	"                      once first, so reads are page cache hits)\n"
 	"      --qd N          queue depth of the randread test (default 1)\n"
 	"      --json          one JSON document on stdout\n"
+	"      --output-format F  text (default), json (as --json), or fio: fio's own\n"
+	"                      JSON shape (fio --output-format=json), a job per read test\n"
 	"      --no-save       do not record the result in the probes database\n"
 	"                      (only a full probe is recorded: all five tests, the\n"
 	"                      default engine, no --buffered)\n"
@@ -47,7 +51,7 @@ static const char usage_text[] =
 	"The probes database: $FEEDSCOPE_PROBE_DB, else /var/lib/feedscope/probes.db\n"
 	"(root) or ~/.local/state/feedscope/probes.db.\n";
 
-enum { O_DIR = 256, O_SIZE, O_RUNTIME, O_ONLY, O_FILES, O_ENGINE, O_BUFFERED, O_QD, O_JSON, O_NOSAVE };
+enum { O_DIR = 256, O_SIZE, O_RUNTIME, O_ONLY, O_FILES, O_ENGINE, O_BUFFERED, O_QD, O_JSON, O_NOSAVE, O_FORMAT };
 
 static const struct option long_opts[] = {
 	{"dir", required_argument, NULL, O_DIR},        {"size", required_argument, NULL, O_SIZE},
@@ -55,6 +59,7 @@ static const struct option long_opts[] = {
 	{"meta-files", required_argument, NULL, O_FILES}, {"engine", required_argument, NULL, O_ENGINE},
 	{"buffered", no_argument, NULL, O_BUFFERED},     {"qd", required_argument, NULL, O_QD},
 	{"json", no_argument, NULL, O_JSON},             {"no-save", no_argument, NULL, O_NOSAVE},
+	{"output-format", required_argument, NULL, O_FORMAT},
 	{"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0},
 };
 
@@ -193,6 +198,58 @@ static void render_json(const struct fs_probe_result *r, const char *saved)
 	fputc('\n', stdout);
 }
 
+/* The probe in fio's shape: a job per read test that ran (fio's names:
+ * rw, bs, iodepth, ioengine, direct in "job options"), and "prep_write",
+ * the test file's writing; CPU and disk_util over the whole probe. The
+ * metadata and fsync tests have no fio counterpart: --json has them. */
+static void render_fio(const struct fs_probe_result *r, const struct fs_probe_kept *k, const struct fs_usage *u)
+{
+	static const char *const names[FS_PROBE_KEPT_N] = {"seq_read", "randread_qd1", "randread_qd32", "randread"};
+	struct fs_fio_job jobs[FS_PROBE_KEPT_N + 1];
+	struct fs_fio_opt opts[FS_PROBE_KEPT_N + 1][7];
+	char bs[FS_PROBE_KEPT_N + 1][24], qd[FS_PROBE_KEPT_N + 1][16];
+	memset(jobs, 0, sizeof jobs);
+	double usr, sys;
+	fs_usage_cpu_pct(u, &usr, &sys);
+	int n = 0;
+	for (int i = -1; i < FS_PROBE_KEPT_N; i++) {
+		bool prep = i < 0;
+		if (prep ? !(r->tests & FS_PROBE_READS) || !(r->prep_write_bytes_per_s > 0) : !k->ran[i])
+			continue;
+		struct fs_fio_job *j = &jobs[n];
+		snprintf(bs[n], sizeof bs[n], "%u", prep ? 1u << 20 : k->block_bytes[i]);
+		snprintf(qd[n], sizeof qd[n], "%u", prep ? 1 : k->qd[i]);
+		int m = 0;
+		opts[n][m++] = (struct fs_fio_opt){"name", prep ? "prep_write" : names[i]};
+		opts[n][m++] = (struct fs_fio_opt){"directory", r->dir};
+		opts[n][m++] = (struct fs_fio_opt){"rw", prep ? "write" : i == FS_PROBE_KEPT_SEQ ? "read" : "randread"};
+		opts[n][m++] = (struct fs_fio_opt){"bs", bs[n]};
+		opts[n][m++] = (struct fs_fio_opt){"iodepth", qd[n]};
+		opts[n][m++] = (struct fs_fio_opt){"ioengine", prep ? "psync" : r->engine};
+		opts[n][m++] = (struct fs_fio_opt){"direct", !prep && r->direct ? "1" : "0"};
+		j->name = opts[n][0].value;
+		j->opts = opts[n];
+		j->nopts = m;
+		if (prep) {
+			double s = (double)r->file_bytes / r->prep_write_bytes_per_s;
+			j->write = (struct fs_fio_dir){.io_bytes = r->file_bytes, .total_ios = (r->file_bytes + (1u << 20) - 1) >> 20,
+						       .runtime_s = s};
+			j->job_runtime_s = s;
+		} else {
+			j->read = (struct fs_fio_dir){.io_bytes = k->bytes[i], .total_ios = k->ops[i],
+						      .runtime_s = k->elapsed_s[i], .lat = &k->lat[i]};
+			j->job_runtime_s = k->elapsed_s[i];
+		}
+		j->usr_cpu_pct = usr, j->sys_cpu_pct = sys; /* the whole probe's */
+		j->ctx = u->ctx, j->majf = u->majf, j->minf = u->minf;
+		n++;
+	}
+	struct fs_fio_disk disks[FS_USAGE_DISKS_MAX];
+	struct fs_fio_doc d = {.version = "feedscope-" FS_VERSION, .unix_ns = (uint64_t)time(NULL) * 1000000000ull,
+			       .jobs = jobs, .njobs = n, .disks = disks, .ndisks = fs_usage_fio_disks(u, disks)};
+	fs_fio_json_write(stdout, &d);
+}
+
 /* One row: test, figure, then latency p50 p99 p99.9 max (microseconds in). */
 static void row(const char *test, const char *fig, const struct fs_probe_lat *l)
 {
@@ -258,7 +315,7 @@ static void render_text(const struct fs_probe_result *r, const char *saved, cons
 int fs_cmd_probe(int argc, char **argv)
 {
 	struct fs_probe_opts o = {0};
-	bool json = false, save = true;
+	bool json = false, fio = false, save = true;
 	const char *not_saved = NULL;
 	bool qd_given = false;
 	int opt, n;
@@ -307,7 +364,13 @@ int fs_cmd_probe(int argc, char **argv)
 			qd_given = true;
 			break;
 		case O_JSON:
-			json = true;
+			json = true, fio = false;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "fio"))
+				return fs_usage_error("probe: --output-format: '%s' is not text, json or fio", optarg);
+			json = !strcmp(optarg, "json");
+			fio = !strcmp(optarg, "fio");
 			break;
 		case O_NOSAVE:
 			save = false;
@@ -336,7 +399,18 @@ int fs_cmd_probe(int argc, char **argv)
 
 	struct fs_probe_result r;
 	char why[1200];
+	struct fs_probe_kept *kept = fio ? calloc(1, sizeof *kept) : NULL; /* four histograms: the heap */
+	if (fio && !kept) {
+		fs_error("probe: out of memory");
+		return 1;
+	}
+	o.keep = kept;
+	struct fs_usage usage;
+	fs_usage_begin(&usage, o.dir);
 	int rc = fs_probe_run(&o, &r, why, sizeof why);
+	fs_usage_end(&usage);
+	if (rc != FS_PROBE_OK)
+		free(kept);
 	if (rc == FS_PROBE_REFUSED)
 		return fs_usage_error("probe: %s", why);
 	if (rc != FS_PROBE_OK) {
@@ -357,9 +431,12 @@ int fs_cmd_probe(int argc, char **argv)
 			saved = dbpath;
 		}
 	}
-	if (json)
+	if (fio)
+		render_fio(&r, kept, &usage);
+	else if (json)
 		render_json(&r, saved);
 	else
 		render_text(&r, saved, not_saved);
+	free(kept);
 	return status;
 }
