@@ -5,8 +5,8 @@
 #   4 KiB random read IOPS, psync QD1, from the page cache (file read first);
 #   4 KiB random read IOPS, io_uring QD32, O_DIRECT;
 #   1 MiB sequential read MB/s, io_uring QD16, O_DIRECT (fio run both with
-#   its default submission and with batched submission and completion, as
-#   feedscope does for sequential reads; fio's better figure counts).
+#   its default submission, one request at a time as the probe submits, and
+#   with batched submission and completion; fio's better way counts).
 # feedscope runs its own command (`feedscope probe --only ...`), fio the
 # equivalent job. Figures only, nothing asserted.
 #
@@ -18,16 +18,22 @@
 # first, docs/probe.md); otherwise its defaults (latency statistics on, as
 # feedscope keeps its own histograms). As the probe writes its test file
 # just before reading it, fio's file is written afresh before each of its
-# runs too. Each pair runs ROUNDS times, alternating which goes first, and
-# the best of each side is kept: on a shared machine the figures move.
+# runs too. Each pair runs ROUNDS times, alternating which goes first. On a
+# shared machine (a virtual disk here) one tool's runs of the same job
+# spread by a quarter or more, so each side prints its median and its
+# lowest-highest run, and the ratio is of the medians, with the lowest and
+# highest of the rounds' own ratios beside it (a round's two runs are
+# neighbours in time). Every way gets the same number of runs: a best of
+# more runs favours the side that has more (fio's two ways once gave it a
+# best of 6 against feedscope's 3).
 #
 #   VS_FIO_SECONDS  seconds per run (default 3)
-#   VS_FIO_ROUNDS   rounds (default 3)
+#   VS_FIO_ROUNDS   rounds (default 5)
 #   VS_FIO_SIZE     the test file of the O_DIRECT figures (default 1G)
 set -eu
 fs=${1:-build/feedscope}
 secs=${VS_FIO_SECONDS:-3}
-rounds=${VS_FIO_ROUNDS:-3}
+rounds=${VS_FIO_ROUNDS:-5}
 size=${VS_FIO_SIZE:-1G}
 pc_size=256M
 py=/usr/bin/python3
@@ -58,24 +64,55 @@ fio_figure() { # what args...
 		$py -c "import json,sys; r=json.load(sys.stdin)['jobs'][0]['read']; print(r['$what'])" || true
 }
 
-best() { # a b -> the larger
-	awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }'
-}
+echo "  (on $(df --output=source,fstype "$scratch" | tail -1 | tr -s ' '), ${secs} s per run, $rounds rounds;"
+echo "   fio $(fio --version | sed 's/^fio-//'), $(nproc) cores; median (lowest-highest run))"
+printf '  %-47s %-26s %-26s %s\n' "figure" "feedscope" "fio" "ratio (rounds)"
 
-echo "  (on $(df --output=source,fstype "$scratch" | tail -1 | tr -s ' '), ${secs} s per run, best of $rounds;"
-echo "   fio $(fio --version | sed 's/^fio-//'), $(nproc) cores)"
-printf '  %-44s %14s %14s %8s\n' "figure" "feedscope" "fio" "ratio"
-
-row() { # label unit fs fio
-	awk -v l="$1" -v u="$2" -v a="$3" -v b="$4" 'BEGIN {
-		d = u == "MB/s" ? 1e6 : 1e3; s = u == "MB/s" ? "MB/s" : "k IOPS"
-		if (a + 0 <= 0 || b + 0 <= 0) {
-			x = (a + 0 > 0) ? sprintf("%.1f %s", a / d, s) : "failed"
-			y = (b + 0 > 0) ? sprintf("%.1f %s", b / d, s) : "failed"
-			printf "  %-44s %14s %14s %8s\n", l, x, y, "-"
-			exit
+# row LABEL UNIT "FS_RUNS" "FIO_RUNS" "WAYS": one value per round in each
+# list (0: that run failed); FIO_RUNS holds a list per way of running fio,
+# separated by '|', as WAYS names them (by ';'); the way with the better
+# median counts, and is named when there is more than one.
+row() {
+	awk -v l="$1" -v u="$2" -v a="$3" -v b="$4" -v w="$5" -v rounds="$rounds" '
+	function sorted(s, v,   n, i, j, t) {
+		n = split(s, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n
+	}
+	function median(s,   v, n) {
+		n = sorted(s, v)
+		return n == 0 ? 0 : n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function show(s, n,   v, k) {
+		k = sorted(s, v)
+		if (k < n || v[1] + 0 <= 0)
+			return "failed"
+		return sprintf("%.1f %s (%.0f-%.0f)", median(s) / d, unit, v[1] / d, v[k] / d)
+	}
+	BEGIN {
+		d = u == "MB/s" ? 1e6 : 1e3; unit = u == "MB/s" ? "MB/s" : "k IOPS"
+		n = split(a, x, " ")
+		nw = split(b, ways, "|"); split(w, names, ";"); best = 1
+		for (i = 2; i <= nw; i++)
+			if (median(ways[i]) > median(ways[best]))
+				best = i
+		b = ways[best]
+		fa = show(a, rounds); fb = show(b, rounds)
+		if (fa == "failed" || fb == "failed") {
+			printf "  %-47s %-26s %-26s %s\n", l, fa, fb, "-"
+		} else {
+			split(b, y, " "); r = ""
+			for (i = 1; i <= n; i++)
+				r = r " " x[i] / y[i]
+			k = sorted(r, z)
+			printf "  %-47s %-26s %-26s %.2f (%.2f-%.2f)\n", l, fa, fb, median(a) / median(b), z[1], z[k]
 		}
-		printf "  %-44s %7.1f %-6s %7.1f %-6s %8.2f\n", l, a / d, s, b / d, s, a / b }'
+		if (nw > 1)
+			printf "  %-47s fio: %s (better of %d ways)\n", "", names[best] == "" ? "its defaults" : names[best], nw
+	}'
 }
 
 # fio writes its file as the probe does (fresh, unique data in every 4 KiB
@@ -86,32 +123,47 @@ lay() { # size
 		--end_fsync=1 --output=/dev/null >/dev/null 2>&1
 }
 
-# pair LABEL UNIT FS_TEST FS_FIELD "FS_ARGS" FIO_FIELD "FIO_ARGS" SIZE PRE ["FIO_ARGS2"]
-# (FIO_ARGS2: more fio options for a second fio run per round; fio's best counts)
-# Runs both ROUNDS times, alternating which goes first, and prints the row.
+# pair LABEL UNIT FS_TEST FS_FIELD "FS_ARGS" FIO_FIELD "FIO_ARGS" SIZE PRE ["WAYS"]
+# (WAYS: more ways of running fio, each more fio options, separated by ';';
+# each way runs as many times as feedscope, on a file written afresh, and
+# the better median counts). A failed run is recorded as 0. Runs each
+# ROUNDS times, alternating which goes first, and prints the row.
 pair() {
 	a='' b=''
+	ways=";${10:-}" # the first way: FIO_ARGS alone
+	nways=$(printf '%s' "$ways" | awk -F';' '{ print NF }')
+	[ -n "${10:-}" ] || nways=1
 	for i in $(seq "$rounds"); do
 		for who in $( [ $((i % 2)) = 1 ] && echo "fio fs" || echo "fs fio"); do
-			if [ "$who" = fio ]; then
+			if [ "$who" != fio ]; then
+				# shellcheck disable=SC2086
+				v=$(fs_figure "$3" "$4" --size "$8" $5)
+				a="$a ${v:-0}"
+				continue
+			fi
+			for k in $(seq "$nways"); do
+				more=$(printf '%s' "$ways" | cut -d';' -f"$k")
 				lay "$8"
 				[ "$9" = warm ] && cat "$scratch/fio.dat" >/dev/null
 				# shellcheck disable=SC2086
-				b=$(best "$b" "$(fio_figure "$6" --size="$8" $7)")
-				if [ -n "${10:-}" ]; then # fio's other way, on a file written afresh
-					lay "$8"
-					# shellcheck disable=SC2086
-					b=$(best "$b" "$(fio_figure "$6" --size="$8" $7 ${10})")
-				fi
-			else
-				# shellcheck disable=SC2086
-				a=$(best "$a" "$(fs_figure "$3" "$4" --size "$8" $5)")
-			fi
+				v=$(fio_figure "$6" --size="$8" $7 $more)
+				eval "w$k=\"\${w$k:-} ${v:-0}\""
+			done
 		done
 	done
+	for k in $(seq "$nways"); do
+		eval "b=\"\$b\${b:+|}\$w$k\""
+		unset "w$k"
+	done
 	rm -f "$scratch/fio.dat"
-	row "$1" "$2" "$a" "$b"
+	row "$1" "$2" "$a" "$b" "$ways"
 }
+
+# fio's buffers in huge pages too, as the probe's (engine.c, fs_io_buf): only
+# from hugetlb pages the administrator reserved; the script reserves none.
+shmhuge=''
+free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+[ "${free_huge:-0}" -ge 10 ] && shmhuge=';--mem=shmhuge'
 
 pair "4 KiB random read, psync QD1, page cache" IOPS randread iops \
 	"--only randread --engine psync --buffered --qd 1" iops \
@@ -120,4 +172,6 @@ pair "4 KiB random read, io_uring QD32, O_DIRECT" IOPS randread_qd32 iops "--onl
 	"--rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1" "$size" cold
 pair "1 MiB sequential read, io_uring QD16, O_DIRECT" MB/s seq_read bytes_per_s "--only seq" bw_bytes \
 	"--rw=read --bs=1M --ioengine=io_uring --iodepth=16 --direct=1" "$size" cold \
-	"--iodepth_batch_submit=16 --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=16"
+	"--iodepth_batch_submit=16 --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=16$shmhuge"
+[ -n "$shmhuge" ] || echo "  (fio's buffers are in 4 KiB pages, feedscope's in transparent huge pages:" \
+	"fio --mem=shmhuge, its way to huge pages, needs 10 free hugetlb pages, vm.nr_hugepages)"

@@ -6,9 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -40,9 +42,28 @@ int fs_io_open(const char *path, int flags, int mode, bool direct, char *why, si
 	return -1;
 }
 
+/* Buffers of 2 MiB and more sit in transparent huge pages where the kernel
+ * allows them (THP "madvise" or "always"): a 1 MiB O_DIRECT request into
+ * 4 KiB pages is up to 256 scatter-gather segments (a virtio disk takes 254
+ * a request, /sys/block/X/queue/max_segments, and the block layer splits
+ * what is over), into a huge page it is one, and each segment is work for
+ * the disk: on this machine's virtual disk a 1 MiB read at QD16 took
+ * 7.8-11.3 ms from 4 KiB pages, 6.0 ms from a huge page, and sequential
+ * 1 MiB reads went from 1.5 to 2.6-3.2 GB/s (docs/probe.md, "Against fio"). The size is rounded up to whole huge
+ * pages, so the tail is huge too; where madvise fails (no THP) the buffer
+ * has ordinary pages and works as before. */
+#define HUGE_BYTES ((size_t)2 << 20)
+
 void *fs_io_buf(size_t len)
 {
 	void *p = NULL;
+	if (len >= HUGE_BYTES && len <= SIZE_MAX - HUGE_BYTES) {
+		size_t whole = (len + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+		if (posix_memalign(&p, HUGE_BYTES, whole) != 0)
+			return NULL;
+		(void)madvise(p, whole, MADV_HUGEPAGE);
+		return p;
+	}
 	if (posix_memalign(&p, 4096, len ? len : 1) != 0)
 		return NULL;
 	return p;

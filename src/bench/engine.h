@@ -57,7 +57,9 @@ const struct fs_io_engine_ops *fs_io_engine_find(const char *name);
  * system without it is reported in why). Returns the fd or -1. */
 int fs_io_open(const char *path, int flags, int mode, bool direct, char *why, size_t whylen);
 
-/* A buffer of len bytes aligned to 4096 (for O_DIRECT); free() it. NULL on ENOMEM. */
+/* A buffer of len bytes aligned to 4096 (for O_DIRECT); from 2 MiB on
+ * aligned to 2 MiB and in transparent huge pages where the kernel allows
+ * them (fewer segments per request: engine.c). free() it. NULL on ENOMEM. */
 void *fs_io_buf(size_t len);
 
 #endif

@@ -3,7 +3,7 @@
  * fsync test, each with a latency histogram.
  *
  * The read loop is kept lean, as fio's is: per request only the engine's
- * own work (one pread, or one io_uring_enter per batch) and its two
+ * own work (one pread, or one io_uring_enter per request) and its two
  * vDSO clock readings; the deadline and the stop flag are checked against
  * the completion time the engine already took. */
 #include "bench/probe_int.h"
@@ -182,8 +182,7 @@ int fs_probe_read_test(struct fs_probe_env *e, const char *what, const struct fs
 	}
 	struct fs_io_ctx *c = eng->create(qd, e->why, e->whylen);
 	struct fs_io_req *reqs = calloc(qd, sizeof *reqs);
-	struct fs_io_req *done[64];
-	int batch = random ? 1 : (int)(qd < 64 ? qd : 64);
+	struct fs_io_req *done[1];
 	unsigned char *bufs = fs_io_buf((size_t)qd * block);
 	if (!c || !reqs || !bufs) {
 		if (c)
@@ -208,17 +207,16 @@ int fs_probe_read_test(struct fs_probe_env *e, const char *what, const struct fs
 		}
 	}
 	while (rc == 0) {
-		/* Random reads: one completion at a time, its successor
-		 * submitted alone (in the same io_uring_enter that waits for the
-		 * next), as fio does by default: the device's queue is refilled at
-		 * once (here ~20% more IOPS at QD32 than refilling in batches).
-		 * Sequential reads: every completion ready is taken and its
-		 * successors submitted together, so the block layer may merge
-		 * neighbouring 1 MiB requests (up to max_sectors_kb), as a
-		 * streaming reader's batched submissions would (here 1.5-1.8 GB/s
-		 * one at a time, 2.0-2.5 GB/s batched; bench/vs_fio.sh gives fio
-		 * both ways too). */
-		int n = eng->reap(c, done, batch, 1);
+		/* One completion at a time, its successor submitted alone (in
+		 * the same io_uring_enter that waits for the next), as fio does
+		 * by default: the device's queue is refilled at once (here ~20%
+		 * more IOPS at QD32 than refilling in batches). Sequential reads
+		 * too: batched submissions let the block layer merge neighbouring
+		 * 1 MiB requests (2.5 MiB on average here), and fewer, larger
+		 * requests in flight read slower on this virtio disk (median
+		 * 2.64 GB/s batched, 3.20 GB/s one at a time, 8 rounds each;
+		 * docs/probe.md, "Against fio"). */
+		int n = eng->reap(c, done, 1, 1);
 		if (n < 0) {
 			rc = failed(e, "%s: %s", what, errno);
 			break;

@@ -1,7 +1,7 @@
 /* The io engines (psync, io_uring, mmap): reads of a known file with and
  * without O_DIRECT, at offsets, short at end of file; errors as -errno;
  * writes read back; io_uring's queue depth and reap(min, max); the same
- * results from every engine. */
+ * results from every engine; buffers aligned, and big ones in huge pages. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -296,6 +296,55 @@ static void same_results(void)
 	free(rq);
 }
 
+/* Whether the mapping that holds p has madvise(MADV_HUGEPAGE) on it ("hg"
+ * in its VmFlags, /proc/self/smaps): 1, 0, or -1 when smaps has no say. */
+static int marked_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int inside = 0, got = -1;
+	uintptr_t a = (uintptr_t)p;
+	while (got < 0 && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			inside = a >= lo && a < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8))
+			got = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return got;
+}
+
+/* fs_io_buf: 4096-aligned; from 2 MiB on aligned to 2 MiB, marked for
+ * transparent huge pages where the kernel has them, and usable to its last
+ * byte (the size is rounded up inside, not for the caller). */
+static void buffers(void)
+{
+	unsigned char *small = fs_io_buf(4096), *big = fs_io_buf(3 * 1024 * 1024 + 1);
+	CHECK(small && big);
+	CHECK(((uintptr_t)small & 4095) == 0);
+	CHECK(((uintptr_t)big & (2 * 1024 * 1024 - 1)) == 0);
+	memset(big, 0xab, 3 * 1024 * 1024 + 1);
+	CHECK(big[3 * 1024 * 1024] == 0xab);
+	FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char mode[128] = "";
+	if (thp && !fgets(mode, sizeof mode, thp))
+		mode[0] = 0;
+	if (thp)
+		fclose(thp);
+	int huge = marked_huge(big);
+	if (!mode[0] || strstr(mode, "[never]") || huge < 0) {
+		check_skip("no transparent huge pages here (%s): buffers not checked for them", mode[0] ? "never" : "no THP");
+	} else {
+		CHECK_INT(huge, 1);
+		printf("  fs_io_buf: 2 MiB-aligned, marked for huge pages\n");
+	}
+	free(small);
+	free(big);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -332,6 +381,7 @@ int main(void)
 	queue_depth();
 	in_flight();
 	same_results();
+	buffers();
 
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
