@@ -14,7 +14,7 @@
  * (jobbpf.c), where it loads: the kernel accounts each tracked thread's
  * time per state at every switch, the tree is followed at fork, and a tick
  * reads the per-thread records from a mapped array (jobbpfread.c: each
- * process's stat and io once a second); the state columns are then the
+ * process's stat once a second, its io every tick); the state columns are then the
  * interval's mean number of threads in each state. /proc otherwise:
  * every thread's schedstat (and stat when it ran) each tick, the states
  * counted at the sample.
@@ -167,11 +167,6 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 		snprintf(why, sizeof why, "--states proc");
 	else if (strcmp(s->paths.proc, "/proc") != 0)
 		snprintf(why, sizeof why, "%s is not the kernel's /proc (FEEDSCOPE_PROC_ROOT)", s->paths.proc);
-	else if (ctx->job->states == FS_STATES_AUTO)
-		/* opt-in for now: on it each process's io rates are over the last
-		 * second, repeated between reads (a second late), which the mmap
-		 * scenario's read-calls check saw (docs/architecture.md) */
-		snprintf(why, sizeof why, "the default (--states bpf reads them by BPF)");
 	else
 		s->bpf = job_bpf_open(s->root, why, sizeof why);
 	if (s->bpf) {
@@ -365,7 +360,12 @@ static void compute_proc(const struct job_state *s, const struct jproc *p, uint6
 	}
 	fs_prates_compute(prev ? prev : &zero, &k->cur, prev ? dt : NAN, s->clk_tck, &out->r);
 	if (k->have_js) {
+		struct fs_prates tick = out->r; /* the io counters are read every tick */
 		out->r = p->slow_rates;
+		out->r.rchar_per_s = tick.rchar_per_s;
+		out->r.wchar_per_s = tick.wchar_per_s;
+		out->r.read_bytes_per_s = tick.read_bytes_per_s;
+		out->r.write_bytes_per_s = tick.write_bytes_per_s;
 		out->r.cpu_pct = k->js.cpu_pct;
 		out->run_wait_pct = k->js.run_wait_pct;
 		out->blkio_delay_pct = k->js.blkio_delay_pct;

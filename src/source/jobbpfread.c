@@ -1,6 +1,6 @@
 /* jobbpfread - the job source's reads of a process on the BPF path: its
- * stat and io once a second (jobbpf.c gives the states and CPU time every
- * tick), its threads' states seeded from their stat when it is first seen,
+ * stat once a second and its io every tick (jobbpf.c gives the states and
+ * CPU time every tick), its threads' states seeded from their stat when it is first seen,
  * and, on a walk, its threads' children files. */
 #include <string.h>
 
@@ -37,6 +37,10 @@ static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf
 	if (p->have_slow && !walk && !exec && now - p->slow_ns < JOB_BPF_SLOW_NS) {
 		k->st = p->slow_st;
 		k->cur = p->slow_prev;
+		/* the io counters every tick: their rates over the tick, as on
+		 * the /proc path (a second's rate repeated over the next second
+		 * moved a start-up's reads into the loop) */
+		job_read_io(s, p);
 		return true;
 	}
 	if (fs_read_fd_one(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))
