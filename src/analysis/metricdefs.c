@@ -71,10 +71,13 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_CKPT_GPU] = {FS_MS_CKPT_GPU, "gpu in checkpoints", FS_T_GPU,
 			    "(SELECT g.* FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
 			    " WHERE p.name = 'checkpoint' AND " FS_Q_ROWS_GPU("g.") ")", WINDOW, NULL,
+		/* each phase's GPU rows by the rowids of its minutes (a table's
+		 * rowids grow with t: the first minute at or after the phase's
+		 * start, the last up to two minutes after its end); phases first */
 		"(SELECT g.* FROM phases p CROSS JOIN gpu g ON g.rowid BETWEEN"
-		" coalesce((SELECT min(r.first) FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t >= p.t_start), 0) AND"
-		" coalesce((SELECT max(r.last) FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t <= p.t_end + 120),"
-		" 9223372036854775807) AND g.t > p.t_start AND g.t <= p.t_end WHERE p.name = 'checkpoint')", WINDOW},
+		" coalesce((SELECT r.first FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t >= p.t_start ORDER BY r.t LIMIT 1), 0)"
+		" AND coalesce((SELECT r.last FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t <= p.t_end + 120 ORDER BY r.t DESC"
+		" LIMIT 1), 9223372036854775807) AND g.t > p.t_start AND g.t <= p.t_end WHERE p.name = 'checkpoint')", WINDOW},
 	[FS_MS_RSS_TICKS] = {FS_MS_RSS_TICKS, "rss per tick", FS_T_PROC,
 			     "(SELECT t, sum(CASE WHEN pid = ?3 THEN rss_bytes END) AS main_rss,"
 			     " sum(CASE WHEN ppid = ?3 THEN rss_bytes END) AS workers_rss FROM proc WHERE " FS_Q_ROWS_PROC("")
