@@ -13,12 +13,11 @@ _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
 
 /* The tracer's rows by process group, as FS_MS_PROCS groups processes:
  * the trainer (?3), its children (the loaders), the rest. */
-#define GROUP_OF_PID "CASE WHEN pid = ?3 THEN 'main' WHEN pid IN (SELECT pid FROM proc WHERE ppid = ?3)" \
-		     " THEN 'children' ELSE 'others' END AS grp"
-
-/* The same over the per-minute tables: the trainer's children from proc_1m. */
-#define TGROUP_OF_PID "CASE WHEN pid = ?3 THEN 'main' WHEN pid IN (SELECT pid FROM proc_1m WHERE ppid = ?3)" \
-		      " THEN 'children' ELSE 'others' END AS grp"
+#define GROUP_OF_PID_IN(proc) "CASE WHEN pid = ?3 THEN 'main' WHEN pid IN (SELECT pid FROM " proc " WHERE ppid = ?3)" \
+				" THEN 'children' ELSE 'others' END AS grp"
+#define GROUP_OF_PID GROUP_OF_PID_IN("proc")
+/* the same over the per-minute tables: the trainer's children from proc_1m */
+#define TGROUP_OF_PID GROUP_OF_PID_IN("proc_1m")
 
 /* The sources. A view joins the ticks for their lengths (dt) where a rate
  * is integrated, and keeps t for the window. */

@@ -111,20 +111,29 @@ enum fs_q_resolution fs_q_get_resolution(void)
 	return resolution;
 }
 
-/* A count from one statement, without recording a failure (a file without
- * the table answers -1). */
-static double quiet_count(sqlite3 *db, const char *sql, double w0, double w1)
+/* The first row's first n columns of one statement over ?1, ?2 into v
+ * (NaN for NULL), without recording a failure: false for a file without
+ * the table, or no row. */
+static bool quiet_row(sqlite3 *db, const char *sql, double w0, double w1, int n, double *v)
 {
 	sqlite3_stmt *st;
-	double v = -1;
+	bool got = false;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_double(st, 1, w0);
 		sqlite3_bind_double(st, 2, w1);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_double(st, 0);
+		if ((got = sqlite3_step(st) == SQLITE_ROW))
+			for (int i = 0; i < n; i++)
+				v[i] = sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 	}
 	sqlite3_finalize(st);
-	return v;
+	return got;
+}
+
+/* A count (-1: the file has no such table). */
+static double quiet_count(sqlite3 *db, const char *sql, double w0, double w1)
+{
+	double v;
+	return quiet_row(db, sql, w0, w1, 1, &v) ? v : -1;
 }
 
 bool fs_q_minute_rows(struct fs_q *q, const char *tbl, double t_from, double t_to, long long *lo, long long *hi)
@@ -169,12 +178,10 @@ bool fs_q_tier(struct fs_q *q)
 		 * per-minute rows stand for: the raw rows were let go there
 		 * (store/retain.h), only the per-minute tables cover it */
 		if (!tier && resolution == FS_Q_RES_AUTO) {
-			double folded = quiet_count(q->db, "SELECT total(n) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2",
-						    q->w0, q->w1);
-			double lo = quiet_count(q->db, "SELECT min(t) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2", q->w0,
-						q->w1);
-			double hi = quiet_count(q->db, "SELECT max(t) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2", q->w0,
-						q->w1);
+			double m[3] = {0, NAN, NAN}; /* samples folded, first and last minute */
+			quiet_row(q->db, "SELECT total(n), min(t), max(t) FROM ticks_1m WHERE t - 60 >= ?1 AND t <= ?2", q->w0,
+				  q->w1, 3, m);
+			double folded = m[0], lo = m[1], hi = m[2];
 			/* minute 0 also holds the ticks at t <= 0 */
 			double raw = folded > 0 ? quiet_count(q->db, "SELECT count(*) FROM ticks WHERE t > ?1 AND t <= ?2",
 							      lo <= 60 ? -INFINITY : lo - 60, hi)

@@ -47,15 +47,10 @@ static void stall(struct fs_retain *r, double a, double b)
 	add(r, a - FS_RETAIN_AROUND_S, b + FS_RETAIN_AROUND_S, FS_RETAIN_ALL);
 }
 
+/* A finite number (fs_value_num). */
 static bool real(const struct fs_value *v, double *x)
 {
-	if (v->kind == FS_V_REAL)
-		*x = v->d;
-	else if (v->kind == FS_V_INT)
-		*x = (double)v->i;
-	else
-		return false;
-	return isfinite(*x);
+	return fs_value_num(v, x) && isfinite(*x);
 }
 
 void fs_retain_row(struct fs_retain *r, const struct fs_row *row)

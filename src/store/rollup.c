@@ -264,17 +264,6 @@ static struct acc *find(struct fs_rollup *ru, enum fs_rollup_table rt, long peri
 	return a;
 }
 
-static bool num(const struct fs_value *v, double *x)
-{
-	if (v->kind == FS_V_INT)
-		*x = (double)v->i;
-	else if (v->kind == FS_V_REAL)
-		*x = v->d;
-	else
-		return false;
-	return true;
-}
-
 /* The tick's staged values into the minute's sums, weighted by w. */
 static void commit_tick(struct fs_rollup *ru, double w)
 {
@@ -405,8 +394,8 @@ static void fold_step(struct fs_rollup *ru, const struct fs_row *r)
 	if (!a)
 		return;
 	a->n++;
-	bool hw = num(&r->v[FS_STEPS_wait_s], &wait), hc = num(&r->v[FS_STEPS_compute_s], &comp);
-	if (num(&r->v[FS_STEPS_step], &step)) {
+	bool hw = fs_value_num(&r->v[FS_STEPS_wait_s], &wait), hc = fs_value_num(&r->v[FS_STEPS_compute_s], &comp);
+	if (fs_value_num(&r->v[FS_STEPS_step], &step)) {
 		a->st[S_FIRST_STEP] = fmin(a->st[S_FIRST_STEP], step);
 		a->st[S_LAST_STEP] = fmax(a->st[S_LAST_STEP], step);
 	}
@@ -449,7 +438,7 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 	for (int c = 1; c < n; c++) {
 		enum role ro = role_of(sp, c);
 		double x;
-		if ((ro != R_MEAN && ro != R_SUM) || !num(&r->v[c], &x))
+		if ((ro != R_MEAN && ro != R_SUM) || !fs_value_num(&r->v[c], &x))
 			continue;
 		struct colacc *k = &a->c[c];
 		k->tx += x;
@@ -459,8 +448,8 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 	}
 	if (rt == FS_RT_PROC) {
 		double blk = 0, run = 0;
-		num(&r->v[FS_PROC_blocked_io], &blk);
-		num(&r->v[FS_PROC_running], &run);
+		fs_value_num(&r->v[FS_PROC_blocked_io], &blk);
+		fs_value_num(&r->v[FS_PROC_running], &run);
 		/* as the analysis classes a sample (metricdefs.c): on /proc rows
 		 * (counts) 0 or 1; on BPF rows (mean threads in each state over
 		 * the tick) the share of it, at most 1 */
@@ -470,7 +459,7 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 	}
 	if (rt == FS_RT_DISK) {
 		double aw, rd;
-		if (num(&r->v[FS_DISK_read_await_ms], &aw) && num(&r->v[FS_DISK_reads_per_s], &rd) && rd > 0) {
+		if (fs_value_num(&r->v[FS_DISK_read_await_ms], &aw) && fs_value_num(&r->v[FS_DISK_reads_per_s], &rd) && rd > 0) {
 			a->await_x_reads += aw * rd;
 			a->reads += rd;
 		}
@@ -483,7 +472,7 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 	}
 	if (rt == FS_RT_TICKS) {
 		double dt;
-		commit_tick(ru, num(&r->v[FS_TICKS_dt_s], &dt) && dt > 0 ? dt : 0);
+		commit_tick(ru, fs_value_num(&r->v[FS_TICKS_dt_s], &dt) && dt > 0 ? dt : 0);
 		ru->last_tick_t = t;
 		flush(ru, W_STEPS_BEFORE, t);
 	}

@@ -29,6 +29,17 @@ void fs_row_int(struct fs_row *r, int col, int64_t x)
 	r->v[col].i = x;
 }
 
+bool fs_value_num(const struct fs_value *v, double *x)
+{
+	if (v->kind == FS_V_INT)
+		*x = (double)v->i;
+	else if (v->kind == FS_V_REAL)
+		*x = v->d;
+	else
+		return false;
+	return true;
+}
+
 void fs_row_text(struct fs_row *r, int col, const char *s)
 {
 	r->v[col].kind = s ? FS_V_TEXT : FS_V_NULL;

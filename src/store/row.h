@@ -4,6 +4,7 @@
 #ifndef FS_ROW_H
 #define FS_ROW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store/schema.h"
@@ -33,6 +34,10 @@ void fs_row_real(struct fs_row *r, int col, double x);
 void fs_row_int(struct fs_row *r, int col, int64_t x);
 /* s is borrowed; NULL stays NULL. */
 void fs_row_text(struct fs_row *r, int col, const char *s);
+
+/* A column's value as a double: true for an INTEGER or REAL one (*x set),
+ * false for NULL or TEXT. */
+bool fs_value_num(const struct fs_value *v, double *x);
 
 struct fs_sink {
 	/* A finished row. */

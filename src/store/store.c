@@ -158,9 +158,6 @@ static void write_spans(struct fs_store *st)
 	}
 }
 
-#define FS_STR_(x) #x
-#define FS_STR(x) FS_STR_(x)
-
 static int table_id(const char *name)
 {
 	for (int t = 0; t < FS_T__COUNT; t++)
@@ -175,8 +172,10 @@ static sqlite3_stmt *del_stmt(struct fs_store *st, int t)
 {
 	if (!st->del[t]) {
 		char sql[256];
-		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid BETWEEN ?1 AND ?2 AND t > ?3 AND t <= ?4%s",
-			 fs_tables[t].name, t == FS_T_STEPS ? " AND step >= " FS_STR(FS_RETAIN_EPOCH_STEPS) : "");
+		int n = snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid BETWEEN ?1 AND ?2 AND t > ?3 AND t <= ?4",
+				 fs_tables[t].name);
+		if (t == FS_T_STEPS)
+			snprintf(sql + n, sizeof sql - (size_t)n, " AND step >= %d", FS_RETAIN_EPOCH_STEPS);
 		if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->del[t], NULL) != SQLITE_OK) {
 			say_error(st, "prepare (retention)");
 			sqlite3_finalize(st->del[t]);
