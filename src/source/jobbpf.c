@@ -32,6 +32,7 @@ int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NU
 const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid) { (void)b; (void)tgid; return NULL; }
 uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
+const char *job_bpf_tick_why(const struct job_bpf *b) { (void)b; return NULL; }
 void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
 {
 	(void)b;
@@ -70,6 +71,8 @@ struct job_bpf {
 	int ntgids;
 	bool have_prev;
 	uint64_t prev_ns, dt_ns;
+	uint64_t torn; /* reads of a record that was being written each try */
+	char tick_why[240]; /* why the scheduler-tick program is not attached; "" when it is */
 };
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
@@ -109,19 +112,39 @@ static struct job_bpf_proc *proc_slot(struct job_bpf *b, uint32_t tgid)
 	return NULL;
 }
 
-static int load(struct job_bpf *b, const char **step)
+static int load_once(struct job_bpf *b, const char **step, bool tick)
 {
 	*step = "open";
 	b->skel = fs_jobstates__open();
 	if (!b->skel)
 		return -errno;
 	int err;
+	if (!tick)
+		bpf_program__set_autoload(b->skel->progs.fs_js_runtime, false);
 	*step = "load";
 	if ((err = fs_jobstates__load(b->skel)) != 0)
 		return err;
 	*step = "attach";
 	if ((err = fs_jobstates__attach(b->skel)) != 0)
 		return err;
+	return 0;
+}
+
+/* Load and attach, with the program that settles on-CPU time as the
+ * kernel counts it (sched_stat_runtime) if the kernel lets it load, else
+ * without it: b->tick_why says why. */
+static int load(struct job_bpf *b, const char **step)
+{
+	int err = load_once(b, step, true);
+	if (err) {
+		snprintf(b->tick_why, sizeof b->tick_why, "cannot %s it: %s%s%s", *step, strerror(-err),
+			 first_msg[0] ? "; libbpf: " : "", first_msg);
+		fs_jobstates__destroy(b->skel);
+		b->skel = NULL;
+		first_msg[0] = '\0';
+		if ((err = load_once(b, step, false)) != 0)
+			return err;
+	}
 	*step = "map the slots of";
 	b->slots_len = (size_t)FS_JS_MAX_THREADS * sizeof *b->slots;
 	b->slots = mmap(NULL, b->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -131,6 +154,11 @@ static int load(struct job_bpf *b, const char **step)
 		return -errno;
 	}
 	return 0;
+}
+
+const char *job_bpf_tick_why(const struct job_bpf *b)
+{
+	return b->tick_why[0] ? b->tick_why : NULL;
 }
 
 struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
@@ -237,7 +265,9 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		b->procs[b->used[i]] = (struct job_bpf_proc){0};
 	b->ntgids = 0;
 	for (uint32_t i = 0; i < hw; i++) {
-		struct fs_js_thread v = b->slots[i]; /* a copy: the kernel writes on */
+		struct fs_js_thread v; /* a copy: the kernel writes on */
+		if (!fs_js_copy(&v, &b->slots[i], 16))
+			b->torn++;
 		struct jb_prev *old = &b->prev[i];
 		if (v.state == FS_JS_FREE || v.tgid == 0) {
 			old->tid = 0;
@@ -250,6 +280,8 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		fs_js_totals_at(&v, now_ns, &cur);
 		bool same = old->tid == v.tid && old->start_ns == v.start_ns;
 		fs_js_totals_add_delta(&p->sum, same ? &old->tot : NULL, &cur);
+		if (same)
+			fs_js_totals_mark(&cur, &old->tot); /* what has been counted */
 		if (v.state == FS_JS_DEAD) {
 			old->tid = 0;
 			give_back(b, i);

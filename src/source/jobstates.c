@@ -32,6 +32,28 @@ void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals 
 	sum->iowait_ns += prev ? up(prev->iowait_ns, cur->iowait_ns) : cur->iowait_ns;
 }
 
+void fs_js_totals_mark(struct fs_js_totals *mark, const struct fs_js_totals *cur)
+{
+	for (int s = 0; s < FS_JS_NSTATES; s++)
+		if (cur->ns[s] > mark->ns[s])
+			mark->ns[s] = cur->ns[s];
+	if (cur->iowait_ns > mark->iowait_ns)
+		mark->iowait_ns = cur->iowait_ns;
+}
+
+bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int tries)
+{
+	for (int i = 0; i < tries; i++) {
+		uint32_t a = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+		memcpy(out, (const void *)slot, sizeof *out);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uint32_t b = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+		if (a == b && !(a & 1))
+			return true;
+	}
+	return false;
+}
+
 void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_columns *out)
 {
 	if (dt_ns == 0) {
@@ -52,7 +74,11 @@ void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_
 uint32_t fs_js_from_letter(char state)
 {
 	switch (state) {
-	case 'R': return FS_JS_RUNQ; /* on a CPU or not: the next switch tells */
+	/* on a CPU or waiting for one: the next switch tells. Taken as on a
+	 * CPU: a thread that is (a busy one may not switch for seconds) would
+	 * otherwise count as waiting until it does; one that waits is wrong
+	 * by one wait for a CPU at most. */
+	case 'R': return FS_JS_ONCPU;
 	case 'D': return FS_JS_BLOCKED;
 	case 'S': case 'I': return FS_JS_SLEEP;
 	default: return FS_JS_OTHER;

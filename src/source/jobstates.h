@@ -22,11 +22,22 @@ struct fs_js_totals {
  * entry changed after now_ns). */
 void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js_totals *out);
 
-/* Add cur - prev to sum, each figure clamped at 0 (a torn read of an entry
- * the kernel was updating may go back by a few ns; it is never negative
- * time). prev NULL: the thread is new, all of cur is in this interval. */
+/* Add cur - prev to sum, each figure clamped at 0. prev NULL: the thread is
+ * new, all of cur is in this interval. prev is what has been counted of the
+ * thread so far (fs_js_totals_mark): a figure once read higher than it
+ * settles (the open stretch on a CPU, counted whole until the kernel splits
+ * off the time it was not running; a torn read) is paid back from what
+ * accrues after it, not counted twice. */
 void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals *prev,
 			    const struct fs_js_totals *cur);
+
+/* Raise mark to cur, figure by figure: what has been counted after a read. */
+void fs_js_totals_mark(struct fs_js_totals *mark, const struct fs_js_totals *cur);
+
+/* Copy a record the kernel may be writing: between two equal, even values
+ * of its seq, at most `tries` times. False: it was being written each time
+ * (the copy is the last one, possibly torn). */
+bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int tries);
 
 /* A process's state columns for one interval. */
 struct fs_js_columns {

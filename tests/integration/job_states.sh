@@ -49,6 +49,27 @@ static double r_time(double *cpu)
 	*cpu = run / 1e9;
 	return (run + wait) / 1e9;
 }
+/* Each CPU's time stolen by the hypervisor and its busy time (user ..
+ * softirq + steal), in clock ticks, from /proc/stat's cpuN lines. */
+#define NCPU 256
+static int steal_busy(double *steal, double *busy)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f) { perror("/proc/stat"); exit(1); }
+	while (n < NCPU && fgets(line, sizeof line, f)) {
+		double v[8];
+		int cpu;
+		if (sscanf(line, "cpu%d %lf %lf %lf %lf %lf %lf %lf %lf", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5], &v[6], &v[7]) != 9)
+			continue;
+		steal[n] = v[7];
+		busy[n++] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	}
+	fclose(f);
+	return n;
+}
 struct share { double r0, c0, t0, r, c; };
 /* r: threads in R on average; c: of which on a CPU; r - c: runnable, waiting */
 static void begin(struct share *s) { s->r0 = r_time(&s->c0); s->t0 = now(); }
@@ -83,17 +104,25 @@ static void *duty(void *a)
 int main(int argc, char **argv)
 {
 	end_s = now() + (argc > 1 ? atof(argv[1]) : 6);
+	static double st0[NCPU], bz0[NCPU], st1[NCPU], bz1[NCPU];
+	int ncpu = steal_busy(st0, bz0);
 	begin(&sh[4]);
 	pthread_t t[4];
 	void *(*fn[4])(void *) = {spin, doze, dwait, duty};
 	for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, fn[i], &sh[i]);
 	for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
 	finish(&sh[4]);
+	if (steal_busy(st1, bz1) != ncpu) { fprintf(stderr, "CPUs changed\n"); return 1; }
 	/* threads in R on average (all five), and in D: the vfork thread is in
 	 * D whenever it is not in R (its loop outside vfork is a few us) */
 	double r = 0, c = 0;
 	for (int i = 0; i < 5; i++) r += sh[i].r, c += sh[i].c;
-	printf("%.4f %.4f %.4f %.4f\n", r, 1 - sh[2].r, c, r - c); /* on a CPU, waiting for one */
+	/* the largest share of a CPU's busy time the hypervisor took */
+	double f = 0;
+	for (int i = 0; i < ncpu; i++)
+		if (bz1[i] > bz0[i] && (st1[i] - st0[i]) / (bz1[i] - bz0[i]) > f)
+			f = (st1[i] - st0[i]) / (bz1[i] - bz0[i]);
+	printf("%.4f %.4f %.4f %.4f %.4f\n", r, 1 - sh[2].r, c, r - c, f); /* on a CPU, waiting for one */
 	return 0;
 }
 C
@@ -111,7 +140,7 @@ for states in bpf proc; do
 	bpf) [ "$got" = bpf ] || fail "the BPF path did not load (meta job.states: $got)" ;;
 	proc) [ "$got" = "proc: --states proc" ] || fail "--states proc: meta job.states is '$got'" ;;
 	esac
-	read -r want_run want_blk want_cpu want_wait <$states.truth
+	read -r want_run want_blk want_cpu want_wait steal <$states.truth
 	# the main process's rows (the vfork children are processes of their own)
 	# with an interval (all but the t = 0 one): the job's whole life, the
 	# window its truth is over
@@ -124,14 +153,23 @@ for states in bpf proc; do
 	[ $states = proc ] && tol=0.25
 	# 5 threads: what is neither R nor D is S (usleep, join)
 	want_slp=$(awk -v r="$want_run" -v d="$want_blk" 'BEGIN { print 5 - r - d }')
-	echo "--states $states: running $run (truth $want_run), blocked_io $blk (truth $want_blk), sleeping $slp (truth $want_slp), other $oth, cpu $cpu cores (truth $want_cpu; waiting for a CPU $want_wait), $n rows"
+	# On a virtual machine the hypervisor takes CPUs (steal): the kernel's
+	# count of a thread's execution (schedstat's first figure, the truth's
+	# time on a CPU) leaves that out, while the thread is in R all along: R
+	# by the clock exceeds the truth's R by the time stolen while its
+	# threads were on a CPU, at most cpu * f / (1 - f) with f the largest
+	# share of a CPU's busy time stolen during the job (all of it on the CPU
+	# most stolen from). cpu is the kernel's count on both paths (utime +
+	# stime; the BPF path splits the stolen time off into waiting for a CPU).
+	stolen=$(awk -v c="$want_cpu" -v f="$steal" 'BEGIN { printf "%.4f", f < 0.9 ? c * f / (1 - f) : 9 }')
+	echo "--states $states: running $run (truth $want_run), blocked_io $blk (truth $want_blk), sleeping $slp (truth $want_slp), other $oth, cpu $cpu cores (truth $want_cpu; waiting for a CPU $want_wait), $n rows; steal up to $steal of a CPU: up to $stolen threads in R more"
 	# the proc path may also read a thread woken but not yet run as still
 	# asleep (docs/schema.md): running may fall short, and sleeping exceed,
 	# by up to the time the threads waited for a CPU
 	slack=0
 	[ $states = proc ] && slack=$want_wait
-	for check in "running $run $want_run $slack 0" "blocked_io $blk $want_blk 0 0" \
-		"sleeping $slp $want_slp 0 $slack" "other $oth 0 0 0" "cpu $cpu $want_cpu 0 0"; do
+	for check in "running $run $want_run $slack $stolen" "blocked_io $blk $want_blk 0 0" \
+		"sleeping $slp $want_slp $stolen $slack" "other $oth 0 0 0" "cpu $cpu $want_cpu 0 0"; do
 		set -- $check
 		awk -v a="$2" -v b="$3" -v t="$tol" -v lo="$4" -v hi="$5" \
 			'BEGIN { exit !(a >= b - t - lo && a <= b + t + hi) }' ||

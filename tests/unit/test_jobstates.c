@@ -26,7 +26,7 @@ static void test_classify(void)
 	CHECK_INT(fs_js_classify(0x0008, 0), FS_JS_OTHER);   /* __TASK_TRACED: t */
 	CHECK_INT(fs_js_classify(0x0080, 0), FS_JS_OTHER);   /* TASK_DEAD */
 	CHECK_INT(fs_js_classify(0x1000, 0), FS_JS_BLOCKED); /* TASK_RTLOCK_WAIT: D */
-	CHECK_INT(fs_js_from_letter('R'), FS_JS_RUNQ);
+	CHECK_INT(fs_js_from_letter('R'), FS_JS_ONCPU); /* on a CPU or waiting for one: the next switch tells */
 	CHECK_INT(fs_js_from_letter('S'), FS_JS_SLEEP);
 	CHECK_INT(fs_js_from_letter('I'), FS_JS_SLEEP);
 	CHECK_INT(fs_js_from_letter('D'), FS_JS_BLOCKED);
@@ -105,6 +105,57 @@ static void test_delta_columns(void)
 	CHECK(isnan(col.running) && isnan(col.run_wait_pct) && isnan(col.blkio_delay_pct) && isnan(col.cpu_pct));
 }
 
+/* A thread on a CPU, read at three ticks: at the second read the open
+ * stretch is counted whole as on the CPU (120 ms); the kernel then settles
+ * it, 90 ms of it executing and 30 ms stolen by the hypervisor (RUNQ), and
+ * the thread runs on 50 ms. Counted against what was counted (the mark),
+ * the 30 ms read too high on the CPU is paid back from what accrued after:
+ * over the three reads, on the CPU 140 ms and waiting 30, as the kernel
+ * has them at the end, and none of it twice. */
+static void test_mark_pays_back(void)
+{
+	struct fs_js_totals r1, r2, r3, mark, sum;
+	memset(&r1, 0, sizeof r1);
+	r2 = r3 = mark = sum = r1;
+	r2.ns[FS_JS_ONCPU] = 120 * MS;
+	r3.ns[FS_JS_ONCPU] = 140 * MS; /* 90 settled + 50 open */
+	r3.ns[FS_JS_RUNQ] = 30 * MS;
+	fs_js_totals_add_delta(&sum, NULL, &r1);
+	fs_js_totals_mark(&mark, &r1);
+	fs_js_totals_add_delta(&sum, &mark, &r2);
+	fs_js_totals_mark(&mark, &r2);
+	CHECK_INT(sum.ns[FS_JS_ONCPU], 120 * MS);
+	fs_js_totals_add_delta(&sum, &mark, &r3);
+	fs_js_totals_mark(&mark, &r3);
+	CHECK_INT(sum.ns[FS_JS_ONCPU], 140 * MS);
+	CHECK_INT(sum.ns[FS_JS_RUNQ], 30 * MS);
+	CHECK_INT(mark.ns[FS_JS_ONCPU], 140 * MS);
+	/* a figure below the mark adds nothing until it passes it */
+	struct fs_js_totals r4 = r3;
+	r4.ns[FS_JS_ONCPU] = 130 * MS;
+	fs_js_totals_add_delta(&sum, &mark, &r4);
+	fs_js_totals_mark(&mark, &r4);
+	CHECK_INT(sum.ns[FS_JS_ONCPU], 140 * MS);
+	CHECK_INT(mark.ns[FS_JS_ONCPU], 140 * MS);
+}
+
+/* A record copied between two equal, even values of its seq; one being
+ * written (odd) is not taken as whole. */
+static void test_copy(void)
+{
+	struct fs_js_thread slot, out;
+	memset(&slot, 0, sizeof slot);
+	slot.tid = 42;
+	slot.ns[FS_JS_SLEEP] = 7;
+	slot.seq = 4;
+	CHECK(fs_js_copy(&out, &slot, 3));
+	CHECK_INT(out.tid, 42);
+	CHECK_INT(out.ns[FS_JS_SLEEP], 7);
+	slot.seq = 5; /* a writer stopped half way */
+	CHECK(!fs_js_copy(&out, &slot, 3));
+	CHECK_INT(out.tid, 42); /* the last copy, for want of a better */
+}
+
 static void test_states_parse(void)
 {
 	CHECK_INT(fs_js_states_parse("auto"), FS_STATES_AUTO);
@@ -120,6 +171,8 @@ int main(void)
 	test_classify();
 	test_totals_at();
 	test_delta_columns();
+	test_mark_pays_back();
+	test_copy();
 	test_states_parse();
 	return check_exit("test_jobstates");
 }

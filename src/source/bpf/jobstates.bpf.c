@@ -53,21 +53,66 @@ __u32 next_slot = 0; /* slots below it have been used */
 /* Threads of tracked processes that found no slot: never accounted. */
 __u64 dropped = 0;
 
-static __always_inline struct fs_js_thread *find(__u32 tid)
+/* Each CPU's current thread's slot + 1 when it is followed, else 0: set at
+ * each switch, so that the frequent runtime updates of threads not
+ * followed cost no hash lookup. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} on_cpu SEC(".maps");
+
+static __always_inline struct fs_js_thread *find_slot(__u32 tid, __u32 *slot_out)
 {
 	if (tid == 0) /* a CPU's idle task: half of all switches on a machine with idle time */
 		return NULL;
 	__u32 *slot = bpf_map_lookup_elem(&tids, &tid);
-	return slot ? bpf_map_lookup_elem(&slots, slot) : NULL;
+	if (!slot)
+		return NULL;
+	*slot_out = *slot;
+	return bpf_map_lookup_elem(&slots, slot);
 }
 
-/* Close the thread's current interval at now. */
-static __always_inline void account(struct fs_js_thread *t, __u64 now)
+static __always_inline struct fs_js_thread *find(__u32 tid)
+{
+	__u32 slot;
+	return find_slot(tid, &slot);
+}
+
+/* A writer's mark around a record's update (jobstates.h: seq). */
+static __always_inline void write_begin(struct fs_js_thread *t)
+{
+	__sync_fetch_and_add(&t->seq, 1);
+}
+
+static __always_inline void write_end(struct fs_js_thread *t)
+{
+	__sync_fetch_and_add(&t->seq, 1);
+}
+
+#define NO_EXEC (~0ULL)
+
+/* Close the thread's current interval at now. A stretch on a CPU is split
+ * by the kernel's own count of the thread's execution, exec (its
+ * se.sum_exec_runtime now; NO_EXEC where it is not up to date): that much
+ * is ONCPU, the rest (stolen by the hypervisor, taken by interrupts) RUNQ. */
+static __always_inline void account(struct fs_js_thread *t, __u64 now, __u64 exec)
 {
 	if (t->state >= FS_JS_NSTATES || now <= t->since_ns)
 		return;
 	__u64 d = now - t->since_ns;
-	t->ns[t->state & 7] += d;
+	if (t->state == FS_JS_ONCPU && exec != NO_EXEC) {
+		__u64 ex = exec > t->exec_ns ? exec - t->exec_ns : 0;
+		if (ex > d)
+			ex = d;
+		t->ns[FS_JS_ONCPU] += ex;
+		t->ns[FS_JS_RUNQ] += d - ex;
+	} else {
+		t->ns[t->state & 7] += d;
+	}
+	if (exec != NO_EXEC)
+		t->exec_ns = exec;
 	if (t->iowait)
 		t->iowait_ns += d;
 	t->since_ns = now;
@@ -84,15 +129,25 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct fs_js_thread *p = find(prev->pid);
 	if (p && p->state != FS_JS_DEAD) {
 		now = bpf_ktime_get_ns();
-		account(p, now);
+		write_begin(p);
+		/* prev's execution is up to date here (put_prev_task) */
+		account(p, now, prev->se.sum_exec_runtime);
 		p->state = fs_js_classify(prev->__state, preempt);
 		p->iowait = p->state != FS_JS_RUNQ && BPF_CORE_READ_BITFIELD(prev, in_iowait);
+		write_end(p);
 	}
-	struct fs_js_thread *n = find(next->pid);
+	__u32 zero = 0, nslot = 0;
+	struct fs_js_thread *n = find_slot(next->pid, &nslot);
+	__u32 *cur = bpf_map_lookup_elem(&on_cpu, &zero);
+	if (cur)
+		*cur = n ? nslot + 1 : 0;
 	if (n && n->state != FS_JS_DEAD) {
-		account(n, now ? now : bpf_ktime_get_ns());
+		write_begin(n);
+		account(n, now ? now : bpf_ktime_get_ns(), NO_EXEC);
 		n->state = FS_JS_ONCPU;
+		n->exec_ns = next->se.sum_exec_runtime; /* it does not run off a CPU */
 		n->iowait = 0;
+		write_end(n);
 	}
 	return 0;
 }
@@ -106,9 +161,11 @@ static __always_inline void woken(struct task_struct *task)
 	 * to waiting for one until its next switch. */
 	if (!t || t->state == FS_JS_DEAD || t->state == FS_JS_ONCPU)
 		return;
-	account(t, bpf_ktime_get_ns());
+	write_begin(t);
+	account(t, bpf_ktime_get_ns(), NO_EXEC);
 	t->state = FS_JS_RUNQ;
 	t->iowait = 0;
+	write_end(t);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -122,6 +179,34 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(fs_js_wakeup_new, struct task_struct *p)
 {
 	woken(p);
+	return 0;
+}
+
+/* The kernel has counted more execution of the thread on a CPU (at its
+ * scheduler tick and whenever its runqueue changes): settle the thread's
+ * stretch on the CPU once a tick's worth (FS_JS_SETTLE_NS) has accrued, so
+ * that what a reader sees of it as on the CPU, before the split, is at most
+ * that old. Most calls are of threads not followed: a per-CPU lookup is all
+ * they cost. A thread first seen while on a CPU (attach) is found from its
+ * first switch in. */
+#define FS_JS_SETTLE_NS 4000000ULL
+SEC("tp_btf/sched_stat_runtime")
+int BPF_PROG(fs_js_runtime, struct task_struct *tsk)
+{
+	__u32 zero = 0;
+	__u32 *cur = bpf_map_lookup_elem(&on_cpu, &zero);
+	if (!cur || *cur == 0)
+		return 0;
+	__u32 slot = *cur - 1;
+	struct fs_js_thread *t = bpf_map_lookup_elem(&slots, &slot);
+	if (!t || t->tid != (__u32)tsk->pid || t->state != FS_JS_ONCPU)
+		return 0;
+	__u64 exec = tsk->se.sum_exec_runtime;
+	if (exec - t->exec_ns < FS_JS_SETTLE_NS)
+		return 0;
+	write_begin(t);
+	account(t, bpf_ktime_get_ns(), exec);
+	write_end(t);
 	return 0;
 }
 
@@ -145,15 +230,18 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	if (!t)
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
+	write_begin(t);
 	t->tgid = tgid;
 	t->tid = tid;
 	t->iowait = 0;
 	t->execs = 0;
 	t->start_ns = t->since_ns = now;
+	t->exec_ns = 0;
 	t->iowait_ns = 0;
 	for (int i = 0; i < FS_JS_SLOTS; i++)
 		t->ns[i] = 0;
 	t->state = FS_JS_RUNQ;
+	write_end(t);
 	if (bpf_map_update_elem(&tids, &tid, &slot, BPF_ANY) < 0) {
 		t->state = FS_JS_FREE;
 		bpf_map_push_elem(&free_slots, &slot, 0);
@@ -181,9 +269,13 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	struct fs_js_thread *t = find(tid);
 	if (!t || t->state == FS_JS_DEAD)
 		return 0;
-	account(t, bpf_ktime_get_ns());
+	write_begin(t);
+	/* its execution as last counted (a tick ago at most: that part goes
+	 * to RUNQ) */
+	account(t, bpf_ktime_get_ns(), p->se.sum_exec_runtime);
 	t->state = FS_JS_DEAD;
 	t->iowait = 0;
+	write_end(t);
 	bpf_map_delete_elem(&tids, &tid); /* the slot stays until userspace has read it */
 	return 0;
 }

@@ -33,16 +33,24 @@ enum {
  * BLOCKED spent in io_schedule (task->in_iowait: delay accounting's blkio
  * delay, without its runnable tail). start_ns tells a reused tid apart;
  * execs tells userspace that the process's stat (its comm, its
- * environment's place) is worth reading now. */
+ * environment's place) is worth reading now.
+ * ONCPU holds the time the kernel counts as the thread's execution
+ * (se.sum_exec_runtime, exec_ns its value at since_ns): the rest of a
+ * stretch on a CPU, the time the hypervisor took the virtual CPU (steal)
+ * or interrupts held it, is RUNQ: runnable, not running. Both are settled
+ * when the thread leaves the CPU and at each scheduler tick it is on one.
+ * seq: odd while the program writes the record (a reader copies it between
+ * two equal even values). */
 struct fs_js_thread {
 	__u32 tgid;
 	__u32 state;
 	__u32 iowait;  /* the current state is an I/O wait */
 	__u32 tid;
 	__u32 execs;   /* programs it has run (exec) since it was followed */
-	__u32 pad;
+	__u32 seq;
 	__u64 start_ns;
 	__u64 since_ns;
+	__u64 exec_ns;
 	__u64 iowait_ns;
 	__u64 ns[FS_JS_SLOTS];
 };
