@@ -134,6 +134,8 @@ long fs_http_parse(const char *buf, size_t n, size_t max_head, struct fs_http_re
 	/* RFC 9112 2.2: empty lines before a request line are ignored */
 	while (p < end && (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')))
 		p += *p == '\n' ? 1 : 2;
+	if (end - p == 1 && *p == '\r') /* an empty line's CR: its LF is still to come */
+		return n >= max_head ? -400 : 0;
 	const char *nl = line_end(p, end);
 	if (!nl) {
 		if (!plausible_start(p, end))

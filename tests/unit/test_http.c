@@ -33,6 +33,10 @@ static void test_whole(void)
 	CHECK(parse("GET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", &r) > 0);
 	/* leading empty lines are skipped (RFC 9112 2.2) */
 	CHECK_INT(parse("\r\nGET / HTTP/1.1\r\n\r\n", &r), 20);
+	/* ... also when the first read holds only the CR of one (found by
+	 * tests/fuzz/fuzz_http.c: it was refused with 400) */
+	CHECK_INT(parse("\r", &r), 0);
+	CHECK_INT(parse("\r\n\r", &r), 0);
 }
 
 static void test_partial(void)
