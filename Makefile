@@ -8,7 +8,7 @@
 #   make scenarios-all  the same suite, each scenario REPEAT times (stable verdicts?)
 #   make tune-tests feedscope tune on jobs whose best setting is known (root; tests/tune/README.md)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
-#   make tsan       the I/O tracer and a threaded job under ThreadSanitizer
+#   make tsan       the I/O tracer and a threaded job, and run --export, under ThreadSanitizer
 #   make fuzz       libFuzzer targets (clang) in build/fuzz, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local
 #   make MPI=1      build/mpi/feedscope with OpenMPI, for `mpirun ... feedscope bench`
@@ -213,11 +213,13 @@ tune-tests: all $(FAKE_NVML)
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 # ThreadSanitizer: the tracer and its threaded test program built with
-# -fsanitize=thread in $(BUILD)/tsan, the program run under the tracer.
+# -fsanitize=thread in $(BUILD)/tsan, the program run under the tracer; and
+# feedscope itself, recording with its exporter scraped (tests/serve/).
 tsan: $(BUILD)/tests/trace_dump
 	$(MAKE) BUILD=$(BUILD)/tsan SANITIZE=thread $(BUILD)/tsan/libfeedscope-trace.so \
-		$(BUILD)/tsan/tests/trace/threads $(BUILD)/tsan/tests/trace/peers
+		$(BUILD)/tsan/tests/trace/threads $(BUILD)/tsan/tests/trace/peers $(BUILD)/tsan/feedscope
 	tests/trace/tsan.sh $(BUILD)/tsan $(BUILD)
+	tests/serve/tsan_exporter.sh $(BUILD)/tsan
 
 # Fuzzing (tests/fuzz/, not part of `make test`): every tests/fuzz/fuzz_*.c
 # built with clang's libFuzzer, ASan and UBSan in $(BUILD)/fuzz, then each

@@ -46,8 +46,14 @@ bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int t
 	for (int i = 0; i < tries; i++) {
 		uint32_t a = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 		memcpy(out, (const void *)slot, sizeof *out);
+		/* the copy's loads before the second read of seq */
+#ifdef __SANITIZE_THREAD__
+		__asm__ __volatile__("" ::: "memory"); /* TSan has no fences; x86 keeps loads in order */
+		uint32_t b = __atomic_load_n(&slot->seq, __ATOMIC_SEQ_CST);
+#else
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t b = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+#endif
 		if (a == b && !(a & 1))
 			return true;
 	}
