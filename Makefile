@@ -23,12 +23,12 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
            -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw
 # libhdf5 (Debian's libhdf5-dev: serial, under its own include directory) for
-# bench generate's hdf5 format; only src/bench/gen_hdf5.c includes it
+# bench generate's hdf5 format; only src/bench/format/gen_hdf5.c includes it
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5)
 
 # make MPI=1: the same sources built with Debian's OpenMPI (mpicc, -DFS_MPI)
-# into build/mpi/feedscope, for `mpirun -n K feedscope bench ...` (src/bench/mpi.h).
+# into build/mpi/feedscope, for `mpirun -n K feedscope bench ...` (src/bench/emu/mpi.h).
 ifeq ($(MPI),1)
 override BUILD  := $(if $(filter %/mpi,$(BUILD)),$(BUILD),$(BUILD)/mpi)
 override CC     := mpicc
@@ -99,7 +99,7 @@ all: $(BUILD)/feedscope $(MARKER) $(TRACE_LIB)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/obj/src/bench/gen_hdf5.o: CFLAGS += $(HDF5_CFLAGS)
+$(BUILD)/obj/src/bench/format/gen_hdf5.o: CFLAGS += $(HDF5_CFLAGS)
 
 $(BUILD)/libfeedscope.a: $(LIB_OBJ)
 	@rm -f $@

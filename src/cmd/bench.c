@@ -1,7 +1,7 @@
 /* bench - `feedscope bench [run]`: emulate a training job's reads (and
  * checkpoint) on a generated dataset and say whether the storage keeps the
  * emulated accelerators busy; `bench generate` and `bench clean` are
- * dispatched to src/bench/gen.c. Exit status: 0 when the run completed
+ * dispatched to src/bench/format/gen.c. Exit status: 0 when the run completed
  * (whether the AU passed or not: see "passed" in the output), 1 when it
  * failed (a read error), 2 on bad usage (nothing read or written). */
 #include <errno.h>
@@ -16,18 +16,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/checkpoint.h"
-#include "bench/dataset.h"
-#include "bench/engine.h"
-#include "bench/gen.h"
-#include "bench/mpi.h"
-#include "bench/run.h"
-#include "bench/run_report.h"
-#include "bench/safety.h"
-#include "bench/usage.h"
-#include "bench/workload.h"
+#include "bench/emu/checkpoint.h"
+#include "bench/format/dataset.h"
+#include "bench/io/engine.h"
+#include "bench/format/gen.h"
+#include "bench/emu/mpi.h"
+#include "bench/emu/run.h"
+#include "bench/emu/run_report.h"
+#include "bench/host/safety.h"
+#include "bench/host/usage.h"
+#include "bench/workload/workload.h"
 #include "cmd/bench_outputs.h"
 #include "cmd/cmd.h"
+#include "store/bench_db.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/mpi.h"
+#include "bench/emu/mpi.h"
 #include "render/dlio_summary.h"
 #include "util/fmt.h"
 #include "util/log.h"
 #include "util/paths.h"
 
-/* MLPerf Storage's rule (bench/cache_guard.h): the dataset at least 5x the
+/* MLPerf Storage's rule (bench/host/cache_guard.h): the dataset at least 5x the
  * client's memory, unless --direct. Under MPI every rank checks its own host; one that may
  * cache flags the run, and the smallest memory is reported. Warned once. */
 void fs_bench_cache_guard(const char *dir, uint64_t dataset_bytes, bool direct, bool allow_cache, bool quiet,

@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/cache_guard.h"
-#include "bench/run_report.h"
+#include "bench/host/cache_guard.h"
+#include "bench/emu/run_report.h"
 
 /* MLPerf Storage's rule for a dataset of dataset_bytes read from dir: g
- * filled (bench/cache_guard.h), reduced over MPI ranks (one rank that may
+ * filled (bench/host/cache_guard.h), reduced over MPI ranks (one rank that may
  * cache flags the run; the smallest memory is kept), never set with direct
  * (O_DIRECT bypasses the page cache). Warns once unless quiet. Collective. */
 void fs_bench_cache_guard(const char *dir, uint64_t dataset_bytes, bool direct, bool allow_cache, bool quiet,

@@ -1,4 +1,4 @@
-/* probe - the raw ceilings of the storage under a directory (bench/probe.h,
+/* probe - the raw ceilings of the storage under a directory (bench/probe/probe.h,
  * docs/probe.md): options, the text table or the JSON document, and the
  * record in the probes database. */
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/probe.h"
-#include "bench/usage.h"
+#include "bench/probe/probe.h"
+#include "bench/host/usage.h"
 #include "cmd/cmd.h"
 #include "render/fio_json.h"
 #include "util/fmt.h"

@@ -16,7 +16,7 @@
 #include "analysis/query.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
-#include "bench/run_report.h"
+#include "bench/emu/run_report.h"
 #include "cmd/cmd.h"
 #include "render/html.h"
 #include "render/summary_text.h"

@@ -18,7 +18,7 @@
 #include "analysis/summary.h"
 #include "analysis/merge.h"
 #include "analysis/verdict.h"
-#include "bench/probe.h"
+#include "bench/probe/probe.h"
 #include "render/summary_text.h"
 #include "store/retain.h"
 #include "source/jobstates.h"

@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "bench/run_report.h"
+#include "bench/emu/run_report.h"
 
 /* Write b's summary.json to out (one document and a newline). */
 void fs_dlio_summary_write(FILE *out, const struct fs_bench_report *b);

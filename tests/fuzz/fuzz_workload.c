@@ -1,5 +1,5 @@
 /* fuzz_workload - libFuzzer target: the DLIO workload YAML loader
- * (src/bench/workload.h, fs_workload_load), through its public API only.
+ * (src/bench/workload/workload.h, fs_workload_load), through its public API only.
  *
  * The input is the YAML file's bytes. It is written to a memfd and loaded
  * through /proc/self/fd/N (a path, so the loader reads it as a file, the way
@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bench/workload.h"
+#include "bench/workload/workload.h"
 #include "util/log.h"
 
 static int memfd = -1;

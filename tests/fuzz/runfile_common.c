@@ -15,7 +15,7 @@
 #include "analysis/summary.h"
 #include "analysis/thresholds.h"
 #include "analysis/verdict.h"
-#include "bench/run_report.h"
+#include "bench/emu/run_report.h"
 #include "render/csv.h"
 #include "render/diff.h"
 #include "render/html.h"

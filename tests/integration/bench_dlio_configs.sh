@@ -99,7 +99,8 @@ BADVALUE=1 refused llama3_8b_checkpoint num_checkpoints_read ++workload.checkpoi
 # ---- generate_data + train + checkpoint in one `bench` ----
 d=$TEST_TMP/d-llama_8b_zero3
 "$F" bench --config "$FX/llama_8b_zero3.yaml" --dir "$d" --scale 0.0001 --json --quiet $FAST \
-	++workload.model.model_size=65536 >z.json 2>err || fail "llama_8b_zero3: exit $? ($(cat err))"
+	++workload.model.model_size=65536 ++workload.model.num_layers=0 >z.json 2>err ||
+	fail "llama_8b_zero3: exit $? ($(cat err))"
 [ "$(json z.json 'd["checkpoint"]["bytes"]')" = $((5 * 7)) ] ||
 	fail "llama_8b_zero3: 5 steps, a checkpoint each: $(json z.json 'd.get("checkpoint")')"
 accepted=$((accepted + 1))
@@ -187,6 +188,28 @@ sed 's/^  read_threads: 4$/  read_threads: 4\n  turbo: 1\n  warp: 2/' "$FX/unet3
 "$F" bench --config unk.yaml --dir "$TEST_TMP/unk" --steps 1 --quiet $SMALL $FAST ++workload.dataset.num_files_train=1 \
 	++workload.reader.batch_size=1 >/dev/null 2>err || fail "unknown keys (run): $(cat err)"
 [ ! -s err ] || fail "--quiet did not silence: $(cat err)"
+
+# ---- storage_library on local storage: not used, said once (reader or
+# storage section, file or override); --quiet: nothing ----
+sed 's/^  read_threads: 4$/  read_threads: 4\n  storage_library: s3torchconnector/' "$FX/unet3d_h100.yaml" >lib.yaml
+grep -q 'storage_library: s3torchconnector' lib.yaml || fail "lib.yaml: the sed did not add the key"
+"$F" bench generate --config lib.yaml --dir "$TEST_TMP/lib" $SMALL ++workload.dataset.num_files_train=1 \
+	++workload.storage.storage_library=s3torchconnector >/dev/null 2>err || fail "storage_library: $(cat err)"
+[ "$(grep -c "storage_library 's3torchconnector' is not used" err)" -eq 1 ] ||
+	fail "storage_library is not warned once per document: $(cat err)"
+grep -q "lib.yaml:[0-9]*: reader.storage_library" err || fail "storage_library: no file:line and key: $(cat err)"
+"$F" bench generate --config lib.yaml --dir "$TEST_TMP/lib2" $SMALL --quiet ++workload.dataset.num_files_train=1 \
+	>/dev/null 2>err || fail "storage_library --quiet: $(cat err)"
+[ ! -s err ] || fail "--quiet did not silence storage_library: $(cat err)"
+
+# ---- older DLIO format names: dlio_npz, dlio_tfrecord ----
+for old in dlio_npz:npz DLIO_TFRECORD:tfrecord; do
+	"$F" bench generate --config "$FX/unet3d_h100.yaml" --dir "$TEST_TMP/old-${old%%:*}" $SMALL --quiet \
+		++workload.dataset.num_files_train=1 ++workload.dataset.format=${old%%:*} >/dev/null 2>err ||
+		fail "format ${old%%:*}: $(cat err)"
+	grep -qx "format ${old#*:}" "$TEST_TMP/old-${old%%:*}/.feedscope-dataset" ||
+		fail "format ${old%%:*} did not write ${old#*:}: $(head -3 "$TEST_TMP/old-${old%%:*}/.feedscope-dataset")"
+done
 
 # ---- every preset at a small scale ----
 for p in unet3d resnet50 cosmoflow bert; do

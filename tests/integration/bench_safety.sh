@@ -1,5 +1,5 @@
 # The safety rules of `feedscope bench generate` and `bench clean`
-# (src/bench/safety.h): bad usage and every refusal exit 2 before writing
+# (src/bench/host/safety.h): bad usage and every refusal exit 2 before writing
 # anything; a non-empty directory without the marker is left exactly as it
 # was (listing and mtimes); symlinks planted inside are never followed;
 # `bench clean` removes only what feedscope made; nothing is ever written

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/cache_guard.h"
+#include "bench/host/cache_guard.h"
 #include "check.h"
 #include "render/dlio_summary.h"
 #include "render/fio_json.h"

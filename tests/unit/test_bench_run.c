@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/run.h"
+#include "bench/emu/run.h"
 #include "check.h"
 
 static void perm_is_bijection(uint64_t n, uint64_t key)

@@ -1,4 +1,4 @@
-/* Checkpoints (bench/checkpoint.h) in a temporary benchmark directory: every
+/* Checkpoints (bench/emu/checkpoint.h) in a temporary benchmark directory: every
  * engine, with and without O_DIRECT, writes and reads back the exact size;
  * the bytes split across files named by rank; kept files have the right
  * sizes and non-trivial contents; nothing is left when keep is false; and
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/checkpoint.h"
-#include "bench/dataset.h"
-#include "bench/safety.h"
+#include "bench/emu/checkpoint.h"
+#include "bench/format/dataset.h"
+#include "bench/host/safety.h"
 #include "check.h"
 
 static char top[] = "/tmp/fs-ckpt-XXXXXX";

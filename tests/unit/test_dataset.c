@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/dataset.h"
-#include "bench/gen_int.h"
-#include "bench/gen_io.h"
-#include "bench/safety.h"
+#include "bench/format/dataset.h"
+#include "bench/format/gen_int.h"
+#include "bench/format/gen_io.h"
+#include "bench/host/safety.h"
 #include "check.h"
 
 static char root[] = "/tmp/test_dataset.XXXXXX";
@@ -390,25 +390,25 @@ static void test_formats(void)
 		if (!fmt)
 			continue;
 		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-			uint32_t n = fmt->one_sample_per_file ? 1 : 4;
+			uint32_t n = fmt->ops->one_sample_per_file ? 1 : 4;
 			uint64_t sizes[4];
 			for (uint32_t k = 0; k < 4; k++)
-				sizes[k] = fmt->per_file_length ? cases[c][0] : cases[c][k];
+				sizes[k] = fmt->ops->per_file_length ? cases[c][0] : cases[c][k];
 			struct fs_dataset_rec recs[4];
-			uint64_t total = fmt->layout(sizes, n, recs);
-			CHECK_INT(fmt->layout(sizes, n, NULL), total);
+			uint64_t total = fmt->ops->layout(sizes, n, recs);
+			CHECK_INT(fmt->ops->layout(sizes, n, NULL), total);
 			uint64_t pos = 0;
 			for (uint32_t k = 0; k < n; k++) {
-				if (!fmt->has_index)
+				if (!fmt->ops->has_index)
 					CHECK_INT(recs[k].offset, pos);
-				CHECK(recs[k].length >= (fmt->has_index ? sizes[k] : 1));
+				CHECK(recs[k].length >= (fmt->ops->has_index ? sizes[k] : 1));
 				pos = recs[k].offset + recs[k].length;
 			}
 			CHECK_INT(pos, total);
 			int fd = open(path("fmt.out"), O_RDWR | O_CREAT | O_TRUNC, 0644);
 			struct fs_gen_out o;
 			fs_gen_out_init(&o, fd, buf, 4096, 9, NULL);
-			CHECK_INT(fmt->write(&o, sizes, n, 0), 0);
+			CHECK_INT(fmt->ops->write(&o, sizes, n, 0), 0);
 			CHECK_INT(fs_gen_out_flush(&o), 0);
 			CHECK_INT(o.pos, total);
 			struct stat st;
@@ -423,17 +423,35 @@ static void test_formats(void)
 	CHECK(fs_gen_format_find_dlio("NPZ") == fs_gen_format_find("npz"));
 	CHECK(fs_gen_format_find_dlio("HDF5") == fs_gen_format_find("hdf5"));
 	CHECK(fs_gen_format_find_dlio("parquet") == NULL);
+	/* older DLIO configs' names of npz and tfrecord; aliases only for DLIO */
+	CHECK(fs_gen_format_find_dlio("dlio_npz") == fs_gen_format_find("npz"));
+	CHECK(fs_gen_format_find_dlio("DLIO_TFRECORD") == fs_gen_format_find("tfrecord"));
+	CHECK(fs_gen_format_find("dlio_npz") == NULL);
+	CHECK(fs_gen_format_find("indexed_binary") == NULL);
+	/* the one table: every name once, the listed names are the table's */
+	CHECK_INT(fs_gen_nformats, sizeof names / sizeof names[0]);
+	{
+		char list[256] = "";
+		for (size_t f = 0; f < sizeof names / sizeof names[0]; f++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", f ? " " : "", names[f]);
+		CHECK_STR(fs_gen_format_names(), list);
+		CHECK_STR(fs_gen_format_dlio_names(), "dlio_npz (npz), dlio_tfrecord (tfrecord), indexed_binary (indexed), "
+						      "mmap_indexed_binary (indexed)");
+		for (size_t i = 0; i < fs_gen_nformats; i++)
+			for (size_t k = i + 1; k < fs_gen_nformats; k++)
+				CHECK(strcmp(fs_gen_formats[i].name, fs_gen_formats[k].name) != 0);
+	}
 	/* a png of dim = round(sqrt(len)): 256 x 256 from 65536 bytes, two stored blocks */
 	const struct fs_gen_format *png = fs_gen_format_find("png");
 	uint64_t len = 65536;
-	CHECK_INT(png->layout(&len, 1, NULL), 8 + 25 + 2 * 17 + 2 + 256 * 257 + 4 + 12);
+	CHECK_INT(png->ops->layout(&len, 1, NULL), 8 + 25 + 2 * 17 + 2 + 256 * 257 + 4 + 12);
 	/* csv rows: exactly the sample's bytes, a newline last, no comma before it */
 	const struct fs_gen_format *csv = fs_gen_format_find("csv");
 	uint64_t rows[3] = {1, 8, 4097};
 	int fd = open(path("c.csv"), O_RDWR | O_CREAT | O_TRUNC, 0644);
 	struct fs_gen_out o;
 	fs_gen_out_init(&o, fd, buf, 4096, 5, NULL);
-	CHECK_INT(csv->write(&o, rows, 3, 0), 0);
+	CHECK_INT(csv->ops->write(&o, rows, 3, 0), 0);
 	fs_gen_out_flush(&o);
 	char text[4200] = "";
 	CHECK(pread(fd, text, sizeof text, 0) == 4106);
@@ -461,12 +479,12 @@ static void test_jpeg(void)
 	uint8_t *buf = malloc(1 << 16);
 	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
 		uint64_t len = lens[i];
-		uint64_t total = fmt->layout(&len, 1, NULL);
+		uint64_t total = fmt->ops->layout(&len, 1, NULL);
 		CHECK(total == len || (len < 164 && (total == 159 || total == 163)));
 		int fd = open(path("j.jpg"), O_RDWR | O_CREAT | O_TRUNC, 0644);
 		struct fs_gen_out o;
 		fs_gen_out_init(&o, fd, buf, 1 << 16, 3, NULL);
-		fmt->write(&o, &len, 1, 0);
+		fmt->ops->write(&o, &len, 1, 0);
 		fs_gen_out_flush(&o);
 		CHECK_INT(o.pos, total);
 		uint8_t *f = malloc(total);

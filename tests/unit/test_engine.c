@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/engine.h"
+#include "bench/io/engine.h"
 #include "check.h"
 
 #define FILE_BYTES (1024 * 1024 + 1000) /* not a multiple of 4096: a short last read */

@@ -1,4 +1,4 @@
-/* The probe (bench/probe.h): the probes database (path from the
+/* The probe (bench/probe/probe.h): the probes database (path from the
  * environment, save, lookup of the latest figures per device, round trip),
  * and fs_probe_run on a temporary directory with tiny sizes: every figure
  * measured, nothing left behind, the refusals. */
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/probe.h"
+#include "bench/probe/probe.h"
 #include "check.h"
 
 static char dir[] = "/tmp/fs-probe-XXXXXX";

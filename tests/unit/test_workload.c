@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/workload.h"
-#include "bench/workload_int.h"
+#include "bench/workload/workload.h"
+#include "bench/workload/workload_int.h"
 #include "check.h"
 
 #define Y "tests/bench/yaml/"
@@ -216,6 +216,20 @@ int main(void)
 	CHECK(!w.train && w.checkpoint);
 	CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14);
 	CHECK_STR(w.name, "llama_8b");
+	/* DLIO writes model_size as a model-state file of its own, beside the
+	 * layers and optimizer state: the checkpoint is the sum (DLIO's llama
+	 * configs give model_size 5643 with a transformer) */
+	{
+		char *ov[] = {"++workload.model.model_size=5643"};
+		CHECK_INT(load_ov(Y "llama_transformer.yaml", ov, 1, 1, &w, why), 0);
+		CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14 + 5643);
+		char *ov0[] = {"++workload.model.model_size=5643", "++workload.model.num_layers=0"};
+		CHECK_INT(load_ov(Y "llama_transformer.yaml", ov0, 2, 1, &w, why), 0);
+		CHECK_INT(w.checkpoint_bytes, 5643); /* no layers: no layer or optimizer state */
+		char *ovn[] = {"++workload.model.num_layers=-1"};
+		CHECK_INT(load_ov(Y "llama_transformer.yaml", ovn, 1, 1, &w, why), -1);
+		CHECK(strstr(why, "model.num_layers") != NULL);
+	}
 
 	/* bad files: the key and the value in the reason */
 	bad(Y "bad_files.yaml", "bad_files.yaml:3: dataset.num_files_train: 'abc' is not a positive whole number");
