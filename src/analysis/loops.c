@@ -457,7 +457,10 @@ static void loop_gpu(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
  * and its first busy one after (shutdown, start-up, the first batch), as
  * the hook's epoch_end phase and step 0's excess wait do. The first
  * generation, before any accelerator use, has no gap. Within the process's
- * loop span (q's window); gpu_filter selects its GPU. */
+ * loop span (q's window); gpu_filter selects its GPU. Past a run file's
+ * first hour the raw rows are kept around each generation (store/retain.h):
+ * a gap whose ticks are not all there (the rows between were let go) is
+ * not known, and not counted. */
 static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *gpu_filter)
 {
 	L->epoch_excess_s = 0;
@@ -467,10 +470,11 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 				   " JOIN f ON f.pid = p.pid WHERE p.ppid = ?3 AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.")
 				   " GROUP BY p.t)"
 				   " WHERE fresh = n ORDER BY t");
-	char sql[256];
+	char sql[512];
 	/* The generation's tick covers (t - dt, t], the GPU sample of that tick
 	 * too: busy then is busy before the workers came. */
-	snprintf(sql, sizeof sql, "SELECT a, b, (SELECT dt_s FROM ticks WHERE t = b) FROM"
+	snprintf(sql, sizeof sql, "SELECT a, b, (SELECT dt_s FROM ticks WHERE t = b),"
+		 " (SELECT total(dt_s) FROM ticks WHERE t > a AND t <= b) FROM"
 		 " (SELECT (SELECT max(t) FROM gpu WHERE util_pct > 0 AND t <= ?4 AND t >= ?1%s) AS a,"
 		 " (SELECT min(t) FROM gpu WHERE util_pct > 0 AND t > ?4 AND t <= ?2%s) AS b)", gpu_filter, gpu_filter);
 	sqlite3_stmt *gap = st ? fs_q_prep(q, sql) : NULL;
@@ -481,9 +485,9 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 		sqlite3_bind_int(gap, 5, L->local_rank);
 		if (fs_q_step(q, gap)) {
 			/* the idle samples between a and b cover (a, b - dt_b] */
-			double a = fs_q_col(gap, 0), b = fs_q_col(gap, 1), dt = fs_q_col(gap, 2);
+			double a = fs_q_col(gap, 0), b = fs_q_col(gap, 1), dt = fs_q_col(gap, 2), covered = fs_q_col(gap, 3);
 			double idle = b - a - (dt > 0 ? dt : 0);
-			if (idle > 0) {
+			if (idle > 0 && covered >= 0.99 * (b - a)) {
 				L->epoch_excess_s += idle;
 				L->epoch_starts++;
 			}
@@ -491,6 +495,14 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 	}
 	sqlite3_finalize(gap);
 	sqlite3_finalize(st);
+}
+
+/* Whether the run file has phases_1m (schema 8). */
+static bool has_phases_1m(struct fs_q *q)
+{
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT 1 FROM phases_1m LIMIT 0");
+	sqlite3_finalize(st);
+	return st != NULL;
 }
 
 /* Everything the accounting needs about the training process ?3. */
@@ -511,8 +523,14 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 	fs_q_row(q, "SELECT sum(t_end - t_start) FROM phases WHERE name = 'epoch_end' AND pid = ?3"
 	       " AND t_end >= ?1 AND t_start <= ?2", 1, &v);
 	L->epoch_end_s = v > 0 ? v : 0;
-	fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'collective' AND pid = ?3"
-	       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
+	/* per minute (a DDP job's collectives past the raw windows are gone:
+	 * store/retain.h) from phases_1m, where the run file has it */
+	if (fs_q_tier(q) && has_phases_1m(q))
+		fs_q_row(q, "SELECT sum(n), sum(phase_s) FROM phases_1m WHERE name = 'collective' AND pid = ?3 AND "
+		       FS_Q_TIER_WINDOW(""), 2, &n, &total);
+	else
+		fs_q_row(q, "SELECT count(*), sum(t_end - t_start) FROM phases WHERE name = 'collective' AND pid = ?3"
+		       " AND t_end >= ?1 AND t_start <= ?2", 2, &n, &total);
 	L->collectives = to_count(n);
 	L->collective_s = n > 0 ? total : 0;
 	fs_q_row(q, "SELECT sum(t_end - t_start) FROM phases WHERE name = 'checkpoint' AND pid = ?3"

@@ -9,6 +9,7 @@
 
 #include "analysis/query.h"
 #include "analysis/sync.h"
+#include "store/retain.h"
 
 int fs_merge_head(const char *path, struct fs_merge_file *f, char *err, size_t errlen)
 {
@@ -59,13 +60,26 @@ int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err,
 		return -1;
 	bool ok = true;
 	/* the whole run, whatever the window: the k-th collective and the k-th
-	 * step are counted from each process's first */
+	 * step are counted from each process's first. Past its first hour a
+	 * run file keeps the collectives only in windows (store/retain.h),
+	 * the same ones for all its processes but for a collective at a
+	 * window's edge, which would pair the k-th of one with the (k+1)-th of
+	 * another: then the first FS_RETAIN_HEAD_S alone (kept whole), or what
+	 * is kept when that has none (a job whose ranks met later). */
+	char keep[64] = "";
+	fs_q_meta(&q, "retention", keep, sizeof keep);
+	bool head = keep[0] && strcmp(keep, "all") != 0;
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT t_end FROM phases WHERE name = 'collective' AND pid = ?3 AND t_end <= %.17g"
+		 " ORDER BY t_start", head ? FS_RETAIN_HEAD_S : 1e308); /* 1e308: every one */
 	bool steps = f->want_steps || f->m.nloops > 1;
 	for (int i = 0; i < f->m.nloops && ok; i++) {
 		q.trainer = f->m.loops[i].pid;
-		ok = read_series(&q, "SELECT t_end FROM phases WHERE name = 'collective' AND pid = ?3 ORDER BY t_start",
-				 &f->coll_end[i]) &&
-		     (!steps || fs_metrics_read_steps(&q, f->m.loops[i].pid, false, &f->steps[i]));
+		ok = read_series(&q, sql, &f->coll_end[i]);
+		if (ok && head && f->coll_end[i].n == 0)
+			ok = read_series(&q, "SELECT t_end FROM phases WHERE name = 'collective' AND pid = ?3 ORDER BY t_start",
+					 &f->coll_end[i]);
+		ok = ok && (!steps || fs_metrics_read_steps(&q, f->m.loops[i].pid, false, &f->steps[i]));
 	}
 	ok = ok && fs_peers_load(&q, 0, &f->peers) == 0;
 	int rc = ok && !fs_q_failed(&q) ? 0 : -1;

@@ -10,6 +10,7 @@ void fs_retain_init(struct fs_retain *r)
 	memset(r, 0, sizeof *r);
 	r->step_mean_s = NAN;
 	r->last_stall = -INFINITY;
+	r->last_restart = -INFINITY;
 	for (int i = 0; i < FS_RETAIN_GPUS; i++)
 		r->idle_from[i] = NAN;
 }
@@ -53,6 +54,42 @@ static bool real(const struct fs_value *v, double *x)
 	return fs_value_num(v, x) && isfinite(*x);
 }
 
+/* The slot of pid in set (open addressing): its own, or the free one it
+ * would take; -1 when the set is full without it. */
+static int slot(const int *set, int pid)
+{
+	unsigned h = (unsigned)pid * 2654435761u;
+	for (int i = 0; i < FS_RETAIN_PIDS; i++) {
+		int k = (int)((h + (unsigned)i) % FS_RETAIN_PIDS);
+		if (set[k] == pid || set[k] == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* A process's sample: its first, when its parent's first child came on an
+ * earlier tick, is a new generation of children. */
+static void proc_row(struct fs_retain *r, double t, int pid, int ppid)
+{
+	int k = pid > 0 ? slot(r->seen, pid) : -1;
+	if (k < 0 || r->seen[k] == pid)
+		return; /* seen before, or no room to tell */
+	r->seen[k] = pid;
+	int p = ppid > 0 ? slot(r->parent, ppid) : -1;
+	if (p < 0)
+		return;
+	if (r->parent[p] != ppid) {
+		r->parent[p] = ppid;
+		r->first_child_t[p] = t;
+		return;
+	}
+	if (t > r->first_child_t[p] && t >= r->last_restart + FS_RETAIN_RESTART_EVERY_S) {
+		r->last_restart = t;
+		r->restarts++;
+		add(r, t - FS_RETAIN_RESTART_BEFORE_S, t + FS_RETAIN_RESTART_AFTER_S, FS_RETAIN_ALL);
+	}
+}
+
 void fs_retain_row(struct fs_retain *r, const struct fs_row *row)
 {
 	double t, x, y;
@@ -75,6 +112,12 @@ void fs_retain_row(struct fs_retain *r, const struct fs_row *row)
 		if (real(&row->v[FS_PHASES_t_start], &x) && real(&row->v[FS_PHASES_t_end], &y))
 			add(r, x - FS_RETAIN_PHASE_MARGIN_S, y + FS_RETAIN_PHASE_MARGIN_S, FS_RETAIN_GPU);
 		return;
+	case FS_T_PROC: {
+		double pid, ppid;
+		if (real(&row->v[FS_PROC_t], &t) && real(&row->v[FS_PROC_pid], &pid) && real(&row->v[FS_PROC_ppid], &ppid))
+			proc_row(r, t, (int)pid, (int)ppid);
+		return;
+	}
 	case FS_T_GPU: {
 		double g;
 		if (!real(&row->v[FS_GPU_t], &t) || !real(&row->v[FS_GPU_util_pct], &x) || !real(&row->v[FS_GPU_gpu], &g) ||

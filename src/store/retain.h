@@ -12,9 +12,17 @@
  *     GPU's samples inside it, FS_RETAIN_PHASE_MARGIN_S either side (the
  *     accelerator's use during a checkpoint is read from them);
  *   - each epoch's first FS_RETAIN_EPOCH_STEPS steps (step 0's wait beyond
- *     the usual one is the epoch-start bucket).
+ *     the usual one is the epoch-start bucket);
+ *   - a new generation of a process's children (a child first seen on a
+ *     later tick than the process's first child: non-persistent DataLoader
+ *     workers started for the next epoch): every table's rows from
+ *     FS_RETAIN_RESTART_BEFORE_S before to FS_RETAIN_RESTART_AFTER_S after
+ *     it, at most one every FS_RETAIN_RESTART_EVERY_S (without steps, the
+ *     epoch boundaries are read from them: analysis/loops.c).
  * Everything else is deleted a minute at a time, once the minute has left
- * the latest FS_RETAIN_TAIL_S (store.c). `--keep-all` keeps every row.
+ * the latest FS_RETAIN_TAIL_S (store.c): of the phases, the collectives
+ * (one per step and rank in a DDP job; phases_1m counts them all). The
+ * other phases are kept whole. `--keep-all` keeps every row.
  *
  * Pure: rows in, spans out; no SQLite here. */
 #ifndef FS_RETAIN_H
@@ -32,8 +40,12 @@
 #define FS_RETAIN_STALL_EVERY_S 1800.0
 #define FS_RETAIN_PHASE_MARGIN_S 2.0
 #define FS_RETAIN_EPOCH_STEPS 64
+#define FS_RETAIN_RESTART_BEFORE_S 30.0
+#define FS_RETAIN_RESTART_AFTER_S 30.0
+#define FS_RETAIN_RESTART_EVERY_S 60.0
 #define FS_RETAIN_SPANS 4096
 #define FS_RETAIN_GPUS 16
+#define FS_RETAIN_PIDS 4096 /* processes told apart (more: the later ones add no span) */
 
 /* What a span keeps: every table's rows, or the GPU's alone. */
 enum fs_retain_kind { FS_RETAIN_ALL, FS_RETAIN_GPU };
@@ -52,12 +64,19 @@ struct fs_retain {
 	double idle_from[FS_RETAIN_GPUS]; /* since when the GPU is idle (NaN: busy) */
 	bool worked[FS_RETAIN_GPUS];
 	long stalls;        /* kept so far */
+	/* processes seen (open addressing, 0 free), and of each parent the t
+	 * of its first child */
+	int seen[FS_RETAIN_PIDS];
+	int parent[FS_RETAIN_PIDS];
+	double first_child_t[FS_RETAIN_PIDS];
+	double last_restart; /* t of the latest generation kept (-inf: none) */
+	long restarts;       /* generations kept so far */
 };
 
 void fs_retain_init(struct fs_retain *r);
 
-/* Look at a row as it is stored: a step, a phase or a GPU sample may add
- * a span. */
+/* Look at a row as it is stored: a step, a phase, a GPU sample or a
+ * process's first sample may add a span. */
 void fs_retain_row(struct fs_retain *r, const struct fs_row *row);
 
 /* The stretches of (a, b] that no span of the kinds given keeps (for the

@@ -42,7 +42,15 @@ static const struct spec specs[FS_RT__COUNT] = {
 			       FS_IO_CLASSES_write_bytes, FS_IO_CLASSES_sync_s, FS_IO_CLASSES_meta_s, FS_IO_CLASSES_calls},
 			      7, -1},
 	[FS_RT_STEPS] = {FS_T_STEPS, "steps_1m", {FS_STEPS_pid, FS_STEPS_loader, FS_STEPS_epoch}, 3, {0}, 0, -1},
+	[FS_RT_PHASES] = {FS_T_PHASES, "phases_1m", {FS_PHASES_pid, FS_PHASES_name}, 2, {0}, 0, -1},
 };
+
+/* Steps and phases are folded by their own time (a step's t, a phase's
+ * t_end), not the recorder's minute, and have no tick length. */
+static bool own_time(enum fs_rollup_table rt)
+{
+	return rt == FS_RT_STEPS || rt == FS_RT_PHASES;
+}
 
 /* How each base column of a tier table is carried. */
 enum role { R_T, R_KEY, R_MEAN, R_SUM, R_SKIP };
@@ -69,6 +77,12 @@ static const char *const step_cols[S__N][2] = {
 	{"wait_max_s", "REAL"},    {"compute_max_s", "REAL"}, {"first_t", "REAL"},        {"last_t", "REAL"},
 };
 
+/* The phases' tier columns after t, n and the keys (in st[]). */
+enum { P_S, P_MAX, P_FIRST_T, P_LAST_T, P__N };
+static const char *const phase_cols[P__N][2] = {
+	{"phase_s", "REAL"}, {"phase_max_s", "REAL"}, {"first_t", "REAL"}, {"last_t", "REAL"},
+};
+
 /* Tier column lists, made once (a static table: the same for every store). */
 static struct fs_rollup_col cols[FS_RT__COUNT][FS_ROLLUP_MAX_COLS];
 static int ncols[FS_RT__COUNT];
@@ -88,10 +102,15 @@ static void make_cols(enum fs_rollup_table rt)
 	const struct fs_table *tb = &fs_tables[sp->base];
 	add_col(rt, "t", "", "REAL");
 	add_col(rt, "n", "", "INTEGER");
-	if (rt != FS_RT_STEPS)
+	if (!own_time(rt))
 		add_col(rt, "dt_s", "", "REAL");
 	for (int i = 0; i < sp->nkeys; i++)
 		add_col(rt, tb->cols[sp->keys[i]].name, "", tb->cols[sp->keys[i]].type);
+	if (rt == FS_RT_PHASES) {
+		for (int i = 0; i < P__N; i++)
+			add_col(rt, phase_cols[i][0], "", phase_cols[i][1]);
+		return;
+	}
 	if (rt == FS_RT_STEPS) {
 		for (int i = 0; i < S__N; i++)
 			add_col(rt, step_cols[i][0], "", step_cols[i][1]);
@@ -145,7 +164,7 @@ struct acc {
 	double blocked_any, running_only; /* proc: samples of each class */
 	double await_x_reads, reads;      /* disk: read_await_ms weighted by reads_per_s */
 	struct colacc *c;                 /* one per base column (index = column) */
-	double st[S__N];                  /* steps */
+	double st[S__N];                  /* steps (phases: the first P__N) */
 	bool dirty;
 	struct acc *next_hash, *next_all, *next_dirty;
 };
@@ -257,6 +276,11 @@ static struct acc *find(struct fs_rollup *ru, enum fs_rollup_table rt, long peri
 	a->st[S_WAIT] = a->st[S_COMPUTE] = NAN;
 	a->st[S_FIRST_STEP] = a->st[S_FIRST_T] = INFINITY;
 	a->st[S_LAST_STEP] = a->st[S_LAST_T] = a->st[S_WAIT_MAX] = a->st[S_COMPUTE_MAX] = -INFINITY;
+	if (rt == FS_RT_PHASES) {
+		a->st[P_S] = 0;
+		a->st[P_MAX] = a->st[P_LAST_T] = -INFINITY;
+		a->st[P_FIRST_T] = INFINITY;
+	}
 	a->next_hash = *b;
 	*b = a;
 	a->next_all = ru->all;
@@ -315,11 +339,14 @@ static void emit_acc(struct fs_rollup *ru, struct acc *a)
 	make_cols(a->rt);
 	v[n++] = v_real((double)(a->period + 1) * FS_ROLLUP_PERIOD_S);
 	v[n++] = v_typed((double)a->n, "INTEGER");
-	if (a->rt != FS_RT_STEPS)
+	if (!own_time(a->rt))
 		v[n++] = v_real(a->dt);
 	for (int i = 0; i < sp->nkeys; i++)
 		v[n++] = a->key[i];
-	if (a->rt == FS_RT_STEPS) {
+	if (a->rt == FS_RT_PHASES) {
+		for (int i = 0; i < P__N; i++)
+			v[n++] = v_typed(a->st[i], phase_cols[i][1]);
+	} else if (a->rt == FS_RT_STEPS) {
 		for (int i = 0; i < S__N; i++)
 			v[n++] = v_typed(a->st[i], step_cols[i][1]);
 	} else {
@@ -355,7 +382,8 @@ static void free_acc(struct acc *a)
 }
 
 /* Emit and drop the aggregates `which` selects: the sampled tables' (the
- * minute ended), the steps' of minutes that ended before `before`, or all. */
+ * minute ended), the steps' and phases' of minutes that ended
+ * FS_ROLLUP_STEP_GRACE_S before `before`, or all. */
 enum which { W_SAMPLED, W_STEPS_BEFORE, W_ALL };
 
 static void flush(struct fs_rollup *ru, enum which w, double before)
@@ -366,15 +394,15 @@ static void flush(struct fs_rollup *ru, enum which w, double before)
 	while (*pp) {
 		struct acc *a = *pp;
 		bool go = w == W_ALL ||
-			  (w == W_SAMPLED && a->rt != FS_RT_STEPS) ||
-			  (w == W_STEPS_BEFORE && a->rt == FS_RT_STEPS &&
+			  (w == W_SAMPLED && !own_time(a->rt)) ||
+			  (w == W_STEPS_BEFORE && own_time(a->rt) &&
 			   (double)(a->period + 1) * FS_ROLLUP_PERIOD_S + FS_ROLLUP_STEP_GRACE_S < before);
 		if (!go) {
 			pp = &a->next_all;
 			continue;
 		}
 		*pp = a->next_all;
-		if (a->n > 0 || a->rt != FS_RT_STEPS)
+		if (a->n > 0 || !own_time(a->rt))
 			emit_acc(ru, a);
 		struct acc **hb = &ru->buckets[a->hash % NBUCKETS];
 		while (*hb != a)
@@ -411,6 +439,25 @@ static void fold_step(struct fs_rollup *ru, const struct fs_row *r)
 	a->st[S_LAST_T] = fmax(a->st[S_LAST_T], hc ? t + comp : t);
 }
 
+/* A phase into the minute of its end: its length summed, the longest,
+ * the first start and the last end. */
+static void fold_phase(struct fs_rollup *ru, const struct fs_row *r)
+{
+	double a0, a1;
+	if (!fs_value_num(&r->v[FS_PHASES_t_start], &a0) || !fs_value_num(&r->v[FS_PHASES_t_end], &a1) ||
+	    !isfinite(a0) || !isfinite(a1))
+		return;
+	struct acc *a = find(ru, FS_RT_PHASES, period_of(a1), r);
+	if (!a)
+		return;
+	a->n++;
+	double len = a1 > a0 ? a1 - a0 : 0;
+	a->st[P_S] += len;
+	a->st[P_MAX] = fmax(a->st[P_MAX], len);
+	a->st[P_FIRST_T] = fmin(a->st[P_FIRST_T], a0);
+	a->st[P_LAST_T] = fmax(a->st[P_LAST_T], a1);
+}
+
 void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 {
 	enum fs_rollup_table rt = rt_of(r->table);
@@ -418,6 +465,10 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 		return;
 	if (rt == FS_RT_STEPS) {
 		fold_step(ru, r);
+		return;
+	}
+	if (rt == FS_RT_PHASES) {
+		fold_phase(ru, r);
 		return;
 	}
 	if (r->v[0].kind != FS_V_REAL)

@@ -9,7 +9,11 @@
  * are written to <table>_1m (docs/schema.md, "Per-minute tables"). The
  * steps are folded by (pid, loader, epoch) into steps_1m, minutes closed
  * when the recorder's clock has gone FS_ROLLUP_STEP_GRACE_S past them (a
- * step's record reaches the recorder after its own t).
+ * step's record reaches the recorder after its own t). The phases are
+ * folded the same way by (pid, name) into phases_1m, each in the minute of
+ * its t_end: their count, total and longest length, first start and last
+ * end (a DDP job's collectives, one per step, are let go past the raw
+ * windows: retain.h).
  *
  * A value column becomes three: its mean over the minute's rows, weighted
  * by each row's tick length (so mean x dt_s is the rate's integral, as
@@ -54,6 +58,7 @@ enum fs_rollup_table {
 	FS_RT_IO_INTERVALS,
 	FS_RT_IO_CLASSES,
 	FS_RT_STEPS,
+	FS_RT_PHASES,
 	FS_RT__COUNT
 };
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,13 +168,16 @@ static int table_id(const char *name)
 }
 
 /* The delete of table t's rows of a rowid span within a stretch of t (the
- * steps below FS_RETAIN_EPOCH_STEPS are kept), prepared once. */
+ * steps below FS_RETAIN_EPOCH_STEPS are kept; of the phases, only
+ * collectives go, by their end), prepared once. */
 static sqlite3_stmt *del_stmt(struct fs_store *st, int t)
 {
 	if (!st->del[t]) {
 		char sql[256];
-		int n = snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid BETWEEN ?1 AND ?2 AND t > ?3 AND t <= ?4",
-				 fs_tables[t].name);
+		int n = t == FS_T_PHASES ? snprintf(sql, sizeof sql, "DELETE FROM phases WHERE rowid BETWEEN ?1 AND ?2"
+						    " AND t_end > ?3 AND t_end <= ?4 AND name = 'collective'")
+					 : snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid BETWEEN ?1 AND ?2 AND t > ?3 AND t <= ?4",
+						    fs_tables[t].name);
 		if (t == FS_T_STEPS)
 			snprintf(sql + n, sizeof sql - (size_t)n, " AND step >= %d", FS_RETAIN_EPOCH_STEPS);
 		if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->del[t], NULL) != SQLITE_OK) {
@@ -189,9 +193,10 @@ static sqlite3_stmt *del_stmt(struct fs_store *st, int t)
  * left the latest FS_RETAIN_TAIL_S loses its raw rows but those the spans
  * keep (retain.h), unless it is in the first FS_RETAIN_HEAD_S. A minute's
  * rows are its rowid span in rowids_1m (kept: it still bounds what is
- * left); a step's row is in the minute its record came, which may be
- * before or after the minute of its t: its stretch reaches a minute each
- * way (the spans are known an hour on). */
+ * left); a step's or a phase's row is in the minute its record came,
+ * which may be before or after the minute of its t: its stretch reaches a
+ * minute each way (the spans are known an hour on), never into the first
+ * FS_RETAIN_HEAD_S. */
 static void retain_minute(struct fs_store *st, long m)
 {
 	long d = m - (long)(FS_RETAIN_TAIL_S / FS_ROLLUP_PERIOD_S);
@@ -207,8 +212,9 @@ static void retain_minute(struct fs_store *st, long m)
 		if (!del)
 			continue;
 		double gaps[66][2];
-		double from = t == FS_T_STEPS ? start - FS_ROLLUP_PERIOD_S : start;
-		double to = t == FS_T_STEPS ? end + FS_ROLLUP_PERIOD_S : end;
+		bool own = t == FS_T_STEPS || t == FS_T_PHASES;
+		double from = own ? fmax(start - FS_ROLLUP_PERIOD_S, FS_RETAIN_HEAD_S) : start;
+		double to = own ? end + FS_ROLLUP_PERIOD_S : end;
 		int ng = fs_retain_gaps(st->keep, t == FS_T_GPU, from, to, gaps, 66);
 		for (int g = 0; g < ng; g++) {
 			sqlite3_bind_int64(del, 1, sqlite3_column_int64(q, 1));
@@ -226,12 +232,12 @@ static void retain_minute(struct fs_store *st, long m)
 	fs_retain_forget(st->keep, start - 2 * FS_ROLLUP_PERIOD_S);
 }
 
-/* A row of a sampled table was given rowid: into its table's span. The
- * minute moves on with the first row of a later tick (steps carry their
- * own, earlier, t: they never move it). */
+/* A row of a sampled table, or a phase, was given rowid: into its table's
+ * span. The minute moves on with the first row of a later tick (steps and
+ * phases carry their own, earlier, times: they never move it). */
 static void track_span(struct fs_store *st, const struct fs_row *r, int64_t rowid)
 {
-	if (r->table != FS_T_STEPS && r->v[0].kind == FS_V_REAL) {
+	if (r->table != FS_T_STEPS && r->table != FS_T_PHASES && r->v[0].kind == FS_V_REAL) {
 		long m = fs_rollup_minute(r->v[0].d);
 		if (st->span_minute < 0)
 			st->span_minute = m;
@@ -254,7 +260,7 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 	bind_values(s, r->v, fs_tables[r->table].ncols);
 	if (sqlite3_step(s) == SQLITE_DONE) {
 		st->rows++;
-		if (st->span_insert && fs_tables[r->table].sampled)
+		if (st->span_insert && (fs_tables[r->table].sampled || r->table == FS_T_PHASES))
 			track_span(st, r, sqlite3_last_insert_rowid(st->db));
 	} else {
 		say_error(st, "insert");

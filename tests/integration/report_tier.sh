@@ -5,7 +5,8 @@
 # accounting's buckets within half a point, every figure of the metrics
 # within 1% (the per-minute tables keep means, extremes and sums, not the
 # samples: a maximum of sums over processes is read as the largest minute's
-# mean). Two synthetic hours at 0.1 s (72 000 ticks).
+# mean). Two synthetic hours at 0.1 s (72 000 ticks); a DDP node's
+# collectives over 2.5 hours, their raw rows let go past the first hour.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 cd "$TEST_TMP" || fail "no TEST_TMP"
 "$FEEDSCOPE_BUILD/tests/synth_run" b.db 7200 >/dev/null || fail "synth_run"
@@ -74,6 +75,29 @@ grep -q "read per minute" b.txt || fail "the text report does not say it read th
 cp b.db old.db && sqlite3 old.db "DROP TABLE ticks_1m" || fail "copy without ticks_1m"
 "$FEEDSCOPE" report --format json --resolution minute old.db >old.json || fail "report --resolution minute (no tiers)"
 [ "$(res old.json)" = raw ] || fail "a file without ticks_1m was read as $(res old.json)"
+# a DDP node (a collective per step) past its first hour: its collectives
+# between the raw windows are gone (store/retain.h), phases_1m counts them;
+# the per-minute report's collective bucket ("other_ranks") and collective
+# time within half a point / 1% of every raw row's of the --keep-all twin
+"$FEEDSCOPE_BUILD/tests/synth_run" d.db 9000 node0 0 >/dev/null || fail "synth_run (DDP)"
+"$FEEDSCOPE_BUILD/tests/synth_run" --keep-all dk.db 9000 node0 0 >/dev/null || fail "synth_run --keep-all (DDP)"
+"$FEEDSCOPE" report --format json d.db >d.json || fail "report (DDP)"
+"$FEEDSCOPE" report --format json --resolution raw dk.db >dk.json || fail "report --resolution raw (DDP, keep-all)"
+[ "$(res d.json)" = minute ] || fail "the DDP run was read $(res d.json)"
+[ "$(q d.db "SELECT count(*) FROM phases WHERE name = 'collective'")" -lt \
+	"$(q dk.db "SELECT count(*) FROM phases WHERE name = 'collective'")" ] || fail "no collective was let go"
+/usr/bin/python3 - d.json dk.json <<'EOF' || fail "the per-minute collectives differ from every raw one's"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+x, y = a["accounting"]["buckets"]["other_ranks"], b["accounting"]["buckets"]["other_ranks"]
+assert y > 0.1 and abs(x - y) <= 0.005, (x, y)
+cx, cy = a["accounting"]["processes"][0]["collective_s"], b["accounting"]["processes"][0]["collective_s"]
+assert abs(cx - cy) <= 0.01 * cy, (cx, cy)
+assert a["verdict"]["primary"] == b["verdict"]["primary"], (a["verdict"]["primary"], b["verdict"]["primary"])
+print("collective bucket: per minute %.6f, raw %.6f; collective time %.3f s, raw %.3f s" % (x, y, cx, cy))
+EOF
+echo "DDP node, 9000 s: retained $(wc -c <d.db) bytes, every row $(wc -c <dk.db) bytes"
+
 # a bad value: exit 2 before reading anything
 "$FEEDSCOPE" report --resolution hourly b.db >/dev/null 2>err
 [ $? = 2 ] || fail "--resolution hourly: not exit 2"

@@ -1,15 +1,18 @@
 # A run file past its first hour keeps the raw rows of that hour, of the
 # latest hour, and what the analysis reads raw in between (the GPU's
 # samples inside phases, each epoch's first steps; stalls: unit/test_retain),
+# around each new generation of DataLoader workers (a job without steps),
 # and the per-minute tables of the whole run (store/retain.h). Three
-# synthetic hours through the store, with and without --keep-all: the
-# middle hour's raw rows are gone, the file is smaller, its freed pages are
+# synthetic hours of one DDP node (a collective phase per step) through
+# the store, with and without --keep-all: the
+# middle hour's raw rows and collectives are gone (phases_1m counts them),
+# the file is smaller, its freed pages are
 # reused, and the report says the same from both files; a window inside
 # the middle hour is read per minute.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 cd "$TEST_TMP" || fail "no TEST_TMP"
-"$FEEDSCOPE_BUILD/tests/synth_run" r.db 10800 >/dev/null || fail "synth_run"
-"$FEEDSCOPE_BUILD/tests/synth_run" --keep-all k.db 10800 >/dev/null || fail "synth_run --keep-all"
+"$FEEDSCOPE_BUILD/tests/synth_run" r.db 10800 node0 0 >/dev/null || fail "synth_run"
+"$FEEDSCOPE_BUILD/tests/synth_run" --keep-all k.db 10800 node0 0 >/dev/null || fail "synth_run --keep-all"
 [ "$(q k.db "SELECT value FROM meta WHERE key = 'retention'")" = all ] || fail "--keep-all: meta retention"
 
 # the first and the latest hour: every tick, in both
@@ -38,6 +41,22 @@ g=$(q r.db "SELECT count(*) FROM gpu WHERE $mid")
 [ "$(q r.db "SELECT count(*) FROM steps WHERE t > 3660 AND t <= 7080 AND step = 0")" = \
 	"$(q k.db "SELECT count(*) FROM steps WHERE t > 3660 AND t <= 7080 AND step = 0")" ] ||
 	fail "middle hour: an epoch's step 0 is gone"
+# the collectives: those of the first and the latest hour all there, none
+# in between; the per-minute table counts every one, as the raw rows of the
+# --keep-all twin do; the other phases are whole
+coll="SELECT count(*) FROM phases WHERE name = 'collective'"
+for w in "t_end <= 3600" "t_end > 7260"; do
+	[ "$(q r.db "$coll AND $w")" = "$(q k.db "$coll AND $w")" ] || fail "collectives with $w: not all kept"
+done
+[ "$(q k.db "$coll AND t_end > 3600 AND t_end <= 7140")" -gt 0 ] || fail "--keep-all: no collectives in the middle hour"
+[ "$(q r.db "$coll AND t_end > 3660 AND t_end <= 7080")" = 0 ] || fail "middle hour: collectives kept"
+for f in r k; do
+	[ "$(q $f.db "SELECT sum(n) FROM phases_1m WHERE name = 'collective'")" = "$(q k.db "$coll")" ] ||
+		fail "$f.db: phases_1m does not count every collective"
+done
+[ "$(q r.db "SELECT count(*) FROM phases WHERE name <> 'collective'")" = \
+	"$(q k.db "SELECT count(*) FROM phases WHERE name <> 'collective'")" ] || fail "phases other than collectives deleted"
+echo "collectives: $(q r.db "$coll") kept of $(q k.db "$coll")"
 # smaller, and the pages the deletes freed went to later rows
 rs=$(wc -c <r.db) ks=$(wc -c <k.db)
 [ "$rs" -lt $((ks * 8 / 10)) ] || fail "the retained file ($rs bytes) is not smaller than the kept one ($ks)"
@@ -57,6 +76,29 @@ grep -q '"steps":0\b' w.json && fail "the middle hour's window has no steps"
 grep -q '"resolution":"raw"' wk.json || fail "a window with every raw row was not read raw"
 "$FEEDSCOPE" report --format json --window 600:1200 r.db >h.json || fail "report --window 600:1200"
 grep -q '"resolution":"raw"' h.json || fail "a window in the first hour was not read raw"
+# without step timing, the epoch boundaries come from the DataLoader
+# workers' restarts (analysis/loops.c): the rows around each new generation
+# are kept (every table, 30 s either side), so the per-minute report finds
+# every restart of the middle hour, and the same seconds, as every raw row
+# of the --keep-all twin does
+"$FEEDSCOPE_BUILD/tests/synth_run" --epochs 600 e.db 9000 >/dev/null || fail "synth_run --epochs"
+"$FEEDSCOPE_BUILD/tests/synth_run" --keep-all --epochs 600 ek.db 9000 >/dev/null || fail "synth_run --keep-all --epochs"
+[ "$(q e.db "SELECT count(*) FROM proc WHERE t > 3900 AND t <= 4100")" = 0 ] || fail "--epochs: rows kept between restarts"
+[ "$(q e.db "SELECT count(*) FROM proc WHERE t > 4180 AND t <= 4220")" = \
+	"$(q ek.db "SELECT count(*) FROM proc WHERE t > 4180 AND t <= 4220")" ] || fail "--epochs: the rows around a restart are gone"
+"$FEEDSCOPE" report --format json e.db >e.json && "$FEEDSCOPE" report --format json --resolution raw ek.db >ek.json ||
+	fail "report (--epochs)"
+/usr/bin/python3 - e.json ek.json <<'EOF' || fail "the epoch boundaries of the retained file differ from every row's"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["verdict"]["resolution"] == "minute" and b["verdict"]["resolution"] == "raw"
+x, y = a["metrics"]["epoch_start_excess_s"], b["metrics"]["epoch_start_excess_s"]
+# 14 restarts (every 600 s), the GPU idle about 6 s at each
+assert y > 13 * 5 and abs(x - y) <= 0.01 * y, (x, y)
+u, v = a["accounting"]["buckets"]["epoch_boundary"], b["accounting"]["buckets"]["epoch_boundary"]
+assert abs(u - v) <= 0.005, (u, v)
+print("epoch boundaries: %.1f s per minute, %.1f s raw" % (x, y))
+EOF
 # feedscope run writes what it keeps
 "$FEEDSCOPE" run -q -o run.db --keep-all -- true || fail "run --keep-all"
 [ "$(q run.db "SELECT value FROM meta WHERE key = 'retention'")" = all ] || fail "run --keep-all: meta retention"

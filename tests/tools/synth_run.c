@@ -9,7 +9,13 @@
  * (table ranks, its workers inheriting it), and each step's last 10 ms in
  * an all_reduce (a collective phase).
  *
- *   synth_run OUT.db [SECONDS [HOST RANK]]      (default 3600 s, no rank) */
+ * With --epochs S, a job without step timing (no steps, no collectives)
+ * whose non-persistent DataLoader workers are started again every S
+ * seconds (new pids), the GPU idle from 4 s before each restart to 2 s
+ * after (the epoch boundary analysis/loops.c finds from the restarts).
+ *
+ *   synth_run [--keep-all] [--epochs S] OUT.db [SECONDS [HOST RANK]]
+ *   (default 3600 s, no rank) */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,13 +36,25 @@ int main(int argc, char **argv)
 {
 	/* --keep-all: every raw row (feedscope run --keep-all), else the
 	 * recorder's retention (store/retain.h) */
-	bool keep_all = argc > 1 && !strcmp(argv[1], "--keep-all");
-	if (keep_all) {
+	bool keep_all = false;
+	long epoch_ticks = 0; /* --epochs S: S seconds in ticks; 0: steps */
+	while (argc > 1 && !strncmp(argv[1], "--", 2)) {
+		if (!strcmp(argv[1], "--keep-all")) {
+			keep_all = true;
+		} else if (!strcmp(argv[1], "--epochs") && argc > 2 && atof(argv[2]) >= 10) {
+			epoch_ticks = (long)(atof(argv[2]) * 10);
+			argv++;
+			argc--;
+		} else {
+			fprintf(stderr, "synth_run: unknown option or bad value '%s' (--epochs takes seconds, at least 10)\n",
+				argv[1]);
+			return 2;
+		}
 		argv++;
 		argc--;
 	}
 	if (argc < 2 || argc == 4 || argc > 5) {
-		fprintf(stderr, "usage: synth_run [--keep-all] OUT.db [SECONDS [HOST RANK]]\n");
+		fprintf(stderr, "usage: synth_run [--keep-all] [--epochs S] OUT.db [SECONDS [HOST RANK]]\n");
 		return 2;
 	}
 	double seconds = argc > 2 ? atof(argv[2]) : 3600;
@@ -166,9 +184,13 @@ int main(int argc, char **argv)
 				fs_row_int(&r, FS_NET_speed_mbps, 10000);
 			fs_sink_row(s, &r);
 		}
+		/* --epochs: the workers of epoch g are pids 1000 + 10 g + p; the GPU
+		 * idle 4 s before and 2 s after each restart */
+		long gen = epoch_ticks ? k / epoch_ticks : 0, into = epoch_ticks ? k % epoch_ticks : 0;
+		bool boundary = epoch_ticks && ((gen > 0 && into < 20) || epoch_ticks - into <= 40);
 		for (int p = 0; p < 5; p++) {
 			fs_row_init(&r, FS_T_PROC, t);
-			fs_row_int(&r, FS_PROC_pid, 100 + p);
+			fs_row_int(&r, FS_PROC_pid, p && epoch_ticks ? 1000 + 10 * gen + p : 100 + p);
 			fs_row_int(&r, FS_PROC_ppid, p ? 100 : 1);
 			fs_row_text(&r, FS_PROC_role, p ? "worker" : "main");
 			fs_row_text(&r, FS_PROC_comm, "python3");
@@ -201,7 +223,7 @@ int main(int argc, char **argv)
 		fs_row_init(&r, FS_T_GPU, t);
 		fs_row_int(&r, FS_GPU_gpu, 0);
 		fs_row_text(&r, FS_GPU_name, "NVIDIA H200");
-		fs_row_real(&r, FS_GPU_util_pct, 60 + 40 * noise);
+		fs_row_real(&r, FS_GPU_util_pct, boundary ? 0 : 60 + 40 * noise);
 		fs_row_real(&r, FS_GPU_mem_util_pct, 30 + 20 * noise);
 		fs_row_int(&r, FS_GPU_mem_used_bytes, 60000000000);
 		fs_row_int(&r, FS_GPU_mem_total_bytes, 150000000000);
@@ -209,7 +231,7 @@ int main(int argc, char **argv)
 		fs_row_real(&r, FS_GPU_power_w, 400 + 200 * noise);
 		fs_row_int(&r, FS_GPU_temp_c, 55);
 		fs_sink_row(s, &r);
-		for (int i = 0; i < 2; i++, step++) {
+		for (int i = 0; i < 2 && !epoch_ticks; i++, step++) {
 			/* a node's steps are the job's, in its own seconds: it began
 			 * recording 0.25 s × RANK after rank 0's node (none before) */
 			double at = t + 0.05 * i - 0.25 * rank;

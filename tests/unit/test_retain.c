@@ -1,5 +1,5 @@
 /* test_retain.c - which raw rows a long run keeps (store/retain.h): the
- * spans that steps, phases and GPU samples add, and the stretches of a
+ * spans that steps, phases, GPU samples and new processes add, and the stretches of a
  * minute no span keeps. */
 #include <math.h>
 #include <string.h>
@@ -36,6 +36,15 @@ static void phase(struct fs_retain *r, double a, double b, const char *name)
 	fs_row_real(&row, FS_PHASES_t_end, b);
 	fs_row_int(&row, FS_PHASES_pid, 100);
 	fs_row_text(&row, FS_PHASES_name, name);
+	fs_retain_row(r, &row);
+}
+
+static void proc(struct fs_retain *r, double t, int pid, int ppid)
+{
+	struct fs_row row;
+	fs_row_init(&row, FS_T_PROC, t);
+	fs_row_int(&row, FS_PROC_pid, pid);
+	fs_row_int(&row, FS_PROC_ppid, ppid);
 	fs_retain_row(r, &row);
 }
 
@@ -135,6 +144,47 @@ static void test_gpu_and_phases(void)
 	CHECK_INT(r.n, 1);
 }
 
+/* A new generation of a process's children (non-persistent DataLoader
+ * workers at an epoch's start) keeps every table's rows around it; the
+ * first generation, a process's later samples, and a second generation
+ * within FS_RETAIN_RESTART_EVERY_S do not add a span. */
+static void test_generations(void)
+{
+	struct fs_retain r;
+	fs_retain_init(&r);
+	proc(&r, 0.1, 100, 1); /* the main process: the launcher's first child */
+	for (int w = 0; w < 4; w++)
+		proc(&r, 5.0, 200 + w, 100); /* the first generation, one tick */
+	for (double t = 5.1; t < 4000; t += 10) {
+		proc(&r, t, 100, 1);
+		for (int w = 0; w < 4; w++)
+			proc(&r, t, 200 + w, 100);
+	}
+	CHECK_INT(r.n, 0);
+	CHECK_INT((int)r.restarts, 0);
+	/* the next epoch's workers at 4000.2 */
+	for (int w = 0; w < 4; w++)
+		proc(&r, 4000.2, 300 + w, 100);
+	CHECK_INT((int)r.restarts, 1);
+	CHECK_INT(r.n, 1);
+	CHECK(r.span[0].kind == FS_RETAIN_ALL);
+	CHECK(!deleted(&r, false, 3960, 4020, 3975));
+	CHECK(!deleted(&r, false, 4020, 4080, 4030));
+	CHECK(deleted(&r, false, 3900, 3960, 3950));
+	CHECK(deleted(&r, false, 4020, 4080, 4031));
+	/* a worker's crash and replacement 20 s later: within the minute */
+	proc(&r, 4020.5, 304, 100);
+	CHECK_INT((int)r.restarts, 1);
+	/* the epoch after */
+	for (int w = 0; w < 4; w++)
+		proc(&r, 6000, 400 + w, 100);
+	CHECK_INT((int)r.restarts, 2);
+	/* a process id 0 or a parent 0 (unknown) tells nothing */
+	proc(&r, 9000, 0, 100);
+	proc(&r, 9000, 500, 0);
+	CHECK_INT((int)r.restarts, 2);
+}
+
 /* More spans than the table holds: the oldest go first. */
 static void test_full(void)
 {
@@ -151,6 +201,7 @@ int main(void)
 {
 	test_steps();
 	test_gpu_and_phases();
+	test_generations();
 	test_full();
 	return check_exit("test_retain");
 }

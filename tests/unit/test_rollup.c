@@ -6,8 +6,9 @@
  * the awkward parts of real ones: missed ticks (a longer dt), a process
  * that starts late and one that exits, a process that runs another program
  * (its comm changes: a new key), NULL values, a table sampled once a
- * second, and steps whose records arrive late (within and after the grace
- * the aggregator waits for them). */
+ * second, steps and phases whose records arrive late (within and after
+ * the grace the aggregator waits for them), two ranks' collectives, and a
+ * checkpoint across a minute's end. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -118,6 +119,35 @@ static void record(const char *path)
 				fs_sink_row(s, &r);
 			}
 			step++;
+			/* the step's collective, on two ranks (pids 1 and 2) that leave
+			 * it 1 ms apart */
+			for (int pid = 1; pid <= 2; pid++) {
+				fs_row_init(&r, FS_T_PHASES, 0);
+				fs_row_real(&r, FS_PHASES_t_start, t - 0.01 * pid);
+				fs_row_real(&r, FS_PHASES_t_end, t + 0.001 * pid);
+				fs_row_int(&r, FS_PHASES_pid, pid);
+				fs_row_text(&r, FS_PHASES_name, "collective");
+				fs_sink_row(s, &r);
+			}
+		}
+		/* a checkpoint from 100 to 125 s (in the minute of its end), and
+		 * one from 30 to 31 s whose record comes at 95 s (after the grace:
+		 * a second row for its minute) */
+		if (k == 1250 || k == 950) {
+			fs_row_init(&r, FS_T_PHASES, 0);
+			fs_row_real(&r, FS_PHASES_t_start, k == 1250 ? 100 : 30);
+			fs_row_real(&r, FS_PHASES_t_end, k == 1250 ? 125 : 31);
+			fs_row_int(&r, FS_PHASES_pid, 1);
+			fs_row_text(&r, FS_PHASES_name, "checkpoint");
+			fs_sink_row(s, &r);
+		}
+		if (k == 400) {
+			fs_row_init(&r, FS_T_PHASES, 0);
+			fs_row_real(&r, FS_PHASES_t_start, 30);
+			fs_row_real(&r, FS_PHASES_t_end, 30.5);
+			fs_row_int(&r, FS_PHASES_pid, 1);
+			fs_row_text(&r, FS_PHASES_name, "checkpoint");
+			fs_sink_row(s, &r);
 		}
 		for (int i = 0; i < nlate; i++) {
 			double in = fmod(late[i].t, 60), delay = in < 45 ? 15 : in < 55 ? 25 : 2;
@@ -246,6 +276,32 @@ static void test_against_raw(void)
 			     "SELECT min(t - wait_s) FROM steps WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"
 			     " AND epoch = u.epoch"),
 		  0);
+
+	/* phases: by (pid, name) in the minute of their end, every one
+	 * counted once; a late one makes a second row for its minute */
+	CHECK_INT(one(db, "SELECT sum(n) FROM phases_1m"), one(db, "SELECT count(*) FROM phases"));
+	CHECK_INT(one(db, "SELECT count(*) FROM phases_1m WHERE name = 'collective'"), 8); /* 4 minutes, 2 pids */
+	CHECK_INT(mismatches(db, "(SELECT * FROM phases_1m WHERE name = 'collective')", "n",
+			     "SELECT count(*) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND pid = u.pid AND name = u.name"),
+		  0);
+	CHECK_INT(mismatches(db, "(SELECT * FROM phases_1m WHERE name = 'collective')", "phase_s",
+			     "SELECT sum(t_end - t_start) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND pid = u.pid AND name = u.name"),
+		  0);
+	CHECK_INT(mismatches(db, "(SELECT * FROM phases_1m WHERE name = 'collective')", "last_t",
+			     "SELECT max(t_end) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND pid = u.pid AND name = u.name"),
+		  0);
+	CHECK_INT(mismatches(db, "(SELECT * FROM phases_1m WHERE name = 'collective')", "first_t",
+			     "SELECT min(t_start) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND pid = u.pid AND name = u.name"),
+		  0);
+	CHECK_NEAR(one(db, "SELECT phase_s FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 25, 1e-9);
+	CHECK_NEAR(one(db, "SELECT first_t FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 100, 1e-9);
+	CHECK_INT(one(db, "SELECT count(*) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 2);
+	CHECK_NEAR(one(db, "SELECT sum(phase_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1.5, 1e-9);
+	CHECK_NEAR(one(db, "SELECT max(phase_max_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1, 1e-9);
 	sqlite3_close(db);
 	fs_store_unlink(p);
 }
@@ -265,6 +321,10 @@ static void test_columns(void)
 	n = fs_rollup_columns(FS_RT_IO_CLASSES, &c);
 	for (int i = 0; i < n; i++)
 		CHECK(!strstr(c[i].name, "_max"));
+	n = fs_rollup_columns(FS_RT_PHASES, &c);
+	CHECK_INT(n, 8);
+	CHECK(!strcmp(c[1].name, "n") && !strcmp(c[2].name, "pid") && !strcmp(c[3].name, "name") &&
+	      !strcmp(c[4].name, "phase_s"));
 	for (int rt = 0; rt < FS_RT__COUNT; rt++)
 		CHECK(fs_rollup_columns((enum fs_rollup_table)rt, &c) <= FS_ROLLUP_MAX_COLS);
 }
