@@ -78,7 +78,7 @@ static int cpu_open(void **state, const struct fs_source_ctx *ctx, char *why, si
 		snprintf(why, whylen, "out of memory");
 		return FS_SOURCE_UNAVAILABLE;
 	}
-	if (fs_pfile_read(&s->stat, &s->buf) < 0) {
+	if (fs_pfile_read_one(&s->stat, &s->buf) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
 		fs_pfile_close(&s->stat);
 		free(s);
@@ -130,7 +130,7 @@ static void emit_core(const struct fs_source_ctx *ctx, int n, const struct fs_cp
 static int cpu_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)
 {
 	struct cpu_state *s = state;
-	if (fs_pfile_read(&s->stat, &s->buf) < 0) {
+	if (fs_pfile_read_one(&s->stat, &s->buf) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", s->stat.path, strerror(errno));
 		return FS_SOURCE_UNAVAILABLE;
 	}

@@ -227,6 +227,7 @@ struct job_bpf_proc {
 	int counts[FS_JS_NSTATES];     /* of which in each state at the read */
 	uint32_t execs;                /* programs its threads have run (exec), summed */
 	struct fs_js_totals sum;       /* its threads' time in each state, this interval */
+	bool ran;                      /* a thread of it was on a CPU or runnable in the interval, or is new */
 };
 
 struct job_bpf;

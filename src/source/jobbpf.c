@@ -55,7 +55,8 @@ void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_n
 struct jb_prev {
 	uint32_t tid;
 	uint64_t start_ns;
-	struct fs_js_totals tot;
+	struct fs_js_totals tot; /* what has been counted (fs_js_totals_mark) */
+	uint64_t run_ns;         /* on a CPU + runnable as read last time, unmarked */
 };
 
 struct job_bpf {
@@ -279,6 +280,11 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		struct fs_js_totals cur;
 		fs_js_totals_at(&v, now_ns, &cur);
 		bool same = old->tid == v.tid && old->start_ns == v.start_ns;
+		uint64_t run_ns = cur.ns[FS_JS_ONCPU] + cur.ns[FS_JS_RUNQ];
+		/* ran in the interval: by the figures as read, not as counted (a
+		 * figure paid back counts nothing while the thread runs) */
+		if (!same || run_ns != old->run_ns)
+			p->ran = true;
 		fs_js_totals_add_delta(&p->sum, same ? &old->tot : NULL, &cur);
 		if (same)
 			fs_js_totals_mark(&cur, &old->tot); /* what has been counted */
@@ -290,7 +296,7 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		p->threads++;
 		p->execs += v.execs;
 		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
-		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur};
+		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur, .run_ns = run_ns};
 	}
 	b->dt_ns = b->have_prev && now_ns > b->prev_ns ? now_ns - b->prev_ns : 0;
 	b->prev_ns = now_ns;

@@ -25,6 +25,20 @@ static void seed_threads(struct job_state *s, struct jproc *p, const struct job_
 	}
 }
 
+/* Whether p's io counters are where the last tick left them without
+ * reading /proc/PID/io: the kernel adds to them only in the context of one
+ * of its threads (its syscalls, the pages it dirties or reads in, a
+ * truncate it makes), and the BPF totals say none of them was on a CPU or
+ * runnable in this interval (their figures as read, the open stretch of a
+ * thread on a CPU included, did not move) nor is at the read. Only when every thread it has is followed and last tick's
+ * counters were read. */
+static bool job_io_unchanged(const struct job_state *s, const struct jproc *p, const struct job_bpf_proc *bp)
+{
+	return bp && p->have_prev && p->prev.have_io && p->now.cur.have_io && p->io_fd >= 0 &&
+	       job_bpf_dt_ns(s->bpf) && bp->threads >= p->now.st.num_threads && !bp->ran &&
+	       bp->counts[FS_JS_ONCPU] == 0 && bp->counts[FS_JS_RUNQ] == 0;
+}
+
 /* BPF path: stat and io, at most once a JOB_BPF_SLOW_NS (always the first
  * time, on a walk and after an exec); their rates over the interval since
  * the last read.
@@ -39,8 +53,12 @@ static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf
 		k->cur = p->slow_prev;
 		/* the io counters every tick: their rates over the tick, as on
 		 * the /proc path (a second's rate repeated over the next second
-		 * moved a start-up's reads into the loop) */
-		job_read_io(s, p);
+		 * moved a start-up's reads into the loop); unless it cannot have
+		 * moved them (job_io_unchanged) */
+		if (job_io_unchanged(s, p, bp))
+			k->cur.io = p->prev.io;
+		else
+			job_read_io(s, p);
 		return true;
 	}
 	if (fs_read_fd_one(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))

@@ -51,7 +51,7 @@ static int mem_open(void **state, const struct fs_source_ctx *ctx, char *why, si
 	fs_pfile_init(&s->meminfo, fs_proc_path(path, sizeof path, ctx->paths, "meminfo"));
 	fs_pfile_init(&s->vmstat, fs_proc_path(path, sizeof path, ctx->paths, "vmstat"));
 	fs_pfile_init(&s->dentry, fs_proc_path(path, sizeof path, ctx->paths, "sys/fs/dentry-state"));
-	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
+	if (fs_pfile_read_one(&s->meminfo, &s->buf) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", s->meminfo.path, strerror(errno));
 		fs_pfile_close(&s->meminfo);
 		fs_pfile_close(&s->vmstat);
@@ -122,7 +122,7 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		return FS_SOURCE_OK; /* one row a second */
 	uint64_t mi[MI_N];
 	bool mf[MI_N];
-	if (fs_pfile_read(&s->meminfo, &s->buf) < 0) {
+	if (fs_pfile_read_one(&s->meminfo, &s->buf) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", s->meminfo.path, strerror(errno));
 		return FS_SOURCE_UNAVAILABLE;
 	}

@@ -176,7 +176,7 @@ static void sample_tcp(struct net_state *s, const struct fs_source_ctx *ctx)
 	struct fs_tcp_counters cur;
 	if (s->have_tcp_prev && ctx->now_ns - s->tcp_prev_ns < TCP_PERIOD_NS)
 		return;
-	if (!s->tcp_on || fs_pfile_read(&s->snmp, &s->buf) < 0 ||
+	if (!s->tcp_on || fs_pfile_read_one(&s->snmp, &s->buf) < 0 ||
 	    !fs_tcp_parse_snmp(s->buf.data, &cur))
 		return; /* keep the previous read: the next rate covers the gap */
 	if (s->have_tcp_prev) {
@@ -225,7 +225,7 @@ static void net_free(struct net_state *s)
 static void open_optional(struct net_state *s, const struct fs_source_ctx *ctx)
 {
 	struct fs_tcp_counters tcp;
-	if (fs_pfile_read(&s->snmp, &s->buf) < 0)
+	if (fs_pfile_read_one(&s->snmp, &s->buf) < 0)
 		fs_sink_metaf(ctx->sink, "net.tcp", "unavailable: cannot read %s: %s", s->snmp.path,
 			      strerror(errno));
 	else if (!fs_tcp_parse_snmp(s->buf.data, &tcp))

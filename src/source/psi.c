@@ -106,7 +106,7 @@ static int psi_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		if (!s->present[i])
 			continue;
 		struct psi_totals cur;
-		if (fs_pfile_read(&s->files[i], &s->buf) < 0 || !parse_psi(s->buf.data, &cur)) {
+		if (fs_pfile_read_one(&s->files[i], &s->buf) < 0 || !parse_psi(s->buf.data, &cur)) {
 			s->have_prev[i] = false;
 			if (!failed++)
 				snprintf(why, whylen, "cannot read %s", s->files[i].path);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,11 @@ struct trace_state {
 	int n, cap;
 	struct fs_trace_timebase clock;
 	struct fs_trace_reader rd;
+	/* The directory is listed only when something may have appeared in it:
+	 * inotify said a name was made there, or a region seen last time was
+	 * not yet whole (or could not be opened). ino < 0: every tick. */
+	int ino;
+	bool rescan;
 	uint64_t ops_rows, ops_lost, files_rows, untraced;
 	int regions_seen;
 	/* Job pids judged, open addressing (pid 0: free): when to look again;
@@ -87,6 +93,12 @@ static int trace_open(void **state, const struct fs_source_ctx *ctx, char *why, 
 	ssize_t n = readlink("/proc/self/exe", s->self_exe, sizeof s->self_exe - 1);
 	s->self_exe[n > 0 ? n : 0] = '\0';
 	fs_trace_clock_init(&s->clock, ctx->now_ns);
+	s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->ino >= 0 && inotify_add_watch(s->ino, s->dir, IN_CREATE | IN_MOVED_TO) < 0) {
+		close(s->ino);
+		s->ino = -1;
+	}
+	s->rescan = true;
 	*state = s;
 	return FS_SOURCE_OK;
 }
@@ -195,24 +207,25 @@ static void take_marker(struct trace_state *s, const struct fs_source_ctx *ctx, 
 }
 
 /* Open a region that appeared, take its name away, start reading it. A
- * file that is not (yet) a whole region is left for the next tick. */
-static void adopt(struct trace_state *s, int dfd, const char *name)
+ * file that is not (yet) a whole region is left for the next tick (false:
+ * the directory is to be listed again then). */
+static bool adopt(struct trace_state *s, int dfd, const char *name)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return; /* gone, or out of descriptors: next tick */
+		return errno == ENOENT; /* gone; or out of descriptors: next tick */
 	struct stat st;
 	struct fs_trace_head h;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fs_trace_read_head(fd, &h, true) != 0 || h.pid <= 0) {
 		close(fd);
-		return; /* being created (the magic is written last), or not a region */
+		return false; /* being created (the magic is written last), or not a region */
 	}
 	if (s->n == s->cap) {
 		int cap = s->cap ? 2 * s->cap : 16;
 		struct region *p = realloc(s->regions, (size_t)cap * sizeof *p);
 		if (!p) {
 			close(fd);
-			return;
+			return false;
 		}
 		s->regions = p;
 		s->cap = cap;
@@ -232,19 +245,43 @@ static void adopt(struct trace_state *s, int dfd, const char *name)
 		if (o->pid == g->pid)
 			(o->h.mono0_ns <= g->h.mono0_ns ? o : g)->replaced = true;
 	}
+	return true;
+}
+
+/* Whether a name may have been made in the directory since the last scan
+ * (the inotify queue drained on the way). */
+static bool dir_changed(struct trace_state *s)
+{
+	if (s->ino < 0)
+		return true;
+	bool changed = false;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	while ((n = read(s->ino, buf, sizeof buf)) > 0)
+		changed = true; /* IN_CREATE, IN_MOVED_TO or IN_Q_OVERFLOW: all mean "list it" */
+	if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		close(s->ino); /* cannot be trusted any more: list every tick */
+		s->ino = -1;
+		return true;
+	}
+	return changed;
 }
 
 /* Regions and markers that appeared since the last tick. */
 static void scan(struct trace_state *s, const struct fs_source_ctx *ctx)
 {
+	if (!dir_changed(s) && !s->rescan)
+		return;
 	DIR *d = opendir(s->dir);
+	s->rescan = !d;
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
-			adopt(s, dirfd(d), e->d_name);
-		else if (!strncmp(e->d_name, FS_TRACE_UNTRACED_PREFIX, sizeof FS_TRACE_UNTRACED_PREFIX - 1))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+			if (!adopt(s, dirfd(d), e->d_name))
+				s->rescan = true;
+		} else if (!strncmp(e->d_name, FS_TRACE_UNTRACED_PREFIX, sizeof FS_TRACE_UNTRACED_PREFIX - 1))
 			take_marker(s, ctx, dirfd(d), e->d_name);
 	}
 	closedir(d);
@@ -479,8 +516,14 @@ static void check_untraced(struct trace_state *s, const struct fs_source_ctx *ct
 	}
 }
 
-static bool gone(int pid)
+/* Whether pid has exited (a zombie has not): not when the job source read
+ * it fine this tick (it samples first and publishes the pids it read),
+ * else as kill(pid, 0) says. */
+static bool gone(const struct fs_job *job, int pid)
 {
+	for (int i = 0; i < job->npids; i++)
+		if (job->pids[i] == pid)
+			return false;
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -492,7 +535,7 @@ static int trace_sample(void *state, const struct fs_source_ctx *ctx, char *why,
 	fs_trace_clock_update(&s->clock, ctx->now_ns);
 	scan(s, ctx);
 	for (int i = s->n - 1; i >= 0; i--) { /* backwards: fold and drop move the last one here */
-		if (s->regions[i].replaced || gone(s->regions[i].pid))
+		if (s->regions[i].replaced || gone(ctx->job, s->regions[i].pid))
 			fold(s, ctx, i);
 		else
 			update(s, ctx, i, false);
@@ -506,6 +549,8 @@ static void trace_close(void *state)
 	struct trace_state *s = state;
 	for (int i = 0; i < s->n; i++)
 		close(s->regions[i].fd);
+	if (s->ino >= 0)
+		close(s->ino);
 	free(s->regions);
 	free(s->judged_pid);
 	free(s->judged_next);
@@ -520,6 +565,7 @@ static void trace_finish(void *state, const struct fs_source_ctx *ctx)
 {
 	struct trace_state *s = state;
 	fs_trace_clock_update(&s->clock, ctx->now_ns);
+	s->rescan = true; /* the last look: listed whatever inotify said */
 	scan(s, ctx);
 	while (s->n > 0)
 		fold(s, ctx, s->n - 1);

@@ -78,14 +78,14 @@ int fs_pfile_init(struct fs_pfile *pf, const char *path)
 	return pf->path ? 0 : -1;
 }
 
-ssize_t fs_pfile_read(struct fs_pfile *pf, struct fs_buf *b)
+static ssize_t pfile_read(struct fs_pfile *pf, struct fs_buf *b, bool one)
 {
 	if (pf->fd < 0) {
 		pf->fd = open(pf->path, O_RDONLY | O_CLOEXEC);
 		if (pf->fd < 0)
 			return -1;
 	}
-	ssize_t n = fs_read_fd(pf->fd, b);
+	ssize_t n = read_from_start(pf->fd, b, one);
 	if (n < 0) {
 		int e = errno;
 		close(pf->fd);
@@ -93,6 +93,16 @@ ssize_t fs_pfile_read(struct fs_pfile *pf, struct fs_buf *b)
 		errno = e;
 	}
 	return n;
+}
+
+ssize_t fs_pfile_read(struct fs_pfile *pf, struct fs_buf *b)
+{
+	return pfile_read(pf, b, false);
+}
+
+ssize_t fs_pfile_read_one(struct fs_pfile *pf, struct fs_buf *b)
+{
+	return pfile_read(pf, b, true);
 }
 
 void fs_pfile_close(struct fs_pfile *pf)

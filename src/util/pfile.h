@@ -36,6 +36,11 @@ int fs_pfile_init(struct fs_pfile *pf, const char *path);
  * the next call tries to open it again). */
 ssize_t fs_pfile_read(struct fs_pfile *pf, struct fs_buf *b);
 
+/* The same for a file the kernel produces in one piece (single_open:
+ * /proc/stat, /proc/meminfo, /proc/pressure files, /proc/net/snmp): a short read
+ * is taken as the end (fs_read_fd_one), one pread a read instead of two. */
+ssize_t fs_pfile_read_one(struct fs_pfile *pf, struct fs_buf *b);
+
 void fs_pfile_close(struct fs_pfile *pf);
 
 /* Read a whole file by path into b. Returns the length, or -1 with errno set. */

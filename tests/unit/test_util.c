@@ -186,6 +186,16 @@ static void test_pfile(void)
 	fputs("LINE", f);
 	fclose(f);
 	CHECK(fs_pfile_read(&pf, &b) == n && strncmp(b.data, "LINE 0", 6) == 0);
+	/* read_one: a read that fills the buffer is not the end (only a short one is) */
+	CHECK(fs_pfile_read_one(&pf, &b) == n && strncmp(b.data, "LINE 0", 6) == 0 && b.data[n - 1] == '\n');
+	fs_pfile_close(&pf);
+	/* a single_open file, whole in one read: every field of /proc/self/stat, to its newline */
+	CHECK_INT(fs_pfile_init(&pf, "/proc/self/stat"), 0);
+	ssize_t k = fs_pfile_read_one(&pf, &b);
+	int fields = 0;
+	for (ssize_t i = 0; i < k; i++)
+		fields += b.data[i] == ' ';
+	CHECK(k > 0 && b.data[k - 1] == '\n' && fields >= 43);
 	fs_pfile_close(&pf);
 	char line[16];
 	CHECK_INT(fs_read_line(path, line, sizeof line), 6);
