@@ -138,7 +138,7 @@ static double quiet_count(sqlite3 *db, const char *sql, double w0, double w1)
 
 bool fs_q_minute_rows(struct fs_q *q, const char *tbl, double t_from, double t_to, long long *lo, long long *hi)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	*lo = 1;
 	*hi = 0;
 	if (!q->db || sqlite3_prepare_v2(q->db, "SELECT min(first), max(last) FROM rowids_1m WHERE tbl = ?1 AND t >= ?2"
