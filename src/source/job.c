@@ -171,10 +171,12 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 		s->bpf = job_bpf_open(s->root, why, sizeof why);
 	if (s->bpf) {
 		fs_sink_meta(ctx->sink, "job.states", "bpf");
-		const char *settle = job_bpf_tick_why(s->bpf);
-		fs_sink_metaf(ctx->sink, "job.states_settle", "%s%s",
-			      settle ? "at switches only: sched_stat_runtime: " : "switches and sched_stat_runtime",
-			      settle ? settle : "");
+		const char *no_settle = job_bpf_settle_why(s->bpf);
+		if (no_settle)
+			fs_sink_metaf(ctx->sink, "job.states_settle", "at switches only: sched_stat_runtime: %s",
+				      no_settle);
+		else
+			fs_sink_meta(ctx->sink, "job.states_settle", "switches and sched_stat_runtime");
 		return;
 	}
 	fs_sink_metaf(ctx->sink, "job.states", "proc: %s", why);

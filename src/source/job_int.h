@@ -240,9 +240,10 @@ void job_bpf_track(struct job_bpf *b, int tgid);
 void job_bpf_untrack(struct job_bpf *b, int tgid);
 /* A thread that existed before it was tracked: in `state` (a /proc letter)
  * from now_ns on, unless the kernel already has it. */
-/* Why the program that settles on-CPU time at each scheduler tick is not
- * attached (then it is settled when a thread leaves its CPU); NULL: it is. */
-const char *job_bpf_tick_why(const struct job_bpf *b);
+/* Why the program that settles on-CPU time every 4 ms of execution
+ * (sched_stat_runtime) is not attached (then it is settled when a thread
+ * leaves its CPU); NULL: it is. */
+const char *job_bpf_settle_why(const struct job_bpf *b);
 void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns);
 /* Read every tracked thread (from the mapped array) at now_ns and sum each
  * process's deltas since the last read. */

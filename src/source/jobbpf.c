@@ -32,7 +32,7 @@ int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NU
 const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid) { (void)b; (void)tgid; return NULL; }
 uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
-const char *job_bpf_tick_why(const struct job_bpf *b) { (void)b; return NULL; }
+const char *job_bpf_settle_why(const struct job_bpf *b) { (void)b; return NULL; }
 void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
 {
 	(void)b;
@@ -72,8 +72,7 @@ struct job_bpf {
 	int ntgids;
 	bool have_prev;
 	uint64_t prev_ns, dt_ns;
-	uint64_t torn; /* reads of a record that was being written each try */
-	char tick_why[240]; /* why the scheduler-tick program is not attached; "" when it is */
+	char settle_why[240]; /* why fs_js_runtime is not attached; "" when it is */
 };
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
@@ -113,14 +112,14 @@ static struct job_bpf_proc *proc_slot(struct job_bpf *b, uint32_t tgid)
 	return NULL;
 }
 
-static int load_once(struct job_bpf *b, const char **step, bool tick)
+static int load_once(struct job_bpf *b, const char **step, bool settle)
 {
 	*step = "open";
 	b->skel = fs_jobstates__open();
 	if (!b->skel)
 		return -errno;
 	int err;
-	if (!tick)
+	if (!settle)
 		bpf_program__set_autoload(b->skel->progs.fs_js_runtime, false);
 	*step = "load";
 	if ((err = fs_jobstates__load(b->skel)) != 0)
@@ -133,12 +132,12 @@ static int load_once(struct job_bpf *b, const char **step, bool tick)
 
 /* Load and attach, with the program that settles on-CPU time as the
  * kernel counts it (sched_stat_runtime) if the kernel lets it load, else
- * without it: b->tick_why says why. */
+ * without it: b->settle_why says why. */
 static int load(struct job_bpf *b, const char **step)
 {
 	int err = load_once(b, step, true);
 	if (err) {
-		snprintf(b->tick_why, sizeof b->tick_why, "cannot %s it: %s%s%s", *step, strerror(-err),
+		snprintf(b->settle_why, sizeof b->settle_why, "cannot %s it: %s%s%s", *step, strerror(-err),
 			 first_msg[0] ? "; libbpf: " : "", first_msg);
 		fs_jobstates__destroy(b->skel);
 		b->skel = NULL;
@@ -157,9 +156,9 @@ static int load(struct job_bpf *b, const char **step)
 	return 0;
 }
 
-const char *job_bpf_tick_why(const struct job_bpf *b)
+const char *job_bpf_settle_why(const struct job_bpf *b)
 {
-	return b->tick_why[0] ? b->tick_why : NULL;
+	return b->settle_why[0] ? b->settle_why : NULL;
 }
 
 struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
@@ -266,9 +265,10 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		b->procs[b->used[i]] = (struct job_bpf_proc){0};
 	b->ntgids = 0;
 	for (uint32_t i = 0; i < hw; i++) {
-		struct fs_js_thread v; /* a copy: the kernel writes on */
-		if (!fs_js_copy(&v, &b->slots[i], 16))
-			b->torn++;
+		/* a copy: the kernel writes on. One still torn after 16 tries is
+		 * taken all the same: what it gets wrong is paid back (jobstates.h) */
+		struct fs_js_thread v;
+		fs_js_copy(&v, &b->slots[i], 16);
 		struct jb_prev *old = &b->prev[i];
 		if (v.state == FS_JS_FREE || v.tgid == 0) {
 			old->tid = 0;

@@ -29,8 +29,9 @@ static void seed_threads(struct job_state *s, struct jproc *p, const struct job_
  * reading /proc/PID/io: the kernel adds to them only in the context of one
  * of its threads (its syscalls, the pages it dirties or reads in, a
  * truncate it makes), and the BPF totals say none of them was on a CPU or
- * runnable in this interval (their figures as read, the open stretch of a
- * thread on a CPU included, did not move) nor is at the read. Only when every thread it has is followed and last tick's
+ * runnable in this interval (bp->ran: their figures as read did not move)
+ * nor is at the read (one woken after the tick's clock read may be
+ * running now). Only when every thread it has is followed and last tick's
  * counters were read. */
 static bool job_io_unchanged(const struct job_state *s, const struct jproc *p, const struct job_bpf_proc *bp)
 {

@@ -68,13 +68,7 @@ C
 cc -O2 -o iojob iojob.c || fail "cannot build the job"
 
 for states in bpf proc; do
-	"$FEEDSCOPE" run -q --no-trace --states $states -o $states.db -i 0.1 -- ./iojob >$states.truth ||
-		fail "--states $states: the run failed"
-	got=$(q $states.db "SELECT value FROM meta WHERE key='job.states'")
-	case $states in
-	bpf) [ "$got" = bpf ] || fail "the BPF path did not load (meta job.states: $got)" ;;
-	proc) [ "$got" = "proc: --states proc" ] || fail "--states proc: meta job.states is '$got'" ;;
-	esac
+	record_states $states $states.db $states.truth ./iojob
 	read -r want_r want_w t1 t2 <$states.truth
 	[ "$want_r" -ge $((4 << 20)) ] && [ "$want_w" -ge $((3 << 20)) ] ||
 		fail "--states $states: the job's own counters grew by $want_r / $want_w bytes"

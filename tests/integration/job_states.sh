@@ -133,13 +133,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 for states in bpf proc; do
-	"$FEEDSCOPE" run -q --no-trace --states $states -o $states.db -i 0.1 -- ./duty 6 >$states.truth ||
-		fail "--states $states: the run failed"
-	got=$(q $states.db "SELECT value FROM meta WHERE key='job.states'")
-	case $states in
-	bpf) [ "$got" = bpf ] || fail "the BPF path did not load (meta job.states: $got)" ;;
-	proc) [ "$got" = "proc: --states proc" ] || fail "--states proc: meta job.states is '$got'" ;;
-	esac
+	record_states $states $states.db $states.truth ./duty 6
 	read -r want_run want_blk want_cpu want_wait steal <$states.truth
 	# the main process's rows (the vfork children are processes of their own)
 	# with an interval (all but the t = 0 one): the job's whole life, the

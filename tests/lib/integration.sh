@@ -21,6 +21,21 @@ expect_status() {
 # read-only: a query must never create the file feedscope is about to create
 q() { sqlite3 -readonly -batch -noheader "$1" "$2"; }
 
+# record_states STATES DB OUT CMD...: feedscope run of CMD at 0.1 s, no
+# tracer, thread states read as STATES (bpf or proc), into DB, CMD's
+# stdout to OUT; fails unless meta job.states says that path was used.
+record_states() {
+	rs_states=$1 rs_db=$2 rs_out=$3
+	shift 3
+	"$FEEDSCOPE" run -q --no-trace --states "$rs_states" -o "$rs_db" -i 0.1 -- "$@" >"$rs_out" ||
+		fail "--states $rs_states: the run failed"
+	rs_got=$(q "$rs_db" "SELECT value FROM meta WHERE key='job.states'")
+	case $rs_states in
+	bpf) [ "$rs_got" = bpf ] || fail "the BPF path did not load (meta job.states: $rs_got)" ;;
+	proc) [ "$rs_got" = "proc: --states proc" ] || fail "--states proc: meta job.states is '$rs_got'" ;;
+	esac
+}
+
 # approx A B REL : |A-B| <= REL*|B|
 approx() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * m) }'; }
 

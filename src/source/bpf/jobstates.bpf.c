@@ -189,7 +189,6 @@ int BPF_PROG(fs_js_wakeup_new, struct task_struct *p)
  * that old. Most calls are of threads not followed: a per-CPU lookup is all
  * they cost. A thread first seen while on a CPU (attach) is found from its
  * first switch in. */
-#define FS_JS_SETTLE_NS 4000000ULL
 SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(fs_js_runtime, struct task_struct *tsk)
 {

@@ -27,6 +27,10 @@ enum {
  * userspace without a system call) and the `tids` hash that points into it. */
 #define FS_JS_MAX_THREADS 8192
 
+/* A thread on a CPU has its stretch split (jobstates.bpf.c, fs_js_runtime)
+ * once this much of its execution has accrued: a scheduler tick's worth. */
+#define FS_JS_SETTLE_NS 4000000ULL
+
 /* An element of the `slots` array, found by tid through `tids`. ns[s] is
  * the time spent in s up to since_ns; the thread has been in `state` since since_ns (both
  * CLOCK_MONOTONIC, bpf_ktime_get_ns). iowait_ns: the part of SLEEP and
@@ -38,7 +42,8 @@ enum {
  * (se.sum_exec_runtime, exec_ns its value at since_ns): the rest of a
  * stretch on a CPU, the time the hypervisor took the virtual CPU (steal)
  * or interrupts held it, is RUNQ: runnable, not running. Both are settled
- * when the thread leaves the CPU and at each scheduler tick it is on one.
+ * when the thread leaves the CPU, at its exit and every FS_JS_SETTLE_NS of
+ * its execution (sched_stat_runtime).
  * seq: odd while the program writes the record (a reader copies it between
  * two equal even values). */
 struct fs_js_thread {
