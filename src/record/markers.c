@@ -18,6 +18,7 @@ struct fs_markers {
 	int listen_fd;
 	int conns[FS_MARKERS_MAX_CONNS];
 	int nconns;
+	int polled; /* conns[0..polled) are in the loop's poll set */
 	uid_t job_uid;
 	char address[108];
 	uint64_t records, steps, phases, metas, bad, refused, strangers, cleaned;
@@ -71,12 +72,13 @@ const char *fs_markers_address(const struct fs_markers *m)
 	return m->address;
 }
 
-int fs_markers_fds(const struct fs_markers *m, int *fds, int cap)
+int fs_markers_fds(struct fs_markers *m, int *fds, int cap)
 {
 	int n = 0;
 	if (n < cap)
 		fds[n++] = m->listen_fd;
-	for (int i = 0; i < m->nconns && n < cap; i++)
+	m->polled = 0;
+	for (int i = 0; i < m->nconns && n < cap; i++, m->polled++)
 		fds[n++] = m->conns[i];
 	return n;
 }
@@ -279,10 +281,10 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
 	}
 }
 
-void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
+/* Read conns[from..]: a closed one is replaced by the last. */
+static void read_from(struct fs_markers *m, int from, struct fs_sink *sink, uint64_t start_ns)
 {
-	accept_all(m);
-	for (int i = 0; i < m->nconns;) {
+	for (int i = from; i < m->nconns;) {
 		if (read_conn(m, m->conns[i], sink, start_ns)) {
 			i++;
 			continue;
@@ -290,6 +292,19 @@ void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 		close(m->conns[i]);
 		m->conns[i] = m->conns[--m->nconns];
 	}
+}
+
+void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
+{
+	accept_all(m);
+	read_from(m, 0, sink, start_ns);
+	m->polled = 0; /* reordered: the next poll set says again */
+}
+
+void fs_markers_unpolled(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
+{
+	if (m->polled < m->nconns)
+		read_from(m, m->polled, sink, start_ns);
 }
 
 void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)

@@ -33,8 +33,15 @@ void fs_markers_set_job_uid(struct fs_markers *m, uid_t uid);
 const char *fs_markers_address(const struct fs_markers *m);
 
 /* Descriptors to poll for input (the listener and every connection), into
- * fds[cap]; returns how many. */
-int fs_markers_fds(const struct fs_markers *m, int *fds, int cap);
+ * fds[cap]; returns how many. The connections that did not fit are
+ * remembered for fs_markers_unpolled. */
+int fs_markers_fds(struct fs_markers *m, int *fds, int cap);
+
+/* Read the connections the last fs_markers_fds could not hand out (a poll
+ * set too small for them all): each tick, as nothing else would wake the
+ * loop for them. The listener and the rest are in the poll set:
+ * fs_markers_drain when poll says one is ready. */
+void fs_markers_unpolled(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns);
 
 /* Accept pending connections (a stranger's is closed at once and takes no
  * slot; at most 1024 per call) and read every pending record into sink

@@ -540,13 +540,19 @@ static void job_finish(void *state, const struct fs_source_ctx *ctx)
 	struct job_state *s = state;
 	if (!s->bpf)
 		return;
-	uint64_t runs, ns;
-	job_bpf_prog_stats(s->bpf, &runs, &ns);
+	uint64_t runs, ns, missed;
+	job_bpf_prog_stats(s->bpf, &runs, &ns, &missed);
 	if (runs)
 		fs_sink_metaf(ctx->sink, "job.bpf_prog", "%llu runs, %.1f ms in the kernel (%.0f ns a run)",
 			      (unsigned long long)runs, (double)ns / 1e6, (double)ns / (double)runs);
 	else
 		fs_sink_meta(ctx->sink, "job.bpf_prog", "not counted (sysctl kernel.bpf_stats_enabled=1 counts it)");
+	/* an event skipped is a change of state not seen: the thread's time
+	 * goes on in the state before it until its next one */
+	fs_sink_metaf(ctx->sink, "job.bpf_missed", "%llu", (unsigned long long)missed);
+	/* a switch-in not seen: that stretch on a CPU counts as waiting for
+	 * one (jobstates.bpf.c, unseen_in) */
+	fs_sink_metaf(ctx->sink, "job.bpf_unseen_in", "%llu", (unsigned long long)job_bpf_unseen_in(s->bpf));
 	uint64_t dropped = job_bpf_dropped(s->bpf);
 	if (dropped)
 		fs_sink_metaf(ctx->sink, "job.bpf_dropped", "%llu threads not followed: more than %d at once",

@@ -255,10 +255,15 @@ const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid);
 /* The interval the last read closed (0 after the first). */
 uint64_t job_bpf_dt_ns(const struct job_bpf *b);
 /* Threads never accounted because the map was full. */
+/* Switch-outs of a thread whose switch-in the program did not see. */
+uint64_t job_bpf_unseen_in(const struct job_bpf *b);
 uint64_t job_bpf_dropped(const struct job_bpf *b);
 /* The programs' runs and their time in the kernel so far (all zero unless
  * sysctl kernel.bpf_stats_enabled=1). */
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns);
+/* The programs' runs and time in the kernel (counted only with
+ * kernel.bpf_stats_enabled=1), and the events the kernel did not run them
+ * for (always counted: a program of ours already running on that CPU). */
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed);
 
 /* jobranks.c */
 

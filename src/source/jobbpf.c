@@ -32,11 +32,12 @@ int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NU
 const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid) { (void)b; (void)tgid; return NULL; }
 uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
+uint64_t job_bpf_unseen_in(const struct job_bpf *b) { (void)b; return 0; }
 const char *job_bpf_settle_why(const struct job_bpf *b) { (void)b; return NULL; }
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
 {
 	(void)b;
-	*runs = *run_ns = 0;
+	*runs = *run_ns = *missed = 0;
 }
 
 #else
@@ -331,9 +332,14 @@ uint64_t job_bpf_dropped(const struct job_bpf *b)
 	return b->skel->bss->dropped;
 }
 
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns)
+uint64_t job_bpf_unseen_in(const struct job_bpf *b)
 {
-	*runs = *run_ns = 0;
+	return b->skel->bss->unseen_in;
+}
+
+void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
+{
+	*runs = *run_ns = *missed = 0;
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, b->skel->obj) {
 		struct bpf_prog_info info;
@@ -342,6 +348,7 @@ void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_n
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
 			*runs += info.run_cnt;
 			*run_ns += info.run_time_ns;
+			*missed += info.recursion_misses;
 		}
 	}
 }

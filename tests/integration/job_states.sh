@@ -3,7 +3,8 @@
 # known duty cycles for 6 s: one spins (R all the time), one sleeps (S),
 # one sits in vfork() while its child sleeps (the parent of a vfork waits
 # in D, TASK_KILLABLE, until the child exits), and one spins 3 ms then
-# sleeps 7 ms (R 30%, by its own clock); the main thread waits in join (S).
+# sleeps 4-10 ms at random (R 30%, by its own clock; not a fixed period,
+# which a sampler at 0.1 s would alias); the main thread waits in join (S).
 # The truth is the kernel's own count, read by each thread of itself at its
 # start and end (/proc/thread-self/schedstat: time on a CPU + time runnable,
 # i.e. in R; on a busy machine a thread woken from usleep waits for a CPU,
@@ -90,13 +91,18 @@ static void *dwait(void *a)
 	finish(a);
 	return NULL;
 }
+/* 3 ms on, 4-10 ms off (7 on average): a fixed 10 ms period divides the
+ * recorder's 0.1 s tick, and a sampler would then see the thread at the
+ * same point of its cycle at every tick (aliasing: a run read it in R at 2
+ * ticks of 60) */
 static void *duty(void *a)
 {
+	unsigned seed = 1;
 	begin(a);
 	while (now() < end_s) {
 		double s = now();
 		while (now() < s + 0.003) ;
-		usleep(7000);
+		usleep(4000 + rand_r(&seed) % 6001);
 	}
 	finish(a);
 	return NULL;
@@ -155,8 +161,11 @@ for states in bpf proc; do
 	# share of a CPU's busy time stolen during the job (all of it on the CPU
 	# most stolen from). cpu is the kernel's count on both paths (utime +
 	# stime; the BPF path splits the stolen time off into waiting for a CPU).
+	# events the kernel skipped (a program already running on that CPU) and
+	# switch-outs whose switch-in was not seen: said with the figures
+	missed=$(q $states.db "SELECT group_concat(value, ' and ') FROM meta WHERE key IN ('job.bpf_missed', 'job.bpf_unseen_in')")
 	stolen=$(awk -v c="$want_cpu" -v f="$steal" 'BEGIN { printf "%.4f", f < 0.9 ? c * f / (1 - f) : 9 }')
-	echo "--states $states: running $run (truth $want_run), blocked_io $blk (truth $want_blk), sleeping $slp (truth $want_slp), other $oth, cpu $cpu cores (truth $want_cpu; waiting for a CPU $want_wait), $n rows; steal up to $steal of a CPU: up to $stolen threads in R more"
+	echo "--states $states: running $run (truth $want_run), blocked_io $blk (truth $want_blk), sleeping $slp (truth $want_slp), other $oth, cpu $cpu cores (truth $want_cpu; waiting for a CPU $want_wait), $n rows; steal up to $steal of a CPU: up to $stolen threads in R more${missed:+; BPF events skipped by the kernel and switch-ins not seen: $missed}"
 	# the proc path may also read a thread woken but not yet run as still
 	# asleep (docs/schema.md): running may fall short, and sleeping exceed,
 	# by up to the time the threads waited for a CPU

@@ -297,12 +297,49 @@ static void test_strangers(void)
 	CHECK_STR(refused_peers, "301");
 }
 
+/* The tick reads only the connections the poll set could not hold: not
+ * the listener (a pending connection waits for poll to say so), not the
+ * polled ones (poll wakes the loop for them). */
+static void test_unpolled(void)
+{
+	char why[256];
+	struct fs_markers *m = fs_markers_open(why, sizeof why);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	int a = connect_to(fs_markers_address(m)), b = connect_to(fs_markers_address(m));
+	CHECK(a >= 0 && b >= 0);
+	rows = 0;
+	fs_markers_drain(m, &sink, 0); /* accepts both */
+	int fds[8];
+	CHECK_INT(fs_markers_fds(m, fds, 2), 2); /* listener + one connection: one left out */
+	char rec[64];
+	int n = snprintf(rec, sizeof rec, "S1 1 a 0 1 2000000000 1000 2000");
+	CHECK(send(a, rec, (size_t)n, MSG_DONTWAIT) == n);
+	CHECK(send(b, rec, (size_t)n, MSG_DONTWAIT) == n);
+	int c = connect_to(fs_markers_address(m)); /* pending on the listener */
+	CHECK(c >= 0);
+	fs_markers_unpolled(m, &sink, 0);
+	CHECK_INT(rows, 1); /* the one left out of the poll set */
+	CHECK_INT(fs_markers_fds(m, fds, 8), 3); /* c not accepted by the tick */
+	fs_markers_drain(m, &sink, 0);
+	CHECK_INT(rows, 2); /* poll's turn: the other, and c accepted */
+	CHECK_INT(fs_markers_fds(m, fds, 8), 4);
+	fs_markers_unpolled(m, &sink, 0); /* everything polled: nothing read */
+	CHECK_INT(rows, 2);
+	close(a);
+	close(b);
+	close(c);
+	fs_markers_close(m, &sink, 0);
+}
+
 int main(void)
 {
 	test_parse();
 	test_clean();
 	test_parse_clean();
 	test_burst();
+	test_unpolled();
 	test_strangers();
 	return check_exit("test_markers");
 }
