@@ -255,11 +255,9 @@ const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid);
 /* The interval the last read closed (0 after the first). */
 uint64_t job_bpf_dt_ns(const struct job_bpf *b);
 /* Threads never accounted because the map was full. */
+uint64_t job_bpf_dropped(const struct job_bpf *b);
 /* Switch-outs of a thread whose switch-in the program did not see. */
 uint64_t job_bpf_unseen_in(const struct job_bpf *b);
-uint64_t job_bpf_dropped(const struct job_bpf *b);
-/* The programs' runs and their time in the kernel so far (all zero unless
- * sysctl kernel.bpf_stats_enabled=1). */
 /* The programs' runs and time in the kernel (counted only with
  * kernel.bpf_stats_enabled=1), and the events the kernel did not run them
  * for (always counted: a program of ours already running on that CPU). */

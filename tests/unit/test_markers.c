@@ -188,11 +188,17 @@ static int connect_to(const char *addr)
 	return fd;
 }
 
-static void test_burst(void)
+static struct fs_markers *open_markers(void)
 {
 	char why[256];
 	struct fs_markers *m = fs_markers_open(why, sizeof why);
 	CHECK(m != NULL);
+	return m;
+}
+
+static void test_burst(void)
+{
+	struct fs_markers *m = open_markers();
 	if (!m)
 		return;
 	CHECK(fs_markers_address(m)[0] == '@');
@@ -234,9 +240,7 @@ static void test_burst(void)
  * 1 + 300 times, sends a fake step on each, and holds them until told. */
 static void test_strangers(void)
 {
-	char why[256];
-	struct fs_markers *m = fs_markers_open(why, sizeof why);
-	CHECK(m != NULL);
+	struct fs_markers *m = open_markers();
 	if (!m)
 		return;
 	const char *addr = fs_markers_address(m);
@@ -302,9 +306,7 @@ static void test_strangers(void)
  * polled ones (poll wakes the loop for them). */
 static void test_unpolled(void)
 {
-	char why[256];
-	struct fs_markers *m = fs_markers_open(why, sizeof why);
-	CHECK(m != NULL);
+	struct fs_markers *m = open_markers();
 	if (!m)
 		return;
 	int a = connect_to(fs_markers_address(m)), b = connect_to(fs_markers_address(m));
