@@ -28,14 +28,15 @@ for fmt in text json; do
 	echo "  report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 done
 echo
-echo "== day-long runs (synth_run at 0.1 s): file size, its per-minute tables, report time"
+echo "== day-long runs (synth_run at 0.1 s): file size, its per-minute and per-second tables, report time"
 echo "   (the recorder's retention: raw rows of the first and latest hour and around stalls; --keep-all: every row)"
 for hours in 2 24 72; do
 	db="$b/long-$hours.db"
 	"$b/tests/synth_run" "$db" $((hours * 3600)) >/dev/null
 	eval "size_$hours=\$(wc -c <\"\$db\")"
 	tier=$(sqlite3 -readonly "$db" "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%\_1m' ESCAPE '\\'")
-	echo "  $hours h: $(wc -c <"$db") bytes, of which per-minute tables $tier bytes"
+	sec=$(sqlite3 -readonly "$db" "SELECT sum(pgsize) FROM dbstat WHERE name = 'series_1s'")
+	echo "  $hours h: $(wc -c <"$db") bytes, of which per-minute tables $tier bytes, series_1s $sec bytes"
 	if [ "$hours" = 24 ]; then
 		"$b/tests/synth_run" --keep-all "$b/long-keep.db" $((hours * 3600)) >/dev/null
 		echo "  $hours h --keep-all: $(wc -c <"$b/long-keep.db") bytes"
@@ -52,7 +53,16 @@ for hours in 2 24 72; do
 		end=$(date +%s.%N)
 		echo "  $hours h: report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s"
 	done
-	rm -f "$db"
+	# the HTML: the whole run (per minute) and 2 hours of its middle,
+	# whose raw rows are gone (per second, series_1s)
+	mid=$((hours * 1800))
+	for w in "" "$((mid - 3600)):$((mid + 3600))"; do
+		start=$(date +%s.%N)
+		"$fs" report --format html ${w:+--window "$w"} -o "$b/long.html" "$db"
+		end=$(date +%s.%N)
+		echo "  $hours h: report --format html${w:+ --window $w}: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s ($(grep -o 'timelines per [a-z]*' "$b/long.html"))"
+	done
+	rm -f "$db" "$b/long.html"
 done
 echo "  growth past the first 2 h (both raw hours): $(awk -v a="$size_2" -v b="$size_24" -v c="$size_72" 'BEGIN { printf "%.1f MB a day (to 24 h), %.1f MB a day (24 h to 72 h)", (b - a) / 22 * 24 / 1e6, (c - b) / 2 / 1e6 }')"
 echo

@@ -13,6 +13,7 @@
 #include "analysis/query.h"
 #include "store/rollup.h"
 #include "store/schema.h"
+#include "store/series.h"
 #include "util/text.h"
 
 /* How a column is written: its header, the factor to base units, and
@@ -219,6 +220,12 @@ int fs_csv_write(int dirfd, const char *path, const struct fs_window *w, int *fi
 		char sql[256];
 		snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE t BETWEEN ?1 AND ?2 ORDER BY rowid", name);
 		rc = table_csv(&q, dirfd, name, sql, start_unix, err, errlen);
+		*files += rc > 0;
+	}
+	/* the per-second timelines (schema 9) */
+	if (rc >= 0) {
+		rc = table_csv(&q, dirfd, FS_SERIES_TABLE,
+			       "SELECT * FROM " FS_SERIES_TABLE " WHERE t BETWEEN ?1 AND ?2 ORDER BY t", start_unix, err, errlen);
 		*files += rc > 0;
 	}
 	if (rc >= 0 && fs_q_failed(&q)) {

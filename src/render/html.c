@@ -410,6 +410,8 @@ static void node_head(FILE *out, const struct fs_html_node *n, bool several)
 	fprintf(out, " · %s · recorded %s", when, isfinite(n->duration_s) ? fs_fmt_time(d, sizeof d, n->duration_s) : "(unknown)");
 	if (isfinite(n->interval_s))
 		fprintf(out, " every %s", fs_fmt_time(d, sizeof d, n->interval_s));
+	if (n->resolution)
+		fprintf(out, " · timelines %s", n->resolution);
 	fputs(" · ", out);
 	fs_html_escape(out, n->path);
 	if (several)

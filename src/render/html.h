@@ -77,6 +77,7 @@ struct fs_html_node {
 	char command[1024], host[256], version[32];
 	double start_unix, duration_s, interval_s, end_s; /* end_s: the last tick's t; NaN when unknown */
 	double shift_s;                 /* file t + shift_s = merged t */
+	const char *resolution;         /* the timelines': "every tick", "per second", "per minute" */
 	struct fs_html_chart chart[FS_HC__N];
 	int nspans;
 	struct fs_html_span span[FS_HTML_MAX_SPANS];

@@ -9,6 +9,8 @@
 
 #include "analysis/query.h"
 #include "render/html.h"
+#include "store/rollup.h"
+#include "store/series.h"
 #include "util/fmt.h"
 
 /* Where the columns are: column c covers [origin + c*width, origin + (c+1)*width)
@@ -36,6 +38,11 @@ static sqlite3_stmt *prep(struct fs_q *q, const struct axis *ax, const char *sql
  * of its middle; the extremes are the minutes' _min and _max. */
 #define TCOL COL("t - 30")
 #define TWIN(a) FS_Q_TIER_WINDOW(a)
+
+/* A window read per second (series_1s): a second's row in the column of
+ * its middle. */
+#define SCOL COL("t - 0.5")
+#define SWIN "t > ?1 AND t - 1 < ?2"
 
 /* Where the (lo, hi) pairs of a timeline query go: pair j of a row
  * labelled L to the series "L" + suffix of chart, values times scale. */
@@ -187,12 +194,91 @@ static void load_charts_tier(struct fs_q *q, const struct axis *ax, struct fs_ht
 				      {&ch[FS_HC_MEM], "dirty", gib}});
 }
 
-static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_chart *ch)
+/* load_charts over series_1s: the node's measures, one series each (the
+ * GPUs' mean with the least and most used one as its band; the busiest
+ * disk and interface). */
+static void load_charts_series(struct fs_q *q, const struct axis *ax, struct fs_html_chart *ch)
 {
+	add_series(q, ax,
+		   "SELECT CASE WHEN max(gpus) > 1 THEN 'GPUs (mean; band: least to most used)' ELSE 'GPU' END, " SCOL
+		   " AS c, min(gpu_util_pct_min), max(gpu_util_pct_max) FROM " FS_SERIES_TABLE " WHERE " SWIN
+		   " AND gpus > 0 GROUP BY c ORDER BY c",
+		   1, (struct dest[]){{&ch[FS_HC_GPU], "", 1}});
+	add_series(q, ax,
+		   "SELECT 'all loaders', " SCOL " AS c, min(wait_s / steps), max(wait_max_s) FROM " FS_SERIES_TABLE
+		   " WHERE " SWIN " AND steps > 0 GROUP BY c ORDER BY c",
+		   1, (struct dest[]){{&ch[FS_HC_WAIT], "", 1000}});
+	struct fs_html_chart *c = &ch[FS_HC_THREADS];
+	double workers;
+	fs_q_row(q, "SELECT EXISTS (SELECT 1 FROM " FS_SERIES_TABLE " WHERE " SWIN " AND worker_running + worker_blocked_io"
+		    " + worker_sleeping + worker_other > 0)", 1, &workers);
+	snprintf(c->subject, sizeof c->subject, "%s", workers > 0 ? "DataLoader workers" : "the main process");
+	add_series(q, ax,
+		   workers > 0 ? "SELECT '', " SCOL " AS c, avg(worker_running), avg(worker_running), avg(worker_blocked_io),"
+				 " avg(worker_blocked_io), avg(worker_sleeping), avg(worker_sleeping), avg(worker_other),"
+				 " avg(worker_other) FROM " FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c ORDER BY c"
+			       : "SELECT '', " SCOL " AS c, avg(main_running), avg(main_running), avg(main_blocked_io),"
+				 " avg(main_blocked_io), avg(main_sleeping), avg(main_sleeping), avg(main_other),"
+				 " avg(main_other) FROM " FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c ORDER BY c",
+		   4, (struct dest[]){{c, "running", 1}, {c, "blocked in I/O (D)", 1}, {c, "sleeping", 1}, {c, "other", 1}});
+	add_series(q, ax,
+		   "SELECT '', " SCOL " AS c, min(cpu_busy_pct), max(cpu_busy_pct_max), min(cpu_iowait_pct),"
+		   " max(cpu_iowait_pct_max) FROM " FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c ORDER BY c",
+		   2, (struct dest[]){{&ch[FS_HC_CPU], "busy", 1}, {&ch[FS_HC_CPU], "iowait", 1}});
+	add_series(q, ax,
+		   "SELECT 'cpu' AS r, " SCOL " AS c, min(psi_cpu_some_pct), max(psi_cpu_some_pct_max), NULL, NULL FROM "
+		   FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c UNION ALL SELECT 'io', " SCOL " AS c, min(psi_io_some_pct),"
+		   " max(psi_io_some_pct_max), min(psi_io_full_pct), max(psi_io_full_pct_max) FROM " FS_SERIES_TABLE
+		   " WHERE " SWIN " GROUP BY c UNION ALL SELECT 'memory', " SCOL " AS c, min(psi_memory_some_pct),"
+		   " max(psi_memory_some_pct_max), NULL, NULL FROM " FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c ORDER BY 1, 2",
+		   2, (struct dest[]){{&ch[FS_HC_PSI], " some", 1}, {&ch[FS_HC_PSI], " full", 1}});
+	add_series(q, ax,
+		   "SELECT 'busiest disk', " SCOL " AS c, min(disk_read_bytes_per_s), max(disk_read_bytes_per_s_max),"
+		   " min(disk_write_bytes_per_s), max(disk_write_bytes_per_s_max), min(disk_util_pct), max(disk_util_pct_max)"
+		   " FROM " FS_SERIES_TABLE " WHERE " SWIN " GROUP BY c ORDER BY c",
+		   3, (struct dest[]){{&ch[FS_HC_DISK_MB], " read", 1e-6}, {&ch[FS_HC_DISK_MB], " write", 1e-6},
+				      {&ch[FS_HC_DISK_UTIL], "", 1}});
+	add_series(q, ax,
+		   "SELECT 'busiest interface', " SCOL " AS c, min(net_rx_bytes_per_s), max(net_rx_bytes_per_s_max),"
+		   " min(net_tx_bytes_per_s), max(net_tx_bytes_per_s_max) FROM " FS_SERIES_TABLE " WHERE " SWIN
+		   " GROUP BY c ORDER BY c",
+		   2, (struct dest[]){{&ch[FS_HC_NET], " rx", 1e-6}, {&ch[FS_HC_NET], " tx", 1e-6}});
+	const double gib = 1.0 / (1 << 30);
+	add_series(q, ax,
+		   "SELECT '', " SCOL " AS c, min(mem_available_bytes), max(mem_available_bytes_max), min(mem_cached_bytes),"
+		   " max(mem_cached_bytes_max), min(mem_dirty_bytes), max(mem_dirty_bytes_max) FROM " FS_SERIES_TABLE
+		   " WHERE " SWIN " GROUP BY c ORDER BY c",
+		   3, (struct dest[]){{&ch[FS_HC_MEM], "available", gib}, {&ch[FS_HC_MEM], "page cache", gib},
+				      {&ch[FS_HC_MEM], "dirty", gib}});
+}
+
+/* Where the raw rows will not do (fs_q_tier), the finest table that fills
+ * the columns: series_1s where a column is narrower than a minute (a
+ * file of schema 9 or later: it has the table), else the minutes; the
+ * minutes always when they were asked for (--resolution minute). */
+static bool per_second(struct fs_q *q, const struct axis *ax)
+{
+	double rows = 0;
+	if (!(ax->width < FS_ROLLUP_PERIOD_S) || fs_q_get_resolution() == FS_Q_RES_MINUTE)
+		return false;
+	fs_q_row(q, "SELECT count(*) FROM (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '" FS_SERIES_TABLE
+		    "')", 1, &rows);
+	return rows > 0;
+}
+
+static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_node *n)
+{
+	struct fs_html_chart *ch = n->chart;
 	if (fs_q_tier(q)) {
-		load_charts_tier(q, ax, ch);
+		bool sec = per_second(q, ax);
+		n->resolution = sec ? "per second" : "per minute";
+		if (sec)
+			load_charts_series(q, ax, ch);
+		else
+			load_charts_tier(q, ax, ch);
 		return;
 	}
+	n->resolution = "every tick";
 	add_series(q, ax,
 		   "SELECT 'GPU ' || gpu || coalesce(' ' || name, ''), " COL("t") " AS c, min(util_pct), max(util_pct)"
 		   " FROM gpu WHERE " WIN("t") " AND " FS_Q_ROWS_GPU("") " GROUP BY gpu, c ORDER BY gpu, c",
@@ -383,7 +469,7 @@ static int load_node(struct fs_html_report *r, int i, const char *path, char *er
 	q.w0 = r->t0 - n->shift_s;
 	q.w1 = r->t1 - n->shift_s;
 	struct axis ax = {q.w0, (r->t1 - r->t0) / FS_HTML_COLUMNS};
-	load_charts(&q, &ax, n->chart);
+	load_charts(&q, &ax, n);
 	load_spans(&q, &ax, n);
 	load_tables(&q, n);
 	int rc = 0;

@@ -236,6 +236,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 8
+#define FS_SCHEMA_VERSION 9
 
 #endif

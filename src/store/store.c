@@ -13,6 +13,7 @@
 #include "store/rollup.h"
 #include "store/runfile.h"
 #include "store/schema.h"
+#include "store/series.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/pathhash.h"
@@ -31,6 +32,8 @@ struct fs_store {
 	bool memory;            /* fs_store_create_memory: no file at all */
 	struct fs_rollup *rollup;                 /* the per-minute tables (files only) */
 	sqlite3_stmt *tier_insert[FS_RT__COUNT];
+	struct fs_series *series; /* series_1s (files only) */
+	sqlite3_stmt *series_insert;
 	/* rowids_1m: the rowids each sampled table was given in the minute
 	 * of the recorder's clock (the latest tick's t) */
 	struct { int64_t first, last; } span[FS_T__COUNT];
@@ -268,6 +271,8 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 	sqlite3_reset(s);
 	if (st->rollup)
 		fs_rollup_row(st->rollup, r);
+	if (st->series)
+		fs_series_row(st->series, r);
 	if (st->keep)
 		fs_retain_row(st->keep, r);
 }
@@ -282,6 +287,46 @@ static void tier_row(void *ctx, enum fs_rollup_table rt, const struct fs_value *
 	if (sqlite3_step(s) != SQLITE_DONE)
 		say_error(st, "insert (per-minute table)");
 	sqlite3_reset(s);
+}
+
+/* A finished second of series_1s (store/series.h). */
+static void series_row(void *ctx, const struct fs_value *v, int n)
+{
+	struct fs_store *st = ctx;
+	begin(st);
+	bind_values(st->series_insert, v, n);
+	if (sqlite3_step(st->series_insert) != SQLITE_DONE)
+		say_error(st, "insert (series_1s)");
+	sqlite3_reset(st->series_insert);
+}
+
+/* series_1s, keyed on its second (a window is a range of the rowid), its
+ * insert and its aggregator. Returns 0, or -1 with err. */
+static int open_series(struct fs_store *st, char *err, size_t errlen)
+{
+	char sql[4096];
+	const struct fs_series_col *c;
+	int nc = fs_series_columns(&c);
+	int n = snprintf(sql, sizeof sql, "CREATE TABLE %s(", FS_SERIES_TABLE);
+	for (int i = 0; i < nc; i++)
+		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s%s %s%s", i ? ", " : "", c[i].name, c[i].type,
+			      i ? "" : " PRIMARY KEY");
+	snprintf(sql + n, sizeof sql - (size_t)n, ")");
+	if (exec(st->db, sql, err, errlen) < 0)
+		return -1;
+	n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES(", FS_SERIES_TABLE);
+	for (int i = 0; i < nc; i++)
+		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?", i ? "," : "");
+	snprintf(sql + n, sizeof sql - (size_t)n, ")");
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->series_insert, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	if (!(st->series = fs_series_new(series_row, st))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 /* The per-minute tables, their inserts, and the aggregator that feeds
@@ -351,6 +396,10 @@ static void close_tiers(struct fs_store *st)
 {
 	fs_rollup_free(st->rollup);
 	st->rollup = NULL;
+	fs_series_free(st->series);
+	st->series = NULL;
+	sqlite3_finalize(st->series_insert);
+	st->series_insert = NULL;
 	sqlite3_finalize(st->span_insert);
 	st->span_insert = NULL;
 	sqlite3_finalize(st->spans_of);
@@ -432,7 +481,7 @@ static int open_db(struct fs_store *st, char *err, size_t errlen)
 	char why[512];
 	if (exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", why, sizeof why) < 0 ||
 	    create_tables(st->db, why, sizeof why) < 0 || prepare_inserts(st, why, sizeof why) < 0 ||
-	    open_tiers(st, why, sizeof why) < 0) {
+	    open_tiers(st, why, sizeof why) < 0 || open_series(st, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
@@ -530,6 +579,12 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
 	if (st->rollup)
 		fs_rollup_flush(st->rollup); /* the last, partial minute */
+	if (st->series) {
+		fs_series_flush(st->series); /* the last seconds */
+		if (fs_series_late(st->series))
+			fs_sink_metaf(&st->sink, "series_1s.late_steps", "%llu",
+				      (unsigned long long)fs_series_late(st->series));
+	}
 	if (st->span_insert)
 		write_spans(st);
 	int rc = fs_store_commit(st);

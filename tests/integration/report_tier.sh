@@ -54,13 +54,29 @@ print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
 
-# the HTML timelines: the same series, a point a minute
-"$FEEDSCOPE" report --format html --resolution raw -o raw.html b.db && "$FEEDSCOPE" report --format html -o minute.html b.db ||
-	fail "report --format html"
+# the HTML timelines per minute (asked for): the same series, a point a minute
+"$FEEDSCOPE" report --format html --resolution raw -o raw.html b.db &&
+	"$FEEDSCOPE" report --format html --resolution minute -o minute.html b.db || fail "report --format html"
+grep -q "timelines per minute" minute.html || fail "the per-minute HTML does not say so"
 grep -o 'label="[^"]*"' raw.html >raw.labels && grep -o 'label="[^"]*"' minute.html >minute.labels || fail "no series in the HTML"
 cmp -s raw.labels minute.labels || { diff raw.labels minute.labels | head; fail "the per-minute HTML has other series"; }
 grep -o 'data-points="[0-9]*"' minute.html | grep -qv 'data-points="1[12][0-9]"' &&
 	fail "a per-minute series of two hours has not 110 to 129 points: $(grep -o 'data-points="[0-9]*"' minute.html | sort | uniq -c)"
+
+# by default a window past an hour of ticks but narrower than 20 hours
+# (a minute wider than a column) is drawn from series_1s: the node's
+# series, a point per column (1200 columns of 6 s); a file without it
+# (schema 8) per minute
+"$FEEDSCOPE" report --format html -o second.html b.db || fail "report --format html (auto)"
+grep -q "timelines per second" second.html || fail "the auto HTML of two hours is not per second"
+grep -o 'label="[^"]*"' second.html | LC_ALL=C sort -u | tr '\n' ';' >second.labels
+[ "$(cat second.labels)" = 'label="GPU";label="all loaders";label="available";label="blocked in I/O (D)";label="busiest disk read";label="busiest disk write";label="busiest disk";label="busiest interface rx";label="busiest interface tx";label="busy";label="cpu some";label="dirty";label="io full";label="io some";label="iowait";label="memory some";label="other";label="page cache";label="running";label="sleeping";' ] ||
+	fail "per-second series: $(cat second.labels)"
+grep -o 'data-points="[0-9]*"' second.html | grep -qv 'data-points="1[12][0-9][0-9]"' &&
+	fail "a per-second series of two hours has not 1100 to 1299 points: $(grep -o 'data-points="[0-9]*"' second.html | sort | uniq -c)"
+cp b.db s8.db && sqlite3 s8.db "DROP TABLE series_1s" || fail "copy without series_1s"
+"$FEEDSCOPE" report --format html -o s8.html s8.db && grep -q "timelines per minute" s8.html ||
+	fail "a file without series_1s is not drawn per minute"
 
 # a short window of the same file: every sample
 "$FEEDSCOPE" report --format json --window 600:1800 b.db >w.json || fail "report --window 600:1800"

@@ -1,10 +1,43 @@
 /* docs/schema.md documents every table and every column of the run file:
- * each table has a "### `name`" section naming each column in backticks. */
+ * each table (and series_1s) has a "### `name`" section naming each column
+ * in backticks. */
 #include <stdlib.h>
 
 #include "check.h"
 #include "store/schema.h"
+#include "store/series.h"
 #include "util/pfile.h"
+
+/* Table name's "### `name`" section: to the next table's heading or the
+ * next part of the document (a "## " heading), whichever comes first;
+ * NULL when there is none. */
+static const char *section(const char *doc, const char *name, size_t *len)
+{
+	char heading[128];
+	snprintf(heading, sizeof heading, "### `%s`\n", name);
+	const char *sec = strstr(doc, heading);
+	CHECK(sec != NULL);
+	if (!sec) {
+		fprintf(stderr, "  no section for table %s\n", name);
+		return NULL;
+	}
+	const char *end = strstr(sec + strlen(heading), "\n### ");
+	const char *part = strstr(sec + strlen(heading), "\n## ");
+	if (part && (!end || part < end))
+		end = part;
+	*len = end ? (size_t)(end - sec) : strlen(sec);
+	return sec;
+}
+
+static void documented(const char *sec, size_t len, const char *table, const char *col)
+{
+	char name[96];
+	snprintf(name, sizeof name, "`%s`", col);
+	const char *hit = memmem(sec, len, name, strlen(name));
+	CHECK(hit != NULL);
+	if (!hit)
+		fprintf(stderr, "  %s.%s is not documented\n", table, col);
+}
 
 int main(void)
 {
@@ -13,34 +46,19 @@ int main(void)
 		fprintf(stderr, "cannot read docs/schema.md (run from the repository root)\n");
 		return 1;
 	}
+	size_t len;
 	for (int t = 0; t < FS_T__COUNT; t++) {
 		const struct fs_table *tb = &fs_tables[t];
-		char heading[128];
-		snprintf(heading, sizeof heading, "### `%s`\n", tb->name);
-		const char *sec = strstr(doc.data, heading);
-		CHECK(sec != NULL);
-		if (!sec) {
-			fprintf(stderr, "  no section for table %s\n", tb->name);
-			continue;
-		}
-		/* the section runs to the next table's heading or the next part
-		 * of the document (a "## " heading), whichever comes first */
-		const char *end = strstr(sec + strlen(heading), "\n### ");
-		const char *part = strstr(sec + strlen(heading), "\n## ");
-		if (part && (!end || part < end))
-			end = part;
-		size_t len = end ? (size_t)(end - sec) : strlen(sec);
-		for (int c = 0; c < tb->ncols; c++) {
-			if (tb->sampled && c == 0)
-				continue; /* t is documented once, above */
-			char name[96];
-			snprintf(name, sizeof name, "`%s`", tb->cols[c].name);
-			const char *hit = memmem(sec, len, name, strlen(name));
-			CHECK(hit != NULL);
-			if (!hit)
-				fprintf(stderr, "  %s.%s is not documented\n", tb->name, tb->cols[c].name);
-		}
+		const char *sec = section(doc.data, tb->name, &len);
+		for (int c = 0; sec && c < tb->ncols; c++)
+			if (!(tb->sampled && c == 0)) /* t is documented once, above */
+				documented(sec, len, tb->name, tb->cols[c].name);
 	}
+	const struct fs_series_col *sc;
+	int n = fs_series_columns(&sc);
+	const char *sec = section(doc.data, FS_SERIES_TABLE, &len);
+	for (int c = 0; sec && c < n; c++)
+		documented(sec, len, FS_SERIES_TABLE, sc[c].name);
 	CHECK(strstr(doc.data, "### `meta`") != NULL);
 	fs_buf_free(&doc);
 	return check_exit("test_schema_doc");
