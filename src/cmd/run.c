@@ -47,10 +47,10 @@ static const char usage_text[] =
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
 	"      --states HOW     how thread states are read: auto (default: by BPF where it\n"
 	"                       loads, else /proc), proc, or bpf (the same, said when /proc)\n"
-	"      --keep-all       keep every sample: past its first hour a run file keeps\n"
-	"                       them for that hour, the latest hour and around stalls\n"
-	"                       (a DDP job's collectives too), and per-minute tables and\n"
-	"                       per-second timelines for the whole run\n"
+	"      --keep-all       keep every sample and collective: past its first hour a run\n"
+	"                       file keeps them for that hour, the latest hour and around\n"
+	"                       stalls, and per-minute tables and per-second timelines for\n"
+	"                       the whole run\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
 
