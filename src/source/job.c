@@ -550,8 +550,8 @@ static void job_finish(void *state, const struct fs_source_ctx *ctx)
 	/* an event skipped is a change of state not seen: the thread's time
 	 * goes on in the state before it until its next one */
 	fs_sink_metaf(ctx->sink, "job.bpf_missed", "%llu", (unsigned long long)missed);
-	/* a switch-in not seen: that stretch on a CPU counts as waiting for
-	 * one (jobstates.bpf.c, unseen_in) */
+	/* switch-ins not seen: each stretch split by the kernel's counts when
+	 * found (jobstates.bpf.c, unseen_in and seen_late) */
 	fs_sink_metaf(ctx->sink, "job.bpf_unseen_in", "%llu", (unsigned long long)job_bpf_unseen_in(s->bpf));
 	uint64_t dropped = job_bpf_dropped(s->bpf);
 	if (dropped)

@@ -244,7 +244,11 @@ void job_bpf_untrack(struct job_bpf *b, int tgid);
  * (sched_stat_runtime) is not attached (then it is settled when a thread
  * leaves its CPU); NULL: it is. */
 const char *job_bpf_settle_why(const struct job_bpf *b);
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns);
+/* Follow a thread the kernel did not see fork, in the state its stat's
+ * letter says since now_ns; exec_ns and delay_ns: its execution and wait
+ * on a runqueue so far (schedstat; ~0 where not read). */
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns);
 /* Read every tracked thread (from the mapped array) at now_ns and sum each
  * process's deltas since the last read. */
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns);
@@ -256,7 +260,8 @@ const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid);
 uint64_t job_bpf_dt_ns(const struct job_bpf *b);
 /* Threads never accounted because the map was full. */
 uint64_t job_bpf_dropped(const struct job_bpf *b);
-/* Switch-outs of a thread whose switch-in the program did not see. */
+/* Switch-ins the programs did not see (found later: at the thread's
+ * runtime update, switch out or exit; its stretch split then). */
 uint64_t job_bpf_unseen_in(const struct job_bpf *b);
 /* The programs' runs and time in the kernel (counted only with
  * kernel.bpf_stats_enabled=1), and the events the kernel did not run them

@@ -23,9 +23,10 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 void job_bpf_close(struct job_bpf *b) { (void)b; }
 void job_bpf_track(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
 void job_bpf_untrack(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns)
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns)
 {
-	(void)b; (void)tgid; (void)tid; (void)state; (void)now_ns;
+	(void)b; (void)tgid; (void)tid; (void)state; (void)now_ns; (void)exec_ns; (void)delay_ns;
 }
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns) { (void)b; (void)now_ns; }
 int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NULL; return 0; }
@@ -238,7 +239,8 @@ static void give_back(struct job_bpf *b, uint32_t slot)
 	bpf_map_update_elem(b->free_fd, NULL, &slot, 0);
 }
 
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns)
+void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns)
 {
 	uint32_t key = (uint32_t)tid, slot;
 	if (bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0)
@@ -251,6 +253,10 @@ void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 	t->tgid = (uint32_t)tgid;
 	t->tid = (uint32_t)tid;
 	t->start_ns = t->since_ns = now_ns;
+	/* not read: its execution counts from 0 (a thread first seen in R
+	 * counts as on a CPU), its wait is not split off (seen_late) */
+	t->exec_ns = exec_ns == ~0ull ? 0 : exec_ns;
+	t->delay_ns = delay_ns;
 	__atomic_store_n(&t->state, fs_js_from_letter(state), __ATOMIC_RELEASE);
 	/* an entry the kernel made meanwhile (a fork) knows better */
 	if (bpf_map_update_elem(b->tids_fd, &key, &slot, BPF_NOEXIST) != 0)

@@ -19,9 +19,17 @@ static void seed_threads(struct job_state *s, struct jproc *p, const struct job_
 		struct fs_pstat st;
 		if (job_read_rel(s, p->task_fd, p->th[i].tid, "stat") <= 0 || !fs_pstat_parse(s->buf.data, &st))
 			continue;
-		job_bpf_seed(s->bpf, p->pid, p->th[i].tid, st.state, s->ctx->now_ns);
 		job_count_state(k, st.state);
 		k->nread++;
+		/* one that has exited (a zombie, a vfork child read after its
+		 * exit) has no exit to come that would give its slot back */
+		if (st.state == 'Z' || st.state == 'X' || st.state == 'x')
+			continue;
+		struct fs_schedstat ss = {~0ull, ~0ull, 0};
+		if (job_read_rel(s, p->task_fd, p->th[i].tid, "schedstat") <= 0 ||
+		    !fs_schedstat_parse(s->buf.data, &ss))
+			ss.run_ns = ss.wait_ns = ~0ull;
+		job_bpf_seed(s->bpf, p->pid, p->th[i].tid, st.state, s->ctx->now_ns, ss.run_ns, ss.wait_ns);
 	}
 }
 

@@ -53,14 +53,20 @@ __u32 next_slot = 0; /* slots below it have been used */
 /* Threads of tracked processes that found no slot: never accounted. */
 __u64 dropped = 0;
 
-/* Each CPU's current thread's slot + 1 when it is followed, else 0: set at
- * each switch, so that the frequent runtime updates of threads not
- * followed cost no hash lookup. */
+/* Each CPU's current thread as the last switch seen put it there: its tid,
+ * and its slot + 1 when it is followed, else 0. Set at each switch, so that
+ * the frequent runtime updates of threads not followed cost no hash
+ * lookup; a runtime update of another tid says a switch was not seen. */
+struct fs_js_cur {
+	__u32 tid;
+	__u32 slot1;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct fs_js_cur);
 } on_cpu SEC(".maps");
 
 static __always_inline struct fs_js_thread *find_slot(__u32 tid, __u32 *slot_out)
@@ -91,12 +97,15 @@ static __always_inline void write_end(struct fs_js_thread *t)
 	__sync_fetch_and_add(&t->seq, 1);
 }
 
-/* Switch-outs of a thread whose record was not on a CPU: its switch-in
- * was not seen. Seen on a 2-CPU VM under load: the program ran at the
- * switch (no recursion miss) and found no `tids` entry for a thread that
- * had one before and after, as a lookup from userspace found every tick
- * (not understood yet). The thread's stretch on the CPU is then counted
- * as waiting for one until it leaves it. */
+/* Switch-ins not seen: a followed thread found on a CPU (at its runtime
+ * update, its switch out or its exit) while its record says it is not.
+ * Not a lookup that failed: on a 2-CPU VM (kernel 6.18) the programs are
+ * not run at all for the switches whose prev is a thread of one process
+ * (the VM's init: not one of its switch-outs in 6 s was seen, 50 of its
+ * switch-ins were, and none of the wakeups it made), so the switch that
+ * puts one of ours on the CPU after it goes unseen, and recursion_misses
+ * stays 0. Any event may be missed (recursion is another cause): the
+ * stretch is then split by the kernel's own counts (seen_late). */
 __u64 unseen_in = 0;
 
 #define NO_EXEC (~0ULL)
@@ -126,6 +135,38 @@ static __always_inline void account(struct fs_js_thread *t, __u64 now, __u64 exe
 	t->since_ns = now;
 }
 
+/* t is on a CPU now, but its record says otherwise: its switch in (and
+ * maybe the wakeup before it) was not seen. Split the stretch since
+ * since_ns by the kernel's own counts, exec (se.sum_exec_runtime) and
+ * delay (sched_info.run_delay, both up to date at a runtime update, a
+ * switch out and an exit of the thread itself): its execution since
+ * exec_ns is ONCPU, its wait on a runqueue since delay_ns RUNQ, the rest
+ * the state it was in. From now it is on a CPU. */
+static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 exec, __u64 delay)
+{
+	if (now > t->since_ns) {
+		__u64 d = now - t->since_ns;
+		__u64 ex = exec > t->exec_ns ? exec - t->exec_ns : 0;
+		if (ex > d)
+			ex = d;
+		__u64 w = delay > t->delay_ns ? delay - t->delay_ns : 0;
+		if (w > d - ex)
+			w = d - ex;
+		__u64 rest = d - ex - w;
+		t->ns[FS_JS_ONCPU] += ex;
+		t->ns[FS_JS_RUNQ] += w;
+		t->ns[t->state & 7] += rest;
+		if (t->iowait)
+			t->iowait_ns += rest;
+		t->since_ns = now;
+	}
+	t->exec_ns = exec;
+	t->delay_ns = delay;
+	t->state = FS_JS_ONCPU;
+	t->iowait = 0;
+	__sync_fetch_and_add(&unseen_in, 1);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -137,20 +178,25 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct fs_js_thread *p = find(prev->pid);
 	if (p && p->state != FS_JS_DEAD) {
 		now = bpf_ktime_get_ns();
-		if (p->state != FS_JS_ONCPU)
-			__sync_fetch_and_add(&unseen_in, 1);
+		/* prev's execution and wait are up to date here (put_prev_task,
+		 * its last arrival) */
+		__u64 exec = prev->se.sum_exec_runtime, delay = prev->sched_info.run_delay;
 		write_begin(p);
-		/* prev's execution is up to date here (put_prev_task) */
-		account(p, now, prev->se.sum_exec_runtime);
+		if (p->state != FS_JS_ONCPU && p->state < FS_JS_NSTATES)
+			seen_late(p, now, exec, delay);
+		account(p, now, exec);
+		p->delay_ns = delay;
 		p->state = fs_js_classify(prev->__state, preempt);
 		p->iowait = p->state != FS_JS_RUNQ && BPF_CORE_READ_BITFIELD(prev, in_iowait);
 		write_end(p);
 	}
 	__u32 zero = 0, nslot = 0;
 	struct fs_js_thread *n = find_slot(next->pid, &nslot);
-	__u32 *cur = bpf_map_lookup_elem(&on_cpu, &zero);
-	if (cur)
-		*cur = n ? nslot + 1 : 0;
+	struct fs_js_cur *cur = bpf_map_lookup_elem(&on_cpu, &zero);
+	if (cur) {
+		cur->tid = next->pid;
+		cur->slot1 = n ? nslot + 1 : 0;
+	}
 	if (n && n->state != FS_JS_DEAD) {
 		write_begin(n);
 		account(n, now ? now : bpf_ktime_get_ns(), NO_EXEC);
@@ -198,17 +244,38 @@ int BPF_PROG(fs_js_wakeup_new, struct task_struct *p)
  * that what a reader sees of it as on the CPU, before the split, is at most
  * that old. Most calls are of threads not followed: a per-CPU lookup is all
  * they cost. A thread first seen while on a CPU (attach) is found from its
- * first switch in. */
+ * first switch in. The update of this CPU's current thread when the last
+ * switch seen put another there: a switch not seen (unseen_in); the
+ * thread is looked up once, and if it is ours, its record is put on the
+ * CPU (seen_late), a tick after its switch in at most. */
 SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(fs_js_runtime, struct task_struct *tsk)
 {
-	__u32 zero = 0;
-	__u32 *cur = bpf_map_lookup_elem(&on_cpu, &zero);
-	if (!cur || *cur == 0)
+	__u32 zero = 0, tid = tsk->pid;
+	struct fs_js_cur *cur = bpf_map_lookup_elem(&on_cpu, &zero);
+	if (!cur)
 		return 0;
-	__u32 slot = *cur - 1;
+	if (cur->tid != tid) {
+		/* another CPU's current (an update of its runqueue from here)
+		 * tells nothing of this CPU's */
+		if (tid != (__u32)bpf_get_current_pid_tgid())
+			return 0;
+		__u32 nslot = 0;
+		struct fs_js_thread *n = find_slot(tid, &nslot);
+		cur->tid = tid;
+		cur->slot1 = n ? nslot + 1 : 0;
+		if (n && n->state < FS_JS_NSTATES && n->state != FS_JS_ONCPU) {
+			write_begin(n);
+			seen_late(n, bpf_ktime_get_ns(), tsk->se.sum_exec_runtime, tsk->sched_info.run_delay);
+			write_end(n);
+		}
+		return 0;
+	}
+	if (cur->slot1 == 0)
+		return 0;
+	__u32 slot = cur->slot1 - 1;
 	struct fs_js_thread *t = bpf_map_lookup_elem(&slots, &slot);
-	if (!t || t->tid != (__u32)tsk->pid || t->state != FS_JS_ONCPU)
+	if (!t || t->tid != tid || t->state != FS_JS_ONCPU)
 		return 0;
 	__u64 exec = tsk->se.sum_exec_runtime;
 	if (exec - t->exec_ns < FS_JS_SETTLE_NS)
@@ -246,6 +313,7 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	t->execs = 0;
 	t->start_ns = t->since_ns = now;
 	t->exec_ns = 0;
+	t->delay_ns = 0; /* a new task's sched_info starts at 0 */
 	t->iowait_ns = 0;
 	for (int i = 0; i < FS_JS_SLOTS; i++)
 		t->ns[i] = 0;
@@ -278,10 +346,13 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	struct fs_js_thread *t = find(tid);
 	if (!t || t->state == FS_JS_DEAD)
 		return 0;
+	__u64 now = bpf_ktime_get_ns(), exec = p->se.sum_exec_runtime;
 	write_begin(t);
+	if (t->state != FS_JS_ONCPU && t->state < FS_JS_NSTATES) /* it runs this */
+		seen_late(t, now, exec, p->sched_info.run_delay);
 	/* its execution as last counted (a tick ago at most: that part goes
 	 * to RUNQ) */
-	account(t, bpf_ktime_get_ns(), p->se.sum_exec_runtime);
+	account(t, now, exec);
 	t->state = FS_JS_DEAD;
 	t->iowait = 0;
 	write_end(t);

@@ -44,6 +44,10 @@ enum {
  * or interrupts held it, is RUNQ: runnable, not running. Both are settled
  * when the thread leaves the CPU, at its exit and every FS_JS_SETTLE_NS of
  * its execution (sched_stat_runtime).
+ * delay_ns: the kernel's count of the thread's time waiting on a runqueue
+ * (sched_info.run_delay) at its last switch out (~0: not known, a seeded
+ * thread). With exec_ns it splits a stretch whose switch in was not seen
+ * (jobstates.bpf.c, seen_late).
  * seq: odd while the program writes the record (a reader copies it between
  * two equal even values). */
 struct fs_js_thread {
@@ -56,6 +60,7 @@ struct fs_js_thread {
 	__u64 start_ns;
 	__u64 since_ns;
 	__u64 exec_ns;
+	__u64 delay_ns;
 	__u64 iowait_ns;
 	__u64 ns[FS_JS_SLOTS];
 };
