@@ -287,7 +287,7 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		struct fs_js_totals cur;
 		fs_js_totals_at(&v, now_ns, &cur);
 		bool same = old->tid == v.tid && old->start_ns == v.start_ns;
-		uint64_t run_ns = cur.ns[FS_JS_ONCPU] + cur.ns[FS_JS_RUNQ];
+		uint64_t run_ns = cur.run_ns;
 		/* ran in the interval: by the figures as read, not as counted (a
 		 * figure paid back counts nothing while the thread runs) */
 		if (!same || run_ns != old->run_ns)

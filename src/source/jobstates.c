@@ -11,12 +11,13 @@ void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js
 	for (int s = 0; s < FS_JS_NSTATES; s++)
 		out->ns[s] = t->ns[s];
 	out->iowait_ns = t->iowait_ns;
-	if (t->state >= FS_JS_NSTATES || now_ns <= t->since_ns)
-		return;
-	uint64_t open = now_ns - t->since_ns;
-	out->ns[t->state] += open;
-	if (t->iowait)
-		out->iowait_ns += open;
+	if (t->state < FS_JS_NSTATES && now_ns > t->since_ns) {
+		uint64_t open = now_ns - t->since_ns;
+		out->ns[t->state] += open;
+		if (t->iowait)
+			out->iowait_ns += open;
+	}
+	out->run_ns = out->ns[FS_JS_ONCPU] + out->ns[FS_JS_RUNQ];
 }
 
 static uint64_t up(uint64_t prev, uint64_t cur)
@@ -30,6 +31,7 @@ void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals 
 	for (int s = 0; s < FS_JS_NSTATES; s++)
 		sum->ns[s] += prev ? up(prev->ns[s], cur->ns[s]) : cur->ns[s];
 	sum->iowait_ns += prev ? up(prev->iowait_ns, cur->iowait_ns) : cur->iowait_ns;
+	sum->run_ns += prev ? up(prev->run_ns, cur->run_ns) : cur->run_ns;
 }
 
 void fs_js_totals_mark(struct fs_js_totals *mark, const struct fs_js_totals *cur)
@@ -39,6 +41,8 @@ void fs_js_totals_mark(struct fs_js_totals *mark, const struct fs_js_totals *cur
 			mark->ns[s] = cur->ns[s];
 	if (cur->iowait_ns > mark->iowait_ns)
 		mark->iowait_ns = cur->iowait_ns;
+	if (cur->run_ns > mark->run_ns)
+		mark->run_ns = cur->run_ns;
 }
 
 bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int tries)
@@ -68,11 +72,12 @@ void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_
 		return;
 	}
 	double dt = (double)dt_ns;
-	out->running = (double)(sum->ns[FS_JS_ONCPU] + sum->ns[FS_JS_RUNQ]) / dt;
+	out->running = (double)sum->run_ns / dt;
 	out->blocked_io = (double)sum->ns[FS_JS_BLOCKED] / dt;
 	out->sleeping = (double)sum->ns[FS_JS_SLEEP] / dt;
 	out->other = (double)sum->ns[FS_JS_OTHER] / dt;
-	out->run_wait_pct = 100.0 * (double)sum->ns[FS_JS_RUNQ] / dt;
+	uint64_t on = sum->ns[FS_JS_ONCPU];
+	out->run_wait_pct = 100.0 * (double)(sum->run_ns > on ? sum->run_ns - on : 0) / dt;
 	out->cpu_pct = 100.0 * (double)sum->ns[FS_JS_ONCPU] / dt;
 	out->blkio_delay_pct = 100.0 * (double)sum->iowait_ns / dt;
 }

@@ -15,6 +15,10 @@
 struct fs_js_totals {
 	uint64_t ns[FS_JS_NSTATES];
 	uint64_t iowait_ns;
+	/* ONCPU + RUNQ (/proc's R), counted against a mark of its own: time
+	 * the kernel moves between the two after a read (a stretch whose
+	 * switch in was seen late, read as RUNQ, then split) cancels in it */
+	uint64_t run_ns;
 };
 
 /* t's totals at now_ns: the closed intervals plus the open one (now_ns -
@@ -52,7 +56,9 @@ struct fs_js_columns {
 
 /* The columns from the summed deltas of a process's threads over dt_ns:
  * each state's time divided by the interval, so the unit of the per-sample
- * counts (threads) is kept. Everything NaN when dt_ns is 0. */
+ * counts (threads) is kept; running from run_ns, waiting for a CPU what of
+ * it was not on one (0 when time moved onto the CPU exceeds it). Everything
+ * NaN when dt_ns is 0. */
 void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_columns *out);
 
 /* The state a /proc state letter means (R, S, D, I, T, Z...), for threads

@@ -45,6 +45,7 @@ static void test_totals_at(void)
 	CHECK_INT(a.ns[FS_JS_ONCPU], 10 * MS);
 	CHECK_INT(a.ns[FS_JS_BLOCKED], 35 * MS);
 	CHECK_INT(a.iowait_ns, 33 * MS);
+	CHECK_INT(a.run_ns, 10 * MS); /* R: on a CPU + runnable */
 	fs_js_totals_at(&t, 90 * MS, &a); /* the kernel updated it after our clock read */
 	CHECK_INT(a.ns[FS_JS_BLOCKED], 5 * MS);
 	t.state = FS_JS_DEAD; /* exited: final */
@@ -61,9 +62,10 @@ static void test_delta_columns(void)
 	struct fs_js_totals p1, c1, p2, c2, sum;
 	memset(&p1, 0, sizeof p1);
 	c1 = p2 = c2 = sum = p1;
-	p1.ns[FS_JS_ONCPU] = 500 * MS;
+	p1.ns[FS_JS_ONCPU] = p1.run_ns = 500 * MS;
 	c1.ns[FS_JS_ONCPU] = 520 * MS;
 	c1.ns[FS_JS_RUNQ] = 10 * MS;
+	c1.run_ns = 530 * MS;
 	c1.ns[FS_JS_SLEEP] = 70 * MS;
 	p2.ns[FS_JS_SLEEP] = 1000 * MS;
 	p2.iowait_ns = 7 * MS;
@@ -87,7 +89,7 @@ static void test_delta_columns(void)
 	struct fs_js_totals born = sum, s2 = sum;
 	memset(&born, 0, sizeof born);
 	s2 = born;
-	born.ns[FS_JS_ONCPU] = 25 * MS;
+	born.ns[FS_JS_ONCPU] = born.run_ns = 25 * MS;
 	born.ns[FS_JS_SLEEP] = 25 * MS;
 	fs_js_totals_add_delta(&s2, NULL, &born);
 	fs_js_columns(&s2, 100 * MS, &col);
@@ -117,9 +119,10 @@ static void test_mark_pays_back(void)
 	struct fs_js_totals r1, r2, r3, mark, sum;
 	memset(&r1, 0, sizeof r1);
 	r2 = r3 = mark = sum = r1;
-	r2.ns[FS_JS_ONCPU] = 120 * MS;
+	r2.ns[FS_JS_ONCPU] = r2.run_ns = 120 * MS;
 	r3.ns[FS_JS_ONCPU] = 140 * MS; /* 90 settled + 50 open */
 	r3.ns[FS_JS_RUNQ] = 30 * MS;
+	r3.run_ns = 170 * MS;
 	fs_js_totals_add_delta(&sum, NULL, &r1);
 	fs_js_totals_mark(&mark, &r1);
 	fs_js_totals_add_delta(&sum, &mark, &r2);
@@ -129,14 +132,51 @@ static void test_mark_pays_back(void)
 	fs_js_totals_mark(&mark, &r3);
 	CHECK_INT(sum.ns[FS_JS_ONCPU], 140 * MS);
 	CHECK_INT(sum.ns[FS_JS_RUNQ], 30 * MS);
+	CHECK_INT(sum.run_ns, 170 * MS);
 	CHECK_INT(mark.ns[FS_JS_ONCPU], 140 * MS);
 	/* a figure below the mark adds nothing until it passes it */
 	struct fs_js_totals r4 = r3;
 	r4.ns[FS_JS_ONCPU] = 130 * MS;
+	r4.run_ns = 160 * MS;
 	fs_js_totals_add_delta(&sum, &mark, &r4);
 	fs_js_totals_mark(&mark, &r4);
 	CHECK_INT(sum.ns[FS_JS_ONCPU], 140 * MS);
 	CHECK_INT(mark.ns[FS_JS_ONCPU], 140 * MS);
+	CHECK_INT(sum.run_ns, 170 * MS);
+}
+
+/* A thread whose switch in was not seen, read at four ticks 100 ms apart:
+ * at the second its record says runnable (50 ms open, read as waiting);
+ * the kernel then finds it on the CPU and splits the stretch by its
+ * execution: 80 ms on the CPU, none waiting; then it runs 10 ms more. The
+ * 50 ms moved from waiting to the CPU cancel within running: over the
+ * reads, R 90 ms and on the CPU 90, not R 140; the interval in which it
+ * moved has its running (30 ms) and its CPU (80 ms: what moved onto it
+ * counts there), and no negative wait. */
+static void test_moved_to_cpu(void)
+{
+	struct fs_js_totals r1, r2, r3, r4, mark, sum, s3;
+	memset(&r1, 0, sizeof r1);
+	r2 = r3 = r4 = mark = sum = s3 = r1;
+	r2.ns[FS_JS_RUNQ] = r2.run_ns = 50 * MS;
+	r3.ns[FS_JS_ONCPU] = r3.run_ns = 80 * MS;
+	r4.ns[FS_JS_ONCPU] = r4.run_ns = 90 * MS;
+	fs_js_totals_add_delta(&sum, NULL, &r1);
+	fs_js_totals_mark(&mark, &r1);
+	fs_js_totals_add_delta(&sum, &mark, &r2);
+	fs_js_totals_mark(&mark, &r2);
+	fs_js_totals_add_delta(&s3, &mark, &r3);
+	fs_js_totals_add_delta(&sum, &mark, &r3);
+	fs_js_totals_mark(&mark, &r3);
+	fs_js_totals_add_delta(&sum, &mark, &r4);
+	fs_js_totals_mark(&mark, &r4);
+	CHECK_INT(sum.run_ns, 90 * MS);
+	CHECK_INT(sum.ns[FS_JS_ONCPU], 90 * MS);
+	struct fs_js_columns col;
+	fs_js_columns(&s3, 100 * MS, &col);
+	CHECK_NEAR(col.running, 0.3, 1e-12);
+	CHECK_NEAR(col.cpu_pct, 80.0, 1e-9);
+	CHECK_NEAR(col.run_wait_pct, 0.0, 1e-12);
 }
 
 /* A record copied between two equal, even values of its seq; one being
@@ -172,6 +212,7 @@ int main(void)
 	test_totals_at();
 	test_delta_columns();
 	test_mark_pays_back();
+	test_moved_to_cpu();
 	test_copy();
 	test_states_parse();
 	return check_exit("test_jobstates");
