@@ -11,6 +11,7 @@
 
 #include "store/retain.h"
 #include "store/rollup.h"
+#include "store/rowq.h"
 #include "store/runfile.h"
 #include "store/schema.h"
 #include "util/clock.h"
@@ -42,6 +43,10 @@ struct fs_store {
 	sqlite3_stmt *spans_of;
 	sqlite3_stmt *del[FS_T__COUNT];
 	uint64_t deleted;
+	/* a file's rows, held until the next commit (rowq.h); an in-memory
+	 * store (watch, top) is read between commits: it inserts at once */
+	struct fs_rowq held;
+	bool hold;
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -252,9 +257,9 @@ static void track_span(struct fs_store *st, const struct fs_row *r, int64_t rowi
 	st->span[r->table].last = rowid;
 }
 
-static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+static void insert_row(void *ctx, const struct fs_row *r)
 {
-	struct fs_store *st = (struct fs_store *)sink;
+	struct fs_store *st = ctx;
 	sqlite3_stmt *s = st->insert[r->table];
 	begin(st);
 	bind_values(s, r->v, fs_tables[r->table].ncols);
@@ -270,6 +275,21 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 		fs_rollup_row(st->rollup, r);
 	if (st->keep)
 		fs_retain_row(st->keep, r);
+}
+
+/* The held rows into their tables, in the order they came. */
+static void insert_held(struct fs_store *st)
+{
+	fs_rowq_drain(&st->held, insert_row, st);
+}
+
+static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+{
+	struct fs_store *st = (struct fs_store *)sink;
+	if (st->hold && fs_rowq_push(&st->held, r) == 0)
+		return;
+	insert_held(st);
+	insert_row(st, r);
 }
 
 /* A finished per-minute row (store/rollup.h). */
@@ -395,6 +415,7 @@ void fs_store_hash_paths(struct fs_store *st, bool on)
 
 int fs_store_commit(struct fs_store *st)
 {
+	insert_held(st);
 	st->last_commit_ns = fs_now_ns();
 	if (!st->in_txn)
 		return 0;
@@ -447,6 +468,7 @@ static void close_db(struct fs_store *st)
 	sqlite3_finalize(st->meta);
 	sqlite3_close(st->db);
 	st->db = NULL;
+	fs_rowq_free(&st->held);
 }
 
 struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exists, char *err, size_t errlen)
@@ -475,6 +497,7 @@ struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exis
 	st->sink.meta = sink_meta;
 	st->sink.tick_end = sink_tick_end;
 	st->last_commit_ns = fs_now_ns();
+	st->hold = true;
 	return st;
 }
 
@@ -503,6 +526,7 @@ struct fs_store *fs_store_create_memory(char *err, size_t errlen)
 
 sqlite3 *fs_store_db(struct fs_store *st)
 {
+	insert_held(st); /* what the caller reads is in the tables */
 	return st->db;
 }
 
@@ -523,11 +547,12 @@ struct fs_sink *fs_store_sink(struct fs_store *st)
 
 uint64_t fs_store_rows(const struct fs_store *st)
 {
-	return st->rows;
+	return st->rows + st->held.rows;
 }
 
 int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
+	insert_held(st);
 	if (st->rollup)
 		fs_rollup_flush(st->rollup); /* the last, partial minute */
 	if (st->span_insert)
@@ -550,6 +575,7 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 	if (!folded)
 		fs_error("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
 	sqlite3_close(st->db);
+	fs_rowq_free(&st->held);
 	if (fs_runfile_finish(&st->file, folded && rc == 0) < 0)
 		rc = -1;
 	if (path_out)
