@@ -23,6 +23,7 @@ struct fs_store {
 	sqlite3 *db;
 	sqlite3_stmt *insert[FS_T__COUNT];
 	sqlite3_stmt *meta;
+	sqlite3_stmt *begin, *commit; /* prepared once: a second's BEGIN and COMMIT parse nothing */
 	bool in_txn;
 	uint64_t last_commit_ns;
 	uint64_t rows, errors;
@@ -99,7 +100,9 @@ static int prepare_inserts(struct fs_store *st, char *err, size_t errlen)
 		}
 	}
 	if (sqlite3_prepare_v3(st->db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1,
-			       SQLITE_PREPARE_PERSISTENT, &st->meta, NULL) != SQLITE_OK) {
+			       SQLITE_PREPARE_PERSISTENT, &st->meta, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v3(st->db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &st->begin, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v3(st->db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &st->commit, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
 		return -1;
 	}
@@ -116,11 +119,20 @@ static void say_error(struct fs_store *st, const char *what)
 	}
 }
 
+/* One run of a prepared statement that returns no rows: SQLITE_DONE or
+ * the error. */
+static int run_once(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc;
+}
+
 static void begin(struct fs_store *st)
 {
 	if (st->in_txn)
 		return;
-	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+	if (run_once(st->begin) == SQLITE_DONE)
 		st->in_txn = true;
 	else
 		say_error(st, "BEGIN");
@@ -138,7 +150,9 @@ static void bind_values(sqlite3_stmt *s, const struct fs_value *vals, int ncols)
 			sqlite3_bind_double(s, c + 1, v->d);
 			break;
 		case FS_V_TEXT:
-			sqlite3_bind_text(s, c + 1, v->s, -1, SQLITE_TRANSIENT);
+			/* not copied: the statement is stepped before the text goes, and
+			 * every column is bound again before the next step */
+			sqlite3_bind_text(s, c + 1, v->s, -1, SQLITE_STATIC);
 			break;
 		default:
 			sqlite3_bind_null(s, c + 1);
@@ -420,7 +434,7 @@ int fs_store_commit(struct fs_store *st)
 	if (!st->in_txn)
 		return 0;
 	st->in_txn = false;
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+	if (run_once(st->commit) != SQLITE_DONE) {
 		say_error(st, "commit");
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -441,7 +455,9 @@ static void sink_tick_end(struct fs_sink *sink, double t)
 static int open_db(struct fs_store *st, char *err, size_t errlen)
 {
 	const char *path = st->file.path;
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+	/* NOMUTEX: one thread uses the connection (readers open their own) */
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		return -1;
 	}
@@ -460,12 +476,20 @@ static int open_db(struct fs_store *st, char *err, size_t errlen)
 	return 0;
 }
 
-static void close_db(struct fs_store *st)
+/* The statements every store prepares (prepare_inserts). */
+static void finalize_writes(struct fs_store *st)
 {
-	close_tiers(st);
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
+}
+
+static void close_db(struct fs_store *st)
+{
+	close_tiers(st);
+	finalize_writes(st);
 	sqlite3_close(st->db);
 	st->db = NULL;
 	fs_rowq_free(&st->held);
@@ -566,9 +590,7 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 		return rc;
 	}
 	close_tiers(st);
-	for (int t = 0; t < FS_T__COUNT; t++)
-		sqlite3_finalize(st->insert[t]);
-	sqlite3_finalize(st->meta);
+	finalize_writes(st);
 	char why[256];
 	bool folded = exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
 			   sizeof why) == 0;
