@@ -13,7 +13,7 @@ struct slot {
 	bool open;
 	bool said_sample_error;
 	char status[256];
-	uint64_t cpu_ns; /* CPU time spent in sample(), rows included */
+	uint64_t cpu_ns; /* CPU time spent in sample(), rows handed to the sink included */
 };
 
 struct fs_recorder {
@@ -24,6 +24,10 @@ struct fs_recorder {
 	int nslots;
 	uint64_t ticks, busy_ns;
 	double prev_t;
+	/* the sink's tick_end (a run file inserts a second's rows and commits
+	 * there): its CPU over the run, and the last one's wall and CPU time,
+	 * counted in the next tick's ticks row */
+	uint64_t store_cpu_ns, tick_end_ns, tick_end_cpu_ns;
 };
 
 static bool listed(const char *list, const char *name)
@@ -107,18 +111,23 @@ void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed)
 			fs_warn("%s: %s (said once; still trying)", s->ops->name, why);
 		}
 	}
-	uint64_t busy = fs_now_ns() - start;
+	uint64_t busy = fs_now_ns() - start + r->tick_end_ns;
 	struct fs_row row;
 	fs_row_init(&row, FS_T_TICKS, t);
 	if (r->ticks > 0)
 		fs_row_real(&row, FS_TICKS_dt_s, t - r->prev_t);
 	fs_row_real(&row, FS_TICKS_sample_us, (double)busy / 1e3);
-	fs_row_real(&row, FS_TICKS_cpu_us, (double)(cpu_mark - cpu_start) / 1e3);
+	fs_row_real(&row, FS_TICKS_cpu_us, (double)(cpu_mark - cpu_start + r->tick_end_cpu_ns) / 1e3);
 	fs_row_int(&row, FS_TICKS_missed, (int64_t)missed);
 	fs_sink_row(r->sink, &row);
+	uint64_t end_start = fs_now_ns();
 	if (r->sink->tick_end)
 		r->sink->tick_end(r->sink, t);
-	r->busy_ns += fs_now_ns() - start;
+	uint64_t end_ns = fs_now_ns(), end_cpu = fs_thread_cpu_ns();
+	r->tick_end_ns = end_ns - end_start;
+	r->tick_end_cpu_ns = end_cpu - cpu_mark;
+	r->store_cpu_ns += r->tick_end_cpu_ns;
+	r->busy_ns += end_ns - start;
 	r->ticks++;
 	r->prev_t = t;
 }
@@ -171,6 +180,8 @@ void fs_recorder_close(struct fs_recorder *r)
 		snprintf(key, sizeof key, "recorder.%s_us", r->slots[i].ops->name);
 		fs_sink_metaf(r->sink, key, "%.1f", (double)r->slots[i].cpu_ns / 1e3 / (double)r->ticks);
 	}
+	if (r->ticks)
+		fs_sink_metaf(r->sink, "recorder.store_us", "%.1f", (double)r->store_cpu_ns / 1e3 / (double)r->ticks);
 	for (int i = 0; i < r->nslots; i++)
 		if (r->slots[i].open)
 			r->slots[i].ops->close(r->slots[i].state);

@@ -27,8 +27,10 @@ struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sin
 				     const struct fs_recorder_opts *opts, double t);
 
 /* Sample every open source for the tick at time t (seconds since start),
- * then write a `ticks` row (dt_s = t - previous tick, sample_us = time spent,
- * missed = ticks skipped because sampling overran) and call tick_end. */
+ * then write a `ticks` row (dt_s = t - previous tick, sample_us and cpu_us
+ * = time spent, the previous tick_end's included: a run file inserts its
+ * held rows and commits there; missed = ticks skipped because sampling
+ * overran) and call tick_end. */
 void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed);
 
 /* Number of ticks sampled, and total time spent sampling (ns). */

@@ -177,10 +177,13 @@ void fs_cgset_use(struct fs_cgset *s, int idx)
 		s->cg[idx].used = true;
 }
 
-/* Read a pfile into buf; returns the text or NULL (path NULL: out of memory). */
+/* Read a pfile into buf; returns the text or NULL (path NULL: out of
+ * memory). Every controller file read here (cpu.stat, cpu.max,
+ * memory.current, v1's quota, period, limit and usage) is shown in one
+ * piece (no seq_start of its own): a short read is the end, one pread. */
 static const char *pread_text(struct fs_pfile *pf, struct fs_buf *buf)
 {
-	if (!pf->path || fs_pfile_read(pf, buf) < 0)
+	if (!pf->path || fs_pfile_read_one(pf, buf) < 0)
 		return NULL;
 	return buf->data;
 }

@@ -344,6 +344,17 @@ static int cmp_proc(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+/* Are the processes already in cmp_proc's order? (They mostly are: a
+ * tick's discovery appends, so the sort, which copies the large entries
+ * through a temporary, is needed only after a new process came.) */
+static bool procs_in_order(const struct job_state *s)
+{
+	for (int i = 1; i < s->nprocs; i++)
+		if (cmp_proc(&s->procs[i - 1], &s->procs[i], (void *)&s->root) > 0)
+			return false;
+	return true;
+}
+
 struct jrow {
 	struct fs_prates r;
 	double run_wait_pct, blkio_delay_pct;
@@ -510,7 +521,8 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 			discover_scan(s, ctx);
 	}
 	drop_gone(s);
-	qsort_r(s->procs, (size_t)s->nprocs, sizeof *s->procs, cmp_proc, &s->root);
+	if (!procs_in_order(s))
+		qsort_r(s->procs, (size_t)s->nprocs, sizeof *s->procs, cmp_proc, &s->root);
 	if (s->pss)
 		sample_pss(s, ctx);
 	for (int i = 0; i < s->nprocs; i++) {

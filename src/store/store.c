@@ -11,6 +11,7 @@
 
 #include "store/retain.h"
 #include "store/rollup.h"
+#include "store/rowq.h"
 #include "store/runfile.h"
 #include "store/schema.h"
 #include "store/series.h"
@@ -23,6 +24,7 @@ struct fs_store {
 	sqlite3 *db;
 	sqlite3_stmt *insert[FS_T__COUNT];
 	sqlite3_stmt *meta;
+	sqlite3_stmt *begin, *commit; /* prepared once: a second's BEGIN and COMMIT parse nothing */
 	bool in_txn;
 	uint64_t last_commit_ns;
 	uint64_t rows, errors;
@@ -45,6 +47,10 @@ struct fs_store {
 	sqlite3_stmt *spans_of;
 	sqlite3_stmt *del[FS_T__COUNT];
 	uint64_t deleted;
+	/* a file's rows, held until the next commit (rowq.h); an in-memory
+	 * store (watch, top) is read between commits: it inserts at once */
+	struct fs_rowq held;
+	bool hold;
 };
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
@@ -97,7 +103,9 @@ static int prepare_inserts(struct fs_store *st, char *err, size_t errlen)
 		}
 	}
 	if (sqlite3_prepare_v3(st->db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1,
-			       SQLITE_PREPARE_PERSISTENT, &st->meta, NULL) != SQLITE_OK) {
+			       SQLITE_PREPARE_PERSISTENT, &st->meta, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v3(st->db, "BEGIN", -1, SQLITE_PREPARE_PERSISTENT, &st->begin, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v3(st->db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &st->commit, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
 		return -1;
 	}
@@ -114,11 +122,20 @@ static void say_error(struct fs_store *st, const char *what)
 	}
 }
 
+/* One run of a prepared statement that returns no rows: SQLITE_DONE or
+ * the error. */
+static int run_once(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc;
+}
+
 static void begin(struct fs_store *st)
 {
 	if (st->in_txn)
 		return;
-	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+	if (run_once(st->begin) == SQLITE_DONE)
 		st->in_txn = true;
 	else
 		say_error(st, "BEGIN");
@@ -136,7 +153,9 @@ static void bind_values(sqlite3_stmt *s, const struct fs_value *vals, int ncols)
 			sqlite3_bind_double(s, c + 1, v->d);
 			break;
 		case FS_V_TEXT:
-			sqlite3_bind_text(s, c + 1, v->s, -1, SQLITE_TRANSIENT);
+			/* not copied: the statement is stepped before the text goes, and
+			 * every column is bound again before the next step */
+			sqlite3_bind_text(s, c + 1, v->s, -1, SQLITE_STATIC);
 			break;
 		default:
 			sqlite3_bind_null(s, c + 1);
@@ -255,9 +274,9 @@ static void track_span(struct fs_store *st, const struct fs_row *r, int64_t rowi
 	st->span[r->table].last = rowid;
 }
 
-static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+static void insert_row(void *ctx, const struct fs_row *r)
 {
-	struct fs_store *st = (struct fs_store *)sink;
+	struct fs_store *st = ctx;
 	sqlite3_stmt *s = st->insert[r->table];
 	begin(st);
 	bind_values(s, r->v, fs_tables[r->table].ncols);
@@ -275,6 +294,21 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 		fs_series_row(st->series, r);
 	if (st->keep)
 		fs_retain_row(st->keep, r);
+}
+
+/* The held rows into their tables, in the order they came. */
+static void insert_held(struct fs_store *st)
+{
+	fs_rowq_drain(&st->held, insert_row, st);
+}
+
+static void sink_row(struct fs_sink *sink, const struct fs_row *r)
+{
+	struct fs_store *st = (struct fs_store *)sink;
+	if (st->hold && fs_rowq_push(&st->held, r) == 0)
+		return;
+	insert_held(st);
+	insert_row(st, r);
 }
 
 /* A finished per-minute row (store/rollup.h). */
@@ -444,11 +478,12 @@ void fs_store_hash_paths(struct fs_store *st, bool on)
 
 int fs_store_commit(struct fs_store *st)
 {
+	insert_held(st);
 	st->last_commit_ns = fs_now_ns();
 	if (!st->in_txn)
 		return 0;
 	st->in_txn = false;
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+	if (run_once(st->commit) != SQLITE_DONE) {
 		say_error(st, "commit");
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -469,7 +504,9 @@ static void sink_tick_end(struct fs_sink *sink, double t)
 static int open_db(struct fs_store *st, char *err, size_t errlen)
 {
 	const char *path = st->file.path;
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+	/* NOMUTEX: one thread uses the connection (readers open their own) */
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		return -1;
 	}
@@ -488,14 +525,23 @@ static int open_db(struct fs_store *st, char *err, size_t errlen)
 	return 0;
 }
 
-static void close_db(struct fs_store *st)
+/* The statements every store prepares (prepare_inserts). */
+static void finalize_writes(struct fs_store *st)
 {
-	close_tiers(st);
 	for (int t = 0; t < FS_T__COUNT; t++)
 		sqlite3_finalize(st->insert[t]);
 	sqlite3_finalize(st->meta);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
+}
+
+static void close_db(struct fs_store *st)
+{
+	close_tiers(st);
+	finalize_writes(st);
 	sqlite3_close(st->db);
 	st->db = NULL;
+	fs_rowq_free(&st->held);
 }
 
 struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exists, char *err, size_t errlen)
@@ -524,6 +570,7 @@ struct fs_store *fs_store_create_ex(const char *path, bool overwrite, bool *exis
 	st->sink.meta = sink_meta;
 	st->sink.tick_end = sink_tick_end;
 	st->last_commit_ns = fs_now_ns();
+	st->hold = true;
 	return st;
 }
 
@@ -552,6 +599,7 @@ struct fs_store *fs_store_create_memory(char *err, size_t errlen)
 
 sqlite3 *fs_store_db(struct fs_store *st)
 {
+	insert_held(st); /* what the caller reads is in the tables */
 	return st->db;
 }
 
@@ -572,11 +620,12 @@ struct fs_sink *fs_store_sink(struct fs_store *st)
 
 uint64_t fs_store_rows(const struct fs_store *st)
 {
-	return st->rows;
+	return st->rows + st->held.rows;
 }
 
 int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 {
+	insert_held(st);
 	if (st->rollup)
 		fs_rollup_flush(st->rollup); /* the last, partial minute */
 	if (st->series) {
@@ -596,15 +645,14 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 		return rc;
 	}
 	close_tiers(st);
-	for (int t = 0; t < FS_T__COUNT; t++)
-		sqlite3_finalize(st->insert[t]);
-	sqlite3_finalize(st->meta);
+	finalize_writes(st);
 	char why[256];
 	bool folded = exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
 			   sizeof why) == 0;
 	if (!folded)
 		fs_error("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
 	sqlite3_close(st->db);
+	fs_rowq_free(&st->held);
 	if (fs_runfile_finish(&st->file, folded && rc == 0) < 0)
 		rc = -1;
 	if (path_out)

@@ -58,13 +58,15 @@ void fs_store_keep_all(struct fs_store *st);
 uint64_t fs_store_deleted(const struct fs_store *st);
 
 /* The store as a sink: rows are inserted, tick_end commits at most once a
- * second. Valid until fs_store_close. */
+ * second; a run file's rows are held in memory until the commit and
+ * inserted then, in the order they came (store/rowq.h). Valid until
+ * fs_store_close. */
 struct fs_sink *fs_store_sink(struct fs_store *st);
 
 /* Commit whatever is pending now. Returns 0, or -1 (reason said on stderr). */
 int fs_store_commit(struct fs_store *st);
 
-/* Number of rows inserted so far, and of insert errors. */
+/* Number of rows inserted so far (held ones included), and of insert errors. */
 uint64_t fs_store_rows(const struct fs_store *st);
 
 /* Commit, fold the WAL back, leave a single file; when replacing, rename
