@@ -92,17 +92,17 @@ struct fs_series {
 	uint64_t late;
 };
 
-static struct fs_series_col cols[FS_SERIES_MAX_COLS];
+static struct fs_rollup_col cols[FS_SERIES_MAX_COLS];
 static int ncols;
 
 static void add_col(const char *name, const char *type)
 {
-	struct fs_series_col *c = &cols[ncols++];
+	struct fs_rollup_col *c = &cols[ncols++];
 	snprintf(c->name, sizeof c->name, "%s", name);
 	c->type = type;
 }
 
-int fs_series_columns(const struct fs_series_col **out)
+int fs_series_columns(const struct fs_rollup_col **out)
 {
 	if (!ncols) {
 		add_col("t", "INTEGER"); /* the second's end: the table's key */
@@ -173,7 +173,7 @@ static const struct fs_value v_null = {.kind = FS_V_NULL};
 
 static void emit_sec(struct fs_series *s, const struct sec *c)
 {
-	const struct fs_series_col *cl;
+	const struct fs_rollup_col *cl;
 	struct fs_value v[FS_SERIES_MAX_COLS];
 	int n = 0, want = fs_series_columns(&cl);
 	v[n++] = v_int(c->k);

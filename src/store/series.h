@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "store/rollup.h"
 #include "store/row.h"
 
 #define FS_SERIES_TABLE "series_1s"
@@ -65,12 +66,8 @@ enum fs_series_measure {
  * order above. */
 #define FS_SERIES_MAX_COLS 72
 
-struct fs_series_col {
-	char name[48];
-	const char *type;
-};
-
-int fs_series_columns(const struct fs_series_col **cols);
+/* The columns as a tier table's (rollup.h), the same on every call. */
+int fs_series_columns(const struct fs_rollup_col **cols);
 
 /* A finished row: values[i] for column i of fs_series_columns. */
 typedef void (*fs_series_emit)(void *ctx, const struct fs_value *values, int n);

@@ -311,51 +311,63 @@ static void sink_row(struct fs_sink *sink, const struct fs_row *r)
 	insert_row(st, r);
 }
 
+/* A finished aggregate row into its table (insert: its prepared INSERT). */
+static void insert_values(struct fs_store *st, sqlite3_stmt *insert, const struct fs_value *v, int n, const char *what)
+{
+	begin(st);
+	bind_values(insert, v, n);
+	if (sqlite3_step(insert) != SQLITE_DONE)
+		say_error(st, what);
+	sqlite3_reset(insert);
+}
+
 /* A finished per-minute row (store/rollup.h). */
 static void tier_row(void *ctx, enum fs_rollup_table rt, const struct fs_value *v, int n)
 {
 	struct fs_store *st = ctx;
-	sqlite3_stmt *s = st->tier_insert[rt];
-	begin(st);
-	bind_values(s, v, n);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		say_error(st, "insert (per-minute table)");
-	sqlite3_reset(s);
+	insert_values(st, st->tier_insert[rt], v, n, "insert (per-minute table)");
 }
 
 /* A finished second of series_1s (store/series.h). */
 static void series_row(void *ctx, const struct fs_value *v, int n)
 {
 	struct fs_store *st = ctx;
-	begin(st);
-	bind_values(st->series_insert, v, n);
-	if (sqlite3_step(st->series_insert) != SQLITE_DONE)
-		say_error(st, "insert (series_1s)");
-	sqlite3_reset(st->series_insert);
+	insert_values(st, st->series_insert, v, n, "insert (series_1s)");
+}
+
+/* Create the aggregate table name with columns c (the first its INTEGER
+ * PRIMARY KEY when keyed) and prepare its INSERT into *insert. Returns 0,
+ * or -1 with err. */
+static int create_aggregate(struct fs_store *st, const char *name, const struct fs_rollup_col *c, int nc, bool keyed,
+			    sqlite3_stmt **insert, char *err, size_t errlen)
+{
+	char sql[8192];
+	int n = snprintf(sql, sizeof sql, "CREATE TABLE %s(", name);
+	for (int i = 0; i < nc; i++)
+		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s%s %s%s", i ? ", " : "", c[i].name, c[i].type,
+			      keyed && i == 0 ? " PRIMARY KEY" : "");
+	snprintf(sql + n, sizeof sql - (size_t)n, ")");
+	if (exec(st->db, sql, err, errlen) < 0)
+		return -1;
+	n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES(", name);
+	for (int i = 0; i < nc; i++)
+		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?", i ? "," : "");
+	snprintf(sql + n, sizeof sql - (size_t)n, ")");
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, insert, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	return 0;
 }
 
 /* series_1s, keyed on its second (a window is a range of the rowid), its
  * insert and its aggregator. Returns 0, or -1 with err. */
 static int open_series(struct fs_store *st, char *err, size_t errlen)
 {
-	char sql[4096];
-	const struct fs_series_col *c;
+	const struct fs_rollup_col *c;
 	int nc = fs_series_columns(&c);
-	int n = snprintf(sql, sizeof sql, "CREATE TABLE %s(", FS_SERIES_TABLE);
-	for (int i = 0; i < nc; i++)
-		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s%s %s%s", i ? ", " : "", c[i].name, c[i].type,
-			      i ? "" : " PRIMARY KEY");
-	snprintf(sql + n, sizeof sql - (size_t)n, ")");
-	if (exec(st->db, sql, err, errlen) < 0)
+	if (create_aggregate(st, FS_SERIES_TABLE, c, nc, true, &st->series_insert, err, errlen) < 0)
 		return -1;
-	n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES(", FS_SERIES_TABLE);
-	for (int i = 0; i < nc; i++)
-		n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?", i ? "," : "");
-	snprintf(sql + n, sizeof sql - (size_t)n, ")");
-	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->series_insert, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
-		return -1;
-	}
 	if (!(st->series = fs_series_new(series_row, st))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -367,26 +379,12 @@ static int open_series(struct fs_store *st, char *err, size_t errlen)
  * them. Returns 0, or -1 with err. */
 static int open_tiers(struct fs_store *st, char *err, size_t errlen)
 {
-	char sql[8192];
 	for (int rt = 0; rt < FS_RT__COUNT; rt++) {
 		const struct fs_rollup_col *c;
 		int nc = fs_rollup_columns((enum fs_rollup_table)rt, &c);
-		const char *name = fs_rollup_table_name((enum fs_rollup_table)rt);
-		int n = snprintf(sql, sizeof sql, "CREATE TABLE %s(", name);
-		for (int i = 0; i < nc; i++)
-			n += snprintf(sql + n, sizeof sql - (size_t)n, "%s%s %s", i ? ", " : "", c[i].name, c[i].type);
-		snprintf(sql + n, sizeof sql - (size_t)n, ")");
-		if (exec(st->db, sql, err, errlen) < 0)
+		if (create_aggregate(st, fs_rollup_table_name((enum fs_rollup_table)rt), c, nc, false, &st->tier_insert[rt],
+				     err, errlen) < 0)
 			return -1;
-		n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES(", name);
-		for (int i = 0; i < nc; i++)
-			n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?", i ? "," : "");
-		snprintf(sql + n, sizeof sql - (size_t)n, ")");
-		if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->tier_insert[rt], NULL) !=
-		    SQLITE_OK) {
-			snprintf(err, errlen, "%s", sqlite3_errmsg(st->db));
-			return -1;
-		}
 	}
 	if (!(st->rollup = fs_rollup_new(tier_row, st))) {
 		snprintf(err, errlen, "out of memory");

@@ -14,24 +14,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sqlnum.h"
 #include "store/rollup.h"
 #include "store/store.h"
 
 static char dir[] = "/tmp/fs-rollup-XXXXXX";
-
-static double one(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	double x = NAN;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
-		return NAN;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		x = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return x;
-}
 
 /* The minute a raw row's t falls in, as the aggregator counts them: the
  * minute k covers (60k, 60(k+1)], and t = 0 is in the first. */
@@ -183,7 +170,7 @@ static int mismatches(sqlite3 *db, const char *tier, const char *col, const char
 		 "SELECT count(*) FROM %s u WHERE NOT (coalesce(abs(u.%s - (%s)) <= 1e-9 * max(1, abs(u.%s)), 0)"
 		 " OR (u.%s IS NULL AND (%s) IS NULL))",
 		 tier, col, expect, col, col, expect);
-	return (int)one(db, sql);
+	return (int)sql_num(db, sql);
 }
 
 static void test_against_raw(void)
@@ -195,15 +182,15 @@ static void test_against_raw(void)
 	CHECK(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
 
 	/* one row per minute and key, as many as the raw rows make */
-	CHECK_INT(one(db, "SELECT count(*) FROM proc_1m"),
-		  one(db, "SELECT count(*) FROM (SELECT DISTINCT " MINUTE("t") ", pid, ppid, role, comm FROM proc)"));
-	CHECK(one(db, "SELECT count(*) FROM proc_1m") >= 10); /* 4 minutes, 3 pids, a comm change */
-	CHECK_INT(one(db, "SELECT count(*) FROM disk_1m"), 8);
-	CHECK_INT(one(db, "SELECT count(*) FROM ticks_1m"), 4);
-	CHECK_INT(one(db, "SELECT sum(n) FROM proc_1m"), one(db, "SELECT count(*) FROM proc"));
-	CHECK_INT(one(db, "SELECT sum(n) FROM ticks_1m"), one(db, "SELECT count(*) FROM ticks"));
-	CHECK_NEAR(one(db, "SELECT sum(dt_s) FROM ticks_1m"), one(db, "SELECT sum(dt_s) FROM ticks"), 1e-9);
-	CHECK_INT(one(db, "SELECT max(t) FROM ticks_1m"), 240);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM proc_1m"),
+		  sql_num(db, "SELECT count(*) FROM (SELECT DISTINCT " MINUTE("t") ", pid, ppid, role, comm FROM proc)"));
+	CHECK(sql_num(db, "SELECT count(*) FROM proc_1m") >= 10); /* 4 minutes, 3 pids, a comm change */
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM disk_1m"), 8);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM ticks_1m"), 4);
+	CHECK_INT(sql_num(db, "SELECT sum(n) FROM proc_1m"), sql_num(db, "SELECT count(*) FROM proc"));
+	CHECK_INT(sql_num(db, "SELECT sum(n) FROM ticks_1m"), sql_num(db, "SELECT count(*) FROM ticks"));
+	CHECK_NEAR(sql_num(db, "SELECT sum(dt_s) FROM ticks_1m"), sql_num(db, "SELECT sum(dt_s) FROM ticks"), 1e-9);
+	CHECK_INT(sql_num(db, "SELECT max(t) FROM ticks_1m"), 240);
 
 #define P_KEY "FROM proc p JOIN ticks k ON k.t = p.t WHERE " MINUTE("p.t") " = CAST(u.t / 60 AS INTEGER) - 1" \
 	      " AND p.pid = u.pid AND p.ppid = u.ppid AND p.role = u.role AND p.comm = u.comm"
@@ -224,13 +211,13 @@ static void test_against_raw(void)
 		  0);
 	/* the integral of a rate over the minute is its mean times dt_s when
 	 * no row had it NULL */
-	CHECK_NEAR(one(db, "SELECT sum(u.cpu_pct * u.dt_s) FROM proc_1m u WHERE u.pid = 3 AND u.t <= 120"),
-		   one(db, "SELECT sum(p.cpu_pct * k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t"
+	CHECK_NEAR(sql_num(db, "SELECT sum(u.cpu_pct * u.dt_s) FROM proc_1m u WHERE u.pid = 3 AND u.t <= 120"),
+		   sql_num(db, "SELECT sum(p.cpu_pct * k.dt_s) FROM proc p JOIN ticks k ON k.t = p.t"
 			   " WHERE p.pid = 3 AND p.t > 0 AND p.t <= 120"),
 		   1e-6);
 	/* a late process's first minute, and the comm change as a new key */
-	CHECK_INT(one(db, "SELECT count(*) FROM proc_1m WHERE pid = 2 AND t = 60"), 0);
-	CHECK_INT(one(db, "SELECT count(*) FROM proc_1m WHERE pid = 1 AND t = 120"), 2);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM proc_1m WHERE pid = 2 AND t = 60"), 0);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM proc_1m WHERE pid = 1 AND t = 120"), 2);
 
 	CHECK_INT(mismatches(db, "disk_1m", "util_pct",
 			     "SELECT sum(d.util_pct * k.dt_s) / sum(k.dt_s) FROM disk d JOIN ticks k ON k.t = d.t"
@@ -242,7 +229,7 @@ static void test_against_raw(void)
 			     " AND d.reads_per_s > 0 THEN d.reads_per_s END), 0) FROM disk d"
 			     " WHERE " MINUTE("d.t") " = CAST(u.t / 60 AS INTEGER) - 1 AND d.device = u.device"),
 		  0);
-	CHECK(one(db, "SELECT count(*) FROM disk_1m WHERE read_await_reads_ms IS NOT NULL") > 0);
+	CHECK(sql_num(db, "SELECT count(*) FROM disk_1m WHERE read_await_reads_ms IS NOT NULL") > 0);
 	CHECK_INT(mismatches(db, "mem_1m", "available_bytes_min",
 			     "SELECT min(available_bytes) FROM mem WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"),
 		  0);
@@ -256,16 +243,16 @@ static void test_against_raw(void)
 	CHECK_INT(mismatches(db, "ticks_1m", "missed",
 			     "SELECT sum(missed) FROM ticks WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"),
 		  0);
-	CHECK(one(db, "SELECT sum(missed) FROM ticks_1m") > 0);
+	CHECK(sql_num(db, "SELECT sum(missed) FROM ticks_1m") > 0);
 
 	/* steps: every raw step counted once, whatever its delay; the one
 	 * that came after the grace makes a second row for its minute */
-	CHECK_INT(one(db, "SELECT sum(n) FROM steps_1m"), one(db, "SELECT count(*) FROM steps"));
-	CHECK_NEAR(one(db, "SELECT sum(wait_s) FROM steps_1m"), one(db, "SELECT sum(wait_s) FROM steps"), 1e-9);
-	CHECK_NEAR(one(db, "SELECT sum(compute_s) FROM steps_1m"), one(db, "SELECT sum(compute_s) FROM steps"), 1e-9);
-	CHECK_INT(one(db, "SELECT count(*) FROM (SELECT t, epoch FROM steps_1m GROUP BY t, epoch HAVING count(*) > 1)"),
+	CHECK_INT(sql_num(db, "SELECT sum(n) FROM steps_1m"), sql_num(db, "SELECT count(*) FROM steps"));
+	CHECK_NEAR(sql_num(db, "SELECT sum(wait_s) FROM steps_1m"), sql_num(db, "SELECT sum(wait_s) FROM steps"), 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT sum(compute_s) FROM steps_1m"), sql_num(db, "SELECT sum(compute_s) FROM steps"), 1e-9);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM (SELECT t, epoch FROM steps_1m GROUP BY t, epoch HAVING count(*) > 1)"),
 		  1);
-	CHECK_INT(one(db, "SELECT count(*) FROM steps_1m WHERE t = 60"), 2);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM steps_1m WHERE t = 60"), 2);
 	CHECK_INT(mismatches(db, "(SELECT t, epoch, sum(n) AS n, max(wait_max_s) AS w, min(first_t) AS f,"
 				 " max(last_step) AS ls FROM steps_1m GROUP BY t, epoch)",
 			     "w",
@@ -279,8 +266,8 @@ static void test_against_raw(void)
 
 	/* phases: by (pid, name) in the minute of their end, every one
 	 * counted once; a late one makes a second row for its minute */
-	CHECK_INT(one(db, "SELECT sum(n) FROM phases_1m"), one(db, "SELECT count(*) FROM phases"));
-	CHECK_INT(one(db, "SELECT count(*) FROM phases_1m WHERE name = 'collective'"), 8); /* 4 minutes, 2 pids */
+	CHECK_INT(sql_num(db, "SELECT sum(n) FROM phases_1m"), sql_num(db, "SELECT count(*) FROM phases"));
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM phases_1m WHERE name = 'collective'"), 8); /* 4 minutes, 2 pids */
 	CHECK_INT(mismatches(db, "(SELECT * FROM phases_1m WHERE name = 'collective')", "n",
 			     "SELECT count(*) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
 			     " AND pid = u.pid AND name = u.name"),
@@ -297,11 +284,11 @@ static void test_against_raw(void)
 			     "SELECT min(t_start) FROM phases WHERE " MINUTE("t_end") " = CAST(u.t / 60 AS INTEGER) - 1"
 			     " AND pid = u.pid AND name = u.name"),
 		  0);
-	CHECK_NEAR(one(db, "SELECT phase_s FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 25, 1e-9);
-	CHECK_NEAR(one(db, "SELECT first_t FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 100, 1e-9);
-	CHECK_INT(one(db, "SELECT count(*) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 2);
-	CHECK_NEAR(one(db, "SELECT sum(phase_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1.5, 1e-9);
-	CHECK_NEAR(one(db, "SELECT max(phase_max_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1, 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT phase_s FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 25, 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT first_t FROM phases_1m WHERE name = 'checkpoint' AND t = 180"), 100, 1e-9);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 2);
+	CHECK_NEAR(sql_num(db, "SELECT sum(phase_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1.5, 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT max(phase_max_s) FROM phases_1m WHERE name = 'checkpoint' AND t = 60"), 1, 1e-9);
 	sqlite3_close(db);
 	fs_store_unlink(p);
 }

@@ -54,7 +54,7 @@ int main(void)
 			if (!(tb->sampled && c == 0)) /* t is documented once, above */
 				documented(sec, len, tb->name, tb->cols[c].name);
 	}
-	const struct fs_series_col *sc;
+	const struct fs_rollup_col *sc;
 	int n = fs_series_columns(&sc);
 	const char *sec = section(doc.data, FS_SERIES_TABLE, &len);
 	for (int c = 0; sec && c < n; c++)

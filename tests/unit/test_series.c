@@ -15,24 +15,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sqlnum.h"
 #include "store/series.h"
 #include "store/store.h"
 
 static char dir[] = "/tmp/fs-series-XXXXXX";
-
-static double one(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	double x = NAN;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
-		return NAN;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		x = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return x;
-}
 
 /* The second a raw row's t falls in: k - 1 < t <= k, and t <= 0 in 0. */
 #define SECOND(t) "(CASE WHEN " t " <= 0 THEN 0 WHEN CAST(" t " AS INTEGER) = " t " THEN CAST(" t " AS INTEGER)" \
@@ -161,7 +148,7 @@ static int mismatches(sqlite3 *db, const char *col, const char *e)
 		 "WITH e AS (%s) SELECT count(*) FROM series_1s u LEFT JOIN e ON e.k = u.t WHERE NOT"
 		 " (coalesce(abs(u.%s - e.x) <= 1e-9 * max(1, abs(u.%s)), 0) OR (u.%s IS NULL AND e.x IS NULL))",
 		 e, col, col, col);
-	return (int)one(db, sql);
+	return (int)sql_num(db, sql);
 }
 
 /* The per-tick figure `tick` (SQL: t, v) over each second: mean weighted
@@ -205,12 +192,12 @@ static void test_against_raw(void)
 	CHECK(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
 
 	/* a row for each second with a tick or a step, each once */
-	CHECK_INT(one(db, "SELECT count(*) FROM series_1s"),
-		  one(db, "SELECT count(*) FROM (SELECT " SECOND("t") " FROM ticks UNION SELECT " SECOND("t")
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM series_1s"),
+		  sql_num(db, "SELECT count(*) FROM (SELECT " SECOND("t") " FROM ticks UNION SELECT " SECOND("t")
 			  " FROM steps WHERE loader <> 'late')"));
-	CHECK(one(db, "SELECT count(*) FROM series_1s") > 30);
-	CHECK_INT(one(db, "SELECT count(*) FROM series_1s WHERE n = 0 AND steps > 0"), 1); /* the jump's step */
-	CHECK_INT(one(db, "SELECT max(t) FROM series_1s"), one(db, "SELECT " SECOND("max(t)") " FROM ticks"));
+	CHECK(sql_num(db, "SELECT count(*) FROM series_1s") > 30);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM series_1s WHERE n = 0 AND steps > 0"), 1); /* the jump's step */
+	CHECK_INT(sql_num(db, "SELECT max(t) FROM series_1s"), sql_num(db, "SELECT " SECOND("max(t)") " FROM ticks"));
 	CHECK_INT(mismatches(db, "n", "SELECT " SECOND("t") " AS k, count(*) AS x FROM ticks GROUP BY k UNION"
 				      " SELECT t, 0 FROM series_1s WHERE t NOT IN (SELECT " SECOND("t") " FROM ticks)"), 0);
 	CHECK_INT(mismatches(db, "dt_s", "SELECT " SECOND("t") " AS k, CASE WHEN count(*) THEN total(dt_s) END AS x"
@@ -223,7 +210,7 @@ static void test_against_raw(void)
 		      "mn", "mx", true, true);
 	/* the busiest disk: never the two summed */
 	check_measure(db, "disk_read_bytes_per_s", "SELECT t, max(read_bytes_per_s) AS v FROM disk GROUP BY t", "v", "v", false, true);
-	CHECK(one(db, "SELECT max(disk_read_bytes_per_s_max) FROM series_1s") < 1000000);
+	CHECK(sql_num(db, "SELECT max(disk_read_bytes_per_s_max) FROM series_1s") < 1000000);
 	check_measure(db, "disk_write_bytes_per_s", "SELECT t, max(write_bytes_per_s) AS v FROM disk GROUP BY t", "v", "v", false, true);
 	check_measure(db, "disk_util_pct", "SELECT t, max(util_pct) AS v FROM disk GROUP BY t", "v", "v", false, true);
 	check_measure(db, "net_rx_bytes_per_s", "SELECT t, max(rx_bytes_per_s) AS v FROM net GROUP BY t", "v", "v", false, true);
@@ -242,7 +229,7 @@ static void test_against_raw(void)
 	check_measure(db, "worker_blocked_io", "SELECT t, sum(blocked_io) AS v FROM proc WHERE role = 'worker' GROUP BY t", "v",
 		      "v", false, false);
 	check_measure(db, "worker_other", "SELECT t, sum(other) AS v FROM proc WHERE role = 'worker' GROUP BY t", "v", "v", false, false);
-	CHECK(one(db, "SELECT max(worker_running) FROM series_1s") > 1); /* two workers' sum, not a mean */
+	CHECK(sql_num(db, "SELECT max(worker_running) FROM series_1s") > 1); /* two workers' sum, not a mean */
 
 	/* steps by their own t; the one after the grace is left out and counted */
 	const char *steps = "SELECT " SECOND("t") " AS k, count(*) AS c, total(wait_s) AS w, max(wait_s) AS m,"
@@ -257,8 +244,8 @@ static void test_against_raw(void)
 	CHECK_INT(mismatches(db, "wait_max_s", e), 0);
 	snprintf(e, sizeof e, "SELECT k, cs AS x FROM (%s)", steps);
 	CHECK_INT(mismatches(db, "compute_s", e), 0);
-	CHECK_INT(one(db, "SELECT value FROM meta WHERE key = 'series_1s.late_steps'"), 1);
-	CHECK_INT(one(db, "SELECT sum(steps) FROM series_1s"), one(db, "SELECT count(*) FROM steps") - 1);
+	CHECK_INT(sql_num(db, "SELECT value FROM meta WHERE key = 'series_1s.late_steps'"), 1);
+	CHECK_INT(sql_num(db, "SELECT sum(steps) FROM series_1s"), sql_num(db, "SELECT count(*) FROM steps") - 1);
 	sqlite3_close(db);
 	if (!getenv("KEEP"))
 		unlink(p);
@@ -267,7 +254,7 @@ static void test_against_raw(void)
 /* The column list: names the timelines read, unique, within the bound. */
 static void test_columns(void)
 {
-	const struct fs_series_col *c;
+	const struct fs_rollup_col *c;
 	int n = fs_series_columns(&c);
 	CHECK(n > 8 && n <= FS_SERIES_MAX_COLS);
 	CHECK_STR(c[0].name, "t");
