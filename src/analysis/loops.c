@@ -497,14 +497,6 @@ static void worker_restarts(struct fs_q *q, struct fs_loop_proc *L, const char *
 	sqlite3_finalize(st);
 }
 
-/* Whether the run file has phases_1m (schema 8). */
-static bool has_phases_1m(struct fs_q *q)
-{
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT 1 FROM phases_1m LIMIT 0");
-	sqlite3_finalize(st);
-	return st != NULL;
-}
-
 /* Everything the accounting needs about the training process ?3. */
 static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc *L)
 {
@@ -525,7 +517,7 @@ static void loop_fill(struct fs_q *q, struct fs_metrics *m, struct fs_loop_proc 
 	L->epoch_end_s = v > 0 ? v : 0;
 	/* per minute (a DDP job's collectives past the raw windows are gone:
 	 * store/retain.h) from phases_1m, where the run file has it */
-	if (fs_q_tier(q) && has_phases_1m(q))
+	if (fs_q_tier(q) && fs_q_has_table(q, "phases_1m") /* schema 8 */)
 		fs_q_row(q, "SELECT sum(n), sum(phase_s) FROM phases_1m WHERE name = 'collective' AND pid = ?3 AND "
 		       FS_Q_TIER_WINDOW(""), 2, &n, &total);
 	else

@@ -573,26 +573,11 @@ int fs_metricdefs_tier_sql(enum fs_md_source source, int only, char *out, size_t
 	return build_sql(source, only, true, out, cap);
 }
 
-/* Whether the run file has table (a prepare that fails as "not recorded"
- * says it lacks it; any other failure is recorded in q). */
-static bool has_table(struct fs_q *q, enum fs_table_id table)
-{
-	char sql[128];
-	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 0", fs_tables[table].name);
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	sqlite3_finalize(st);
-	return st != NULL;
-}
-
 /* Whether source's per-minute table is in the run file: phases_1m came
  * in schema 8, after the others (an older file's phases are read raw). */
 static bool tier_recorded(struct fs_q *q, enum fs_md_source source)
 {
-	if (fs_md_sources[source].table != FS_T_PHASES)
-		return true;
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT 1 FROM phases_1m LIMIT 0");
-	sqlite3_finalize(st);
-	return st != NULL;
+	return fs_md_sources[source].table != FS_T_PHASES || fs_q_has_table(q, "phases_1m");
 }
 
 /* Where one query's values go: a one-row load, or the rows of a keyed one. */
@@ -684,7 +669,7 @@ static void load_source(struct fs_q *q, enum fs_md_source source, struct dest *d
 		for (int i = 0; i < ndefs; i++)
 			if (defs[i].source == source && defs[i].tier && !strcmp(defs[i].tier, FS_MD_RAW))
 				run_one(q, source, i, d);
-	if (rc != 0 || !has_table(q, fs_md_sources[source].table))
+	if (rc != 0 || !fs_q_has_table(q, fs_tables[fs_md_sources[source].table].name))
 		return;
 	for (int i = 0; i < ndefs; i++)
 		if (defs[i].source == source)

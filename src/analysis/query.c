@@ -288,6 +288,15 @@ sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql)
 	return st;
 }
 
+bool fs_q_has_table(struct fs_q *q, const char *name)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 0", name);
+	sqlite3_stmt *st = fs_q_prep(q, sql);
+	sqlite3_finalize(st);
+	return st != NULL;
+}
+
 bool fs_q_step(struct fs_q *q, sqlite3_stmt *st)
 {
 	if (!st)

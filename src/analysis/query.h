@@ -118,6 +118,10 @@ void fs_q_use(struct fs_q *q, sqlite3 *db);
  * finalizes (sqlite3_finalize(NULL) is harmless). */
 sqlite3_stmt *fs_q_prep(struct fs_q *q, const char *sql);
 
+/* Whether the run file has the table name (a table of a later schema; a
+ * failure other than "not recorded" is recorded in q). */
+bool fs_q_has_table(struct fs_q *q, const char *name);
+
 /* Step st (NULL: false). True when it gave a row; false at the end, and
  * false with the error recorded in q for anything but SQLITE_DONE. Loop
  * with `while (fs_q_step(q, st))`; after false, only finalize. */

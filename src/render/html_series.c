@@ -258,12 +258,8 @@ static void load_charts_series(struct fs_q *q, const struct axis *ax, struct fs_
  * minutes always when they were asked for (--resolution minute). */
 static bool per_second(struct fs_q *q, const struct axis *ax)
 {
-	double rows = 0;
-	if (!(ax->width < FS_ROLLUP_PERIOD_S) || fs_q_get_resolution() == FS_Q_RES_MINUTE)
-		return false;
-	fs_q_row(q, "SELECT count(*) FROM (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '" FS_SERIES_TABLE
-		    "')", 1, &rows);
-	return rows > 0;
+	return ax->width < FS_ROLLUP_PERIOD_S && fs_q_get_resolution() != FS_Q_RES_MINUTE &&
+	       fs_q_has_table(q, FS_SERIES_TABLE);
 }
 
 static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_node *n)
