@@ -177,8 +177,14 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 				      no_settle);
 		else
 			fs_sink_meta(ctx->sink, "job.states_settle", "switches and sched_stat_runtime");
+		const char *no_io = job_bpf_io_why(s->bpf);
+		if (no_io)
+			fs_sink_metaf(ctx->sink, "job.io", "proc: %s", no_io);
+		else
+			fs_sink_meta(ctx->sink, "job.io", "bpf");
 		return;
 	}
+	fs_sink_meta(ctx->sink, "job.io", "proc");
 	fs_sink_metaf(ctx->sink, "job.states", "proc: %s", why);
 	if (ctx->job->states == FS_STATES_BPF)
 		fs_warn("job: --states bpf: %s; thread states are read from /proc", why);

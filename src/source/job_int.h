@@ -74,6 +74,14 @@ struct jenv {
 	struct fs_rankenv last;
 };
 
+/* BPF path: where a process's I/O counters come from. */
+enum job_io_src {
+	JOB_IO_UNSET = 0, /* not read yet */
+	JOB_IO_PROC,      /* /proc/PID/io each tick (job_io_unchanged skips some) */
+	JOB_IO_SEEDING,   /* /proc/PID/io read once; its threads are being seeded */
+	JOB_IO_BPF,       /* the growth of its threads' counters (jobbpf.c), after the first read */
+};
+
 struct jproc {
 	int pid;
 	int task_fd, stat_fd, io_fd; /* -1: not open */
@@ -97,6 +105,8 @@ struct jproc {
 	struct fs_pstat slow_st;
 	struct fs_pcounters slow_prev;
 	struct fs_prates slow_rates; /* over the last two such reads (NaN: none yet) */
+	enum job_io_src io_src;      /* BPF path: where its I/O counters come from */
+	struct fs_pio bpf_io;        /* JOB_IO_BPF: its counters, summed from its threads' */
 };
 
 /* A directory entry with a numeric name. */
@@ -227,6 +237,7 @@ struct job_bpf_proc {
 	int counts[FS_JS_NSTATES];     /* of which in each state at the read */
 	uint32_t execs;                /* programs its threads have run (exec), summed */
 	struct fs_js_totals sum;       /* its threads' time in each state, this interval */
+	struct fs_pio io;              /* its threads' I/O counters' growth, this interval */
 	bool ran;                      /* a thread of it was on a CPU or runnable in the interval, or is new */
 };
 
@@ -238,17 +249,21 @@ void job_bpf_close(struct job_bpf *b);
 /* Follow tgid's threads and its forks / stop following it. */
 void job_bpf_track(struct job_bpf *b, int tgid);
 void job_bpf_untrack(struct job_bpf *b, int tgid);
-/* A thread that existed before it was tracked: in `state` (a /proc letter)
- * from now_ns on, unless the kernel already has it. */
 /* Why the program that settles on-CPU time every 4 ms of execution
  * (sched_stat_runtime) is not attached (then it is settled when a thread
  * leaves its CPU); NULL: it is. */
 const char *job_bpf_settle_why(const struct job_bpf *b);
+/* Why the threads' I/O counters are not read from the program (then each
+ * process's /proc/PID/io is); NULL: they are. */
+const char *job_bpf_io_why(const struct job_bpf *b);
 /* Follow a thread the kernel did not see fork, in the state its stat's
  * letter says since now_ns; exec_ns and delay_ns: its execution and wait
- * on a runqueue so far (schedstat; ~0 where not read). */
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
-		  uint64_t delay_ns);
+ * on a runqueue so far (schedstat; ~0 where not read); io: its I/O
+ * counters now (task/TID/io, read before this call; NULL: not read), from
+ * which its growth is counted. Returns whether the thread is followed
+ * (seeded here or by the kernel at its fork); false: no slot was free. */
+bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns, const struct fs_pio *io);
 /* Read every tracked thread (from the mapped array) at now_ns and sum each
  * process's deltas since the last read. */
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns);

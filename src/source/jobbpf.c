@@ -23,10 +23,11 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 void job_bpf_close(struct job_bpf *b) { (void)b; }
 void job_bpf_track(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
 void job_bpf_untrack(struct job_bpf *b, int tgid) { (void)b; (void)tgid; }
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
-		  uint64_t delay_ns)
+bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns, const struct fs_pio *io)
 {
-	(void)b; (void)tgid; (void)tid; (void)state; (void)now_ns; (void)exec_ns; (void)delay_ns;
+	(void)b; (void)tgid; (void)tid; (void)state; (void)now_ns; (void)exec_ns; (void)delay_ns; (void)io;
+	return false;
 }
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns) { (void)b; (void)now_ns; }
 int job_bpf_tgids(const struct job_bpf *b, const int **out) { (void)b; *out = NULL; return 0; }
@@ -35,6 +36,7 @@ uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_unseen_in(const struct job_bpf *b) { (void)b; return 0; }
 const char *job_bpf_settle_why(const struct job_bpf *b) { (void)b; return NULL; }
+const char *job_bpf_io_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
 void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
 {
 	(void)b;
@@ -49,9 +51,11 @@ void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_n
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "jobstates.skel.h"
+#include "util/parse.h"
 
 /* A slot as last read: whose it was and its totals then. */
 struct jb_prev {
@@ -59,6 +63,7 @@ struct jb_prev {
 	uint64_t start_ns;
 	struct fs_js_totals tot; /* what has been counted (fs_js_totals_mark) */
 	uint64_t run_ns;         /* on a CPU + runnable as read last time, unmarked */
+	__u64 io[FS_JS_NIO];     /* its I/O counters as read last time */
 };
 
 struct job_bpf {
@@ -75,6 +80,7 @@ struct job_bpf {
 	bool have_prev;
 	uint64_t prev_ns, dt_ns;
 	char settle_why[240]; /* why fs_js_runtime is not attached; "" when it is */
+	char io_why[160];     /* why the threads' I/O counters are not used; "" when they are */
 };
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
@@ -163,6 +169,53 @@ const char *job_bpf_settle_why(const struct job_bpf *b)
 	return b->settle_why[0] ? b->settle_why : NULL;
 }
 
+/* Whether struct `type` of the kernel's BTF has every member named in
+ * `names` (NULL-terminated). */
+static bool btf_has_members(const struct btf *btf, const char *type, const char *const *names)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t)
+		return false;
+	for (; *names; names++) {
+		const struct btf_member *m = btf_members(t);
+		int n = btf_vlen(t), i = 0;
+		while (i < n && strcmp(btf__name_by_offset(btf, m[i].name_off), *names) != 0)
+			i++;
+		if (i == n)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the threads' I/O counters (jobstates.h: io) are whole: the
+ * kernel has the fields the program copies (else the copy was left out at
+ * load) and the program that copies a running thread's every 4 ms is
+ * attached (else one that never leaves its CPU would keep them stale). */
+static void check_io(struct job_bpf *b)
+{
+	static const char *const task[] = {"ioac", NULL};
+	static const char *const ioac[] = {"rchar", "wchar", "read_bytes", "write_bytes", NULL};
+	if (b->settle_why[0]) {
+		snprintf(b->io_why, sizeof b->io_why, "the program that settles a running thread is not attached");
+		return;
+	}
+	struct btf *btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(b->io_why, sizeof b->io_why, "cannot read the kernel's BTF: %s", strerror(errno));
+		return;
+	}
+	if (!btf_has_members(btf, "task_struct", task) || !btf_has_members(btf, "task_io_accounting", ioac))
+		snprintf(b->io_why, sizeof b->io_why,
+			 "the kernel has no per-task I/O counters (CONFIG_TASK_XACCT, CONFIG_TASK_IO_ACCOUNTING)");
+	btf__free(btf);
+}
+
+const char *job_bpf_io_why(const struct job_bpf *b)
+{
+	return b->io_why[0] ? b->io_why : NULL;
+}
+
 struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
@@ -202,6 +255,7 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 	b->tids_fd = bpf_map__fd(b->skel->maps.tids);
 	b->tgids_fd = bpf_map__fd(b->skel->maps.tgids);
 	b->free_fd = bpf_map__fd(b->skel->maps.free_slots);
+	check_io(b);
 	job_bpf_track(b, root);
 	return b;
 }
@@ -239,15 +293,15 @@ static void give_back(struct job_bpf *b, uint32_t slot)
 	bpf_map_update_elem(b->free_fd, NULL, &slot, 0);
 }
 
-void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
-		  uint64_t delay_ns)
+bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
+		  uint64_t delay_ns, const struct fs_pio *io)
 {
 	uint32_t key = (uint32_t)tid, slot;
 	if (bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0)
-		return; /* the kernel has it (forked while followed) */
+		return true; /* the kernel has it (forked while followed) */
 	if (bpf_map_lookup_and_delete_elem(b->free_fd, NULL, &slot) != 0 &&
 	    (slot = __atomic_fetch_add(&b->skel->bss->next_slot, 1, __ATOMIC_SEQ_CST)) >= FS_JS_MAX_THREADS)
-		return;
+		return false;
 	struct fs_js_thread *t = &b->slots[slot];
 	memset(t, 0, sizeof *t);
 	t->tgid = (uint32_t)tgid;
@@ -257,10 +311,30 @@ void job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 	 * counts as on a CPU), its wait is not split off (seen_late) */
 	t->exec_ns = exec_ns == ~0ull ? 0 : exec_ns;
 	t->delay_ns = delay_ns;
+	if (io) { /* from here its counters grow from these (the program copies them at its switch out) */
+		const uint64_t v[FS_JS_NIO] = {[FS_JS_IO_RCHAR] = io->rchar, [FS_JS_IO_WCHAR] = io->wchar,
+					       [FS_JS_IO_READ_BYTES] = io->read_bytes,
+					       [FS_JS_IO_WRITE_BYTES] = io->write_bytes};
+		memcpy(t->io, v, sizeof v);
+		memcpy(t->io0, v, sizeof v);
+	}
 	__atomic_store_n(&t->state, fs_js_from_letter(state), __ATOMIC_RELEASE);
 	/* an entry the kernel made meanwhile (a fork) knows better */
-	if (bpf_map_update_elem(b->tids_fd, &key, &slot, BPF_NOEXIST) != 0)
+	if (bpf_map_update_elem(b->tids_fd, &key, &slot, BPF_NOEXIST) != 0) {
 		give_back(b, slot);
+		return bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0;
+	}
+	return true;
+}
+
+/* Add the growth of a thread's I/O counters since `from` to sum (a counter
+ * read lower than before adds nothing: a torn copy, paid back next read). */
+static void add_io(struct fs_pio *sum, const __u64 *from, const __u64 *to)
+{
+	sum->rchar += fs_counter_delta(from[FS_JS_IO_RCHAR], to[FS_JS_IO_RCHAR]);
+	sum->wchar += fs_counter_delta(from[FS_JS_IO_WCHAR], to[FS_JS_IO_WCHAR]);
+	sum->read_bytes += fs_counter_delta(from[FS_JS_IO_READ_BYTES], to[FS_JS_IO_READ_BYTES]);
+	sum->write_bytes += fs_counter_delta(from[FS_JS_IO_WRITE_BYTES], to[FS_JS_IO_WRITE_BYTES]);
 }
 
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
@@ -293,6 +367,10 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		if (!same || run_ns != old->run_ns)
 			p->ran = true;
 		fs_js_totals_add_delta(&p->sum, same ? &old->tot : NULL, &cur);
+		add_io(&p->io, same ? old->io : v.io0, v.io);
+		__u64 io[FS_JS_NIO];
+		for (int k = 0; k < FS_JS_NIO; k++) /* what has been counted */
+			io[k] = same && old->io[k] > v.io[k] ? old->io[k] : v.io[k];
 		if (same)
 			fs_js_totals_mark(&cur, &old->tot); /* what has been counted */
 		if (v.state == FS_JS_DEAD) {
@@ -304,6 +382,7 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		p->execs += v.execs;
 		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
 		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur, .run_ns = run_ns};
+		memcpy(old->io, io, sizeof io);
 	}
 	b->dt_ns = b->have_prev && now_ns > b->prev_ns ? now_ns - b->prev_ns : 0;
 	b->prev_ns = now_ns;

@@ -1,13 +1,19 @@
 /* jobbpfread - the job source's reads of a process on the BPF path: its
- * stat once a second and its io every tick (jobbpf.c gives the states and
- * CPU time every tick), its threads' states seeded from their stat when it is first seen,
- * and, on a walk, its threads' children files. */
+ * stat once a second (jobbpf.c gives the states, CPU time and, where the
+ * kernel lets the program copy them, its threads' I/O counters every
+ * tick; else its /proc/PID/io is read every tick), its threads' states
+ * seeded from their stat when it is first seen, and, on a walk, its
+ * threads' children files. */
 #include <string.h>
 
 #include "source/job_int.h"
 
 /* Seed the threads the BPF map lacks from their stat (the state letters also
- * give this first row's counts), and track the process. */
+ * give this first row's counts), and track the process. While its I/O
+ * counters are JOB_IO_SEEDING, each thread's own (task/TID/io) is read
+ * before it is followed, so that only its growth from there is added to
+ * the process's; one not read or not followed leaves the process on
+ * /proc/PID/io. */
 static void seed_threads(struct job_state *s, struct jproc *p, const struct job_bpf_proc *bp)
 {
 	struct jtick *k = &p->now;
@@ -22,15 +28,24 @@ static void seed_threads(struct job_state *s, struct jproc *p, const struct job_
 		job_count_state(k, st.state);
 		k->nread++;
 		/* one that has exited (a zombie, a vfork child read after its
-		 * exit) has no exit to come that would give its slot back */
+		 * exit) has no exit to come that would give its slot back; its
+		 * I/O is in the process's counters already */
 		if (st.state == 'Z' || st.state == 'X' || st.state == 'x')
 			continue;
 		struct fs_schedstat ss = {~0ull, ~0ull, 0};
 		if (job_read_rel(s, p->task_fd, p->th[i].tid, "schedstat") <= 0 ||
 		    !fs_schedstat_parse(s->buf.data, &ss))
 			ss.run_ns = ss.wait_ns = ~0ull;
-		job_bpf_seed(s->bpf, p->pid, p->th[i].tid, st.state, s->ctx->now_ns, ss.run_ns, ss.wait_ns);
+		struct fs_pio io;
+		bool have_io = p->io_src == JOB_IO_SEEDING &&
+			       job_read_rel(s, p->task_fd, p->th[i].tid, "io") > 0 && fs_pio_parse(s->buf.data, &io);
+		if (!job_bpf_seed(s->bpf, p->pid, p->th[i].tid, st.state, s->ctx->now_ns, ss.run_ns, ss.wait_ns,
+				  have_io ? &io : NULL) ||
+		    !have_io)
+			p->io_src = JOB_IO_PROC;
 	}
+	if (p->io_src == JOB_IO_SEEDING)
+		p->io_src = JOB_IO_BPF;
 }
 
 /* Whether p's io counters are where the last tick left them without
@@ -48,9 +63,44 @@ static bool job_io_unchanged(const struct job_state *s, const struct jproc *p, c
 	       bp->counts[FS_JS_ONCPU] == 0 && bp->counts[FS_JS_RUNQ] == 0;
 }
 
-/* BPF path: stat and io, at most once a JOB_BPF_SLOW_NS (always the first
- * time, on a walk and after an exec); their rates over the interval since
- * the last read.
+/* p's I/O counters into p->now.cur. From its threads' (JOB_IO_BPF): the
+ * growth the program saw this interval added to what the process had
+ * (where it was followed from its fork, all of it; seeded, /proc/PID/io at
+ * the first read). Else /proc/PID/io, unless it cannot have moved
+ * (job_io_unchanged). first: the process's first read, which picks. */
+static void read_io(struct job_state *s, struct jproc *p, const struct job_bpf_proc *bp, bool first)
+{
+	struct jtick *k = &p->now;
+	if (first)
+		p->io_src = job_bpf_io_why(s->bpf)			 ? JOB_IO_PROC
+			    : bp && bp->threads >= k->st.num_threads ? JOB_IO_BPF /* followed from its fork */
+								     : JOB_IO_SEEDING;
+	if (p->io_src == JOB_IO_BPF) {
+		if (bp) {
+			p->bpf_io.rchar += bp->io.rchar;
+			p->bpf_io.wchar += bp->io.wchar;
+			p->bpf_io.read_bytes += bp->io.read_bytes;
+			p->bpf_io.write_bytes += bp->io.write_bytes;
+		}
+		k->cur.io = p->bpf_io;
+		k->cur.have_io = true;
+		return;
+	}
+	if (!first && job_io_unchanged(s, p, bp))
+		k->cur.io = p->prev.io;
+	else
+		job_read_io(s, p);
+	if (p->io_src == JOB_IO_SEEDING) {
+		if (k->cur.have_io)
+			p->bpf_io = k->cur.io;
+		else
+			p->io_src = JOB_IO_PROC;
+	}
+}
+
+/* BPF path: stat at most once a JOB_BPF_SLOW_NS (always the first time, on
+ * a walk and after an exec), with its rates over the interval since the
+ * last such read; the I/O counters every tick (read_io).
  * False: the process is gone. */
 static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf_proc *bp, bool walk)
 {
@@ -62,19 +112,15 @@ static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf
 		k->cur = p->slow_prev;
 		/* the io counters every tick: their rates over the tick, as on
 		 * the /proc path (a second's rate repeated over the next second
-		 * moved a start-up's reads into the loop); unless it cannot have
-		 * moved them (job_io_unchanged) */
-		if (job_io_unchanged(s, p, bp))
-			k->cur.io = p->prev.io;
-		else
-			job_read_io(s, p);
+		 * moved a start-up's reads into the loop) */
+		read_io(s, p, bp, false);
 		return true;
 	}
 	if (fs_read_fd_one(p->stat_fd, &s->buf) <= 0 || !fs_pstat_parse(s->buf.data, &k->st))
 		return false;
 	k->cur.cpu_ticks = k->st.utime + k->st.stime;
 	k->cur.majflt = k->st.majflt;
-	job_read_io(s, p);
+	read_io(s, p, bp, !p->have_slow);
 	k->born = !p->have_prev && job_born_in_interval(s, k->st.starttime);
 	struct fs_pcounters zero = {.have_io = k->cur.have_io};
 	if (p->have_slow)

@@ -1,17 +1,30 @@
-# The job source's I/O rates of a process that sleeps between bursts, on
-# both --states paths. The BPF path does not re-read /proc/PID/io for a
-# process none of whose threads was on a CPU in the tick (its counters move
-# only in its own threads' context) and repeats its last values: this checks
-# that the rows stay what a read every tick gives. The job (C, compiled
-# here) reads its own /proc/self/io, sleeps 1.2 s, reads 4 MiB of
-# /dev/zero, sleeps 1.2 s, writes 3 MiB to /dev/null, sleeps 1.2 s and reads
-# its io again; it prints both reads and the CLOCK_MONOTONIC times of the
-# bursts. Over its rows (all but the first, which has no interval):
+# The job source's I/O rates of processes that sleep between bursts, on
+# both --states paths. Where the kernel lets it (meta job.io = bpf), the
+# BPF path sums the growth of each thread's own counters (task->ioac,
+# copied by the program at each switch out, exit and 4 ms of execution)
+# instead of reading /proc/PID/io every tick; the /proc path reads the
+# file. This checks that the rows are what the processes' own counters say.
+# The job (C, compiled here) ignores SIGCHLD (its child is reaped by the
+# kernel, whose I/O is then never added to the parent's /proc/PID/io), and:
+#   - forks a child that sleeps 0.3 s, reads 5 MiB of /dev/zero, sleeps
+#     0.5 s, reports its own /proc/self/io growth, sleeps 0.3 s and exits
+#     (a process followed from its fork: its first row holds what it did
+#     since its birth);
+#   - reads its own /proc/self/io, sleeps 1.2 s, reads 4 MiB of /dev/zero,
+#     sleeps 1.2 s, writes 3 MiB to /dev/null, sleeps 1.2 s, starts a thread
+#     that reads /dev/zero without ever blocking for 0.3 s and exits (its
+#     counters count in the process's after its exit; while it runs, only
+#     the program's copies every 4 ms of execution show them), joins it,
+#     sleeps 1.2 s and reads its io again; it prints both reads' growth and
+#     the CLOCK_MONOTONIC times of the three bursts.
+# Over each process's rows (the parent's but its first, which has no
+# interval; the child's first counts from its birth):
 #   - sum(rate x tick interval) is its counters' growth (rchar, wchar), 3%;
 #   - the rates are never NULL, and 0 in the ticks wholly inside a sleep;
 #   - each burst is in a row no later than 0.5 s after it (a skip that
-#     missed the burst would show it only when the process next runs, 1.2 s
-#     later).
+#     missed the burst would show it later);
+#   - the rows wholly inside the spinning thread's 0.3 s show its reads
+#     (counters copied only when a thread leaves its CPU would not).
 # Root: the BPF path needs it; under CI=true as root it must load.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 need_cmd cc
@@ -21,12 +34,15 @@ need_cmd sqlite3
 cat >iojob.c <<'C'
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 static char buf[1 << 20];
+static int zero, null;
 static void io(unsigned long long *rc, unsigned long long *wc)
 {
 	char t[1024];
@@ -47,11 +63,37 @@ static void all(int fd, int wr, size_t total)
 		done += (size_t)k;
 	}
 }
+/* reads 64 KiB at a time for 0.3 s: never blocks, rarely leaves its CPU */
+static void *spin(void *arg)
+{
+	(void)arg;
+	static char small[64 << 10];
+	long long end = mono() + 300000000LL;
+	while (mono() < end)
+		if (read(zero, small, sizeof small) <= 0) { perror("spin"); exit(1); }
+	return NULL;
+}
 int main(void)
 {
 	unsigned long long r0, w0, r1, w1;
-	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY);
+	zero = open("/dev/zero", O_RDONLY);
+	null = open("/dev/null", O_WRONLY);
 	if (zero < 0 || null < 0) { perror("open"); return 1; }
+	signal(SIGCHLD, SIG_IGN);
+	pid_t kid = fork();
+	if (kid < 0) { perror("fork"); return 1; }
+	if (kid == 0) {
+		unsigned long long a, b, c, d;
+		io(&a, &b);
+		usleep(300000);
+		all(zero, 0, 5 << 20);
+		usleep(500000);
+		io(&c, &d);
+		printf("child %d %llu %llu\n", (int)getpid(), c - a, d - b);
+		fflush(stdout);
+		usleep(300000);
+		_exit(0);
+	}
 	io(&r0, &w0);
 	usleep(1200000);
 	long long t1 = mono();
@@ -60,41 +102,70 @@ int main(void)
 	long long t2 = mono();
 	all(null, 1, 3 << 20);
 	usleep(1200000);
+	long long t3 = mono();
+	pthread_t th;
+	if (pthread_create(&th, NULL, spin, NULL) != 0 || pthread_join(th, NULL) != 0) { perror("thread"); return 1; }
+	usleep(1200000);
 	io(&r1, &w1);
-	printf("%llu %llu %lld %lld\n", r1 - r0, w1 - w0, t1, t2);
+	printf("parent %llu %llu %lld %lld %lld\n", r1 - r0, w1 - w0, t1, t2, t3);
 	return 0;
 }
 C
-cc -O2 -o iojob iojob.c || fail "cannot build the job"
+cc -O2 -pthread -o iojob iojob.c || fail "cannot build the job"
+
+# sum_rows DB ROWS: "count nulls sum(r*dt) sum(w*dt)"
+sum_rows() {
+	q "$1" "SELECT count(*), sum(r IS NULL OR w IS NULL), printf('%.0f', sum(r * dt)),
+		printf('%.0f', sum(w * dt)) FROM ($2)" | tr '|' ' '
+}
 
 for states in bpf proc; do
-	record_states $states $states.db $states.truth ./iojob
-	read -r want_r want_w t1 t2 <$states.truth
-	[ "$want_r" -ge $((4 << 20)) ] && [ "$want_w" -ge $((3 << 20)) ] ||
-		fail "--states $states: the job's own counters grew by $want_r / $want_w bytes"
+	record_states $states $states.db $states.out ./iojob
+	want_io=$([ $states = bpf ] && echo bpf || echo proc)
+	got_io=$(q $states.db "SELECT value FROM meta WHERE key='job.io'")
+	[ "$got_io" = "$want_io" ] || fail "--states $states: meta job.io is '$got_io', not '$want_io'"
+	read -r _ want_r want_w t1 t2 t3 <<<"$(grep '^parent ' $states.out)"
+	read -r _ kid kid_r kid_w <<<"$(grep '^child ' $states.out)"
+	[ -n "${t3:-}" ] && [ -n "${kid_w:-}" ] || fail "--states $states: the job printed '$(cat $states.out)'"
+	[ "$want_r" -ge $((4 << 20)) ] && [ "$want_w" -ge $((3 << 20)) ] && [ "$kid_r" -ge $((5 << 20)) ] ||
+		fail "--states $states: the job's own counters grew by $want_r / $want_w bytes, the child's by $kid_r"
 	pid=$(q $states.db "SELECT value FROM meta WHERE key='pid'")
 	mono0=$(q $states.db "SELECT value FROM meta WHERE key='start_monotonic_ns'")
-	b1=$(awk -v a="$t1" -v z="$mono0" 'BEGIN { printf "%.4f", (a - z) / 1e9 }')
-	b2=$(awk -v a="$t2" -v z="$mono0" 'BEGIN { printf "%.4f", (a - z) / 1e9 }')
+	at() { awk -v a="$1" -v z="$mono0" 'BEGIN { printf "%.4f", (a - z) / 1e9 }'; }
+	b1=$(at "$t1") b2=$(at "$t2") b3=$(at "$t3")
 	# its rows after the first (the first has no interval), with the tick's interval
 	rows="SELECT p.t, p.rchar_per_s AS r, p.wchar_per_s AS w, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t
 		WHERE p.pid = $pid AND p.t > (SELECT min(t) FROM proc WHERE pid = $pid)"
-	set -- $(q $states.db "SELECT count(*), sum(r IS NULL OR w IS NULL), printf('%.0f', sum(r * dt)),
-		printf('%.0f', sum(w * dt)) FROM ($rows)" | tr '|' ' ')
-	n=$1 nulls=$2 got_r=$3 got_w=$4
-	[ "$n" -ge 30 ] || fail "--states $states: only $n rows of the job's process"
+	read -r n nulls got_r got_w <<<"$(sum_rows $states.db "$rows")"
+	[ "$n" -ge 40 ] || fail "--states $states: only $n rows of the job's process"
 	[ "$nulls" -eq 0 ] || fail "--states $states: $nulls of its $n rows have NULL I/O rates"
 	approx "$got_r" "$want_r" 0.03 || fail "--states $states: its rows read $got_r bytes (rchar), the job $want_r"
 	approx "$got_w" "$want_w" 0.03 || fail "--states $states: its rows wrote $got_w bytes (wchar), the job $want_w"
 	# the ticks wholly inside the sleeps: 0 (the row at t covers (t - dt, t])
 	busy=$(q $states.db "SELECT count(*) FROM ($rows) WHERE (r > 0 OR w > 0) AND
-		((t - dt > $b1 + 0.05 AND t < $b2 - 0.05) OR (t - dt > $b2 + 0.05 AND t < $b2 + 1.1))")
+		((t - dt > $b1 + 0.05 AND t < $b2 - 0.05) OR (t - dt > $b2 + 0.05 AND t < $b3 - 0.05))")
 	[ "$busy" -eq 0 ] || fail "--states $states: $busy rows inside its sleeps show I/O"
-	for b in "r $b1" "w $b2"; do
+	for b in "r $b1" "w $b2" "r $b3"; do
 		set -- $b
-		at=$(q $states.db "SELECT min(t) FROM ($rows) WHERE $1 > 0 AND t >= $2")
-		[ -n "$at" ] && awk -v a="$at" -v b="$2" 'BEGIN { exit !(a <= b + 0.5) }' ||
-			fail "--states $states: the burst at t=$2 s is in no row up to 0.5 s after it (first: '${at:-none}')"
+		first=$(q $states.db "SELECT min(t) FROM ($rows) WHERE $1 > 0 AND t >= $2")
+		[ -n "$first" ] && awk -v a="$first" -v b="$2" 'BEGIN { exit !(a <= b + 0.5) }' ||
+			fail "--states $states: the burst at t=$2 s is in no row up to 0.5 s after it (first: '${first:-none}')"
 	done
-	echo "--states $states: $n rows; read $got_r of $want_r bytes, wrote $got_w of $want_w; bursts at $b1, $b2 s"
+	# the spinning thread's reads show while it runs, in the rows wholly
+	# inside its 0.3 s, not only once it has left its CPU
+	spin=$(q $states.db "SELECT count(*), sum(r > 0) FROM ($rows) WHERE t - dt >= $b3 + 0.01 AND t <= $b3 + 0.29" | tr '|' ' ')
+	set -- $spin
+	[ "$1" -ge 1 ] && [ "$2" -eq "$1" ] || fail "--states $states: $2 of the $1 rows inside the spinning thread's run show its reads"
+	# the child's rows: its first counts from its birth when the job source
+	# can tell it was born in that tick (its start time, in 10 ms clock
+	# ticks, is 10 ms past the previous tick's), else it has no interval
+	# (NULL; the child does nothing for its first 0.3 s)
+	kid_rows="SELECT p.t, p.rchar_per_s AS r, p.wchar_per_s AS w, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t
+		WHERE p.pid = $kid AND (p.t > (SELECT min(t) FROM proc WHERE pid = $kid) OR p.rchar_per_s IS NOT NULL)"
+	read -r kn knulls kgot_r _ <<<"$(sum_rows $states.db "$kid_rows")"
+	[ "$kn" -ge 8 ] || fail "--states $states: only $kn rows of the child"
+	[ "$knulls" -eq 0 ] || fail "--states $states: $knulls of the child's $kn rows have NULL I/O rates"
+	approx "$kgot_r" "$kid_r" 0.03 || fail "--states $states: the child's rows read $kgot_r bytes, the child $kid_r"
+	echo "--states $states (job.io $got_io): $n rows; read $got_r of $want_r bytes, wrote $got_w of $want_w;" \
+		"bursts at $b1, $b2, $b3 s; child: $kn rows, read $kgot_r of $kid_r"
 done

@@ -110,6 +110,22 @@ __u64 unseen_in = 0;
 
 #define NO_EXEC (~0ULL)
 
+/* Copy the thread's I/O counters (jobstates.h: io). Where the kernel has
+ * no such field (CONFIG_TASK_XACCT, CONFIG_TASK_IO_ACCOUNTING off) the copy
+ * is left out when the program loads, and userspace reads /proc/PID/io
+ * (jobbpf.c asks the kernel's BTF the same question). */
+static __always_inline void copy_io(struct fs_js_thread *t, struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->ioac.rchar)) {
+		t->io[FS_JS_IO_RCHAR] = task->ioac.rchar;
+		t->io[FS_JS_IO_WCHAR] = task->ioac.wchar;
+	}
+	if (bpf_core_field_exists(task->ioac.read_bytes)) {
+		t->io[FS_JS_IO_READ_BYTES] = task->ioac.read_bytes;
+		t->io[FS_JS_IO_WRITE_BYTES] = task->ioac.write_bytes;
+	}
+}
+
 /* Close the thread's current interval at now. A stretch on a CPU is split
  * by the kernel's own count of the thread's execution, exec (its
  * se.sum_exec_runtime now; NO_EXEC where it is not up to date): that much
@@ -188,6 +204,7 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 		p->delay_ns = delay;
 		p->state = fs_js_classify(prev->__state, preempt);
 		p->iowait = p->state != FS_JS_RUNQ && BPF_CORE_READ_BITFIELD(prev, in_iowait);
+		copy_io(p, prev);
 		write_end(p);
 	}
 	__u32 zero = 0, nslot = 0;
@@ -282,6 +299,7 @@ int BPF_PROG(fs_js_runtime, struct task_struct *tsk)
 		return 0;
 	write_begin(t);
 	account(t, bpf_ktime_get_ns(), exec);
+	copy_io(t, tsk);
 	write_end(t);
 	return 0;
 }
@@ -317,6 +335,11 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	t->iowait_ns = 0;
 	for (int i = 0; i < FS_JS_SLOTS; i++)
 		t->ns[i] = 0;
+	for (int i = 0; i < FS_JS_NIO; i++)
+		t->io[i] = 0;
+	copy_io(t, child); /* a new task's counters start at 0 */
+	for (int i = 0; i < FS_JS_NIO; i++)
+		t->io0[i] = t->io[i];
 	t->state = FS_JS_RUNQ;
 	write_end(t);
 	if (bpf_map_update_elem(&tids, &tid, &slot, BPF_ANY) < 0) {
@@ -353,6 +376,7 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	/* its execution as last counted (a tick ago at most: that part goes
 	 * to RUNQ) */
 	account(t, now, exec);
+	copy_io(t, p); /* final: __exit_signal adds them to the process's own */
 	t->state = FS_JS_DEAD;
 	t->iowait = 0;
 	write_end(t);

@@ -23,6 +23,16 @@ enum {
 	FS_JS_SLOTS = 8,   /* ns[] size: a state masked with 7 is always in bounds */
 };
 
+/* A thread's I/O counters (task->ioac, what /proc/PID/io sums over a
+ * process's threads): io[] in struct fs_js_thread. */
+enum {
+	FS_JS_IO_RCHAR = 0,
+	FS_JS_IO_WCHAR = 1,
+	FS_JS_IO_READ_BYTES = 2,
+	FS_JS_IO_WRITE_BYTES = 3,
+	FS_JS_NIO = 4,
+};
+
 /* Threads followed at most: the `slots` array (memory-mapped, read by
  * userspace without a system call) and the `tids` hash that points into it. */
 #define FS_JS_MAX_THREADS 8192
@@ -48,6 +58,13 @@ enum {
  * (sched_info.run_delay) at its last switch out (~0: not known, a seeded
  * thread). With exec_ns it splits a stretch whose switch in was not seen
  * (jobstates.bpf.c, seen_late).
+ * io: the thread's I/O counters (task->ioac) as copied at its last switch
+ * out, at its exit and every FS_JS_SETTLE_NS of its execution: the kernel
+ * adds to them only in the thread's own context (its system calls, the
+ * pages it reads in or dirties), so a thread off its CPU has them whole
+ * and one on it is at most that stale. io0: their value when it was first
+ * followed (0 from a fork; what task/TID/io said when userspace seeded it),
+ * so that io - io0 is what it did while followed.
  * seq: odd while the program writes the record (a reader copies it between
  * two equal even values). */
 struct fs_js_thread {
@@ -63,6 +80,8 @@ struct fs_js_thread {
 	__u64 delay_ns;
 	__u64 iowait_ns;
 	__u64 ns[FS_JS_SLOTS];
+	__u64 io[FS_JS_NIO];
+	__u64 io0[FS_JS_NIO];
 };
 
 /* The state a thread that leaves a CPU goes to, from task->__state (and
