@@ -24,6 +24,20 @@ def cpu_of(p):
     return ru.ru_utime + ru.ru_stime
 
 
+STEADY_S = 3.0  # the job's processes and threads have all started by then
+
+
+def steady(db):
+    """% of a core and µs a tick from the ticks' own CPU (ticks.cpu_us: the
+    sources and the previous tick's commit, not the poll between ticks) from
+    STEADY_S on: what a long run costs once the job has started (the first
+    children walk of its threads, 10 s in, included)."""
+    n, us, span = sqlite3.connect(db).execute(
+        "SELECT count(*), total(cpu_us), max(t) - min(t) + avg(dt_s) FROM ticks WHERE t >= ?",
+        (STEADY_S,)).fetchone()
+    return (100 * us / 1e6 / span, us / n) if n and span else (float("nan"), float("nan"))
+
+
 def meta(db, key):
     row = sqlite3.connect(db).execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return row[0] if row else None
@@ -63,6 +77,8 @@ for interval, side in ((0.1, True), (0.02, False), (1.0, False)) if only != "--t
     db, ticks, cpu, cpu_total, dur, per_src, procs, others = record(interval, side)
     print(f"{'feedscope run':34s} {interval:8.2f} {ticks:8d} {100 * cpu / dur:11.3f}% "
           f"{1e6 * cpu / ticks:10.0f}   (job seen: {procs[0]} processes, {procs[1]} threads)")
+    st_pct, st_us = steady(db)
+    print(f"{'':34s} from t = {STEADY_S:.0f} s, the ticks' own CPU: {st_pct:.3f}% of a core ({st_us:.0f} µs/tick)")
     print(f"{'':34s} per source, CPU µs/tick: " + ", ".join(f"{k.replace('_us', '')} {v}" for k, v in per_src))
     print(f"{'':34s} start-up (run file, sources, t=0 sample): {1e3 * (cpu_total - cpu):.1f} ms CPU once")
     for name, n, c in others:
@@ -125,7 +141,8 @@ def record_tree(name, cmd, states):
                        "(SELECT *, running + blocked_io + sleeping + coalesce(other, 0) AS tot FROM proc)"
                        ).fetchone()
     prog = meta(db, "job.bpf_prog")
-    return (meta(db, "job.states") or "proc"), ticks, cpu, dur, job_us, procs, shares, int(n), pid_cpu, prog
+    return ((meta(db, "job.states") or "proc"), ticks, cpu, dur, job_us, procs, shares, int(n), pid_cpu, prog,
+            steady(db), meta(db, "job.io"))
 
 
 if only != "--no-tree":
@@ -140,10 +157,11 @@ if only != "--no-tree":
     for title, name, cmd in jobs:
         print(f"  {title}")
         for states in paths:
-            got, ticks, cpu, dur, job_us, procs, sh, n, pid_cpu, prog = record_tree(name, cmd, states)
+            got, ticks, cpu, dur, job_us, procs, sh, n, pid_cpu, prog, st, io = record_tree(name, cmd, states)
             print(f"    feedscope --states {states or 'proc':4s} {100 * cpu / dur:7.3f}% of a core "
                   f"({1e6 * cpu / ticks:.0f} µs/tick, job source {job_us} µs/tick; "
-                  f"seen {procs[0]} processes, {procs[1]} threads; job.states: {got})")
+                  f"seen {procs[0]} processes, {procs[1]} threads; job.states: {got}; job.io: {io})")
+            print(f"      from t = {STEADY_S:.0f} s, the ticks' own CPU: {st[0]:.3f}% of a core ({st[1]:.0f} µs/tick)")
             print(f"      thread states: running {sh[0]:.2f}% · blocked_io {sh[1]:.2f}% · "
                   f"sleeping {sh[2]:.2f}% · other {sh[3]:.2f}%")
             if prog and " ms in the kernel" in prog:
