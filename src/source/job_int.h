@@ -239,6 +239,7 @@ struct job_bpf_proc {
 	struct fs_js_totals sum;       /* its threads' time in each state, this interval */
 	struct fs_pio io;              /* its threads' I/O counters' growth, this interval */
 	bool ran;                      /* a thread of it was on a CPU or runnable in the interval, or is new */
+	uint64_t born_ns;              /* its fork (CLOCK_MONOTONIC) where it was followed from it, else 0 */
 };
 
 struct job_bpf;

@@ -72,6 +72,7 @@ struct job_bpf {
 	struct fs_js_thread *slots; /* the mapped array */
 	size_t slots_len;
 	struct jb_prev *prev;       /* by slot */
+	bool *seeded;               /* by slot: taken by job_bpf_seed, not by the kernel at a fork */
 	struct job_bpf_proc *procs; /* this read's processes, by tgid (open addressing) */
 	uint32_t capprocs;
 	int *tgids;                 /* the same tgids, as a list */
@@ -228,11 +229,12 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 		return NULL;
 	}
 	b->prev = calloc(FS_JS_MAX_THREADS, sizeof *b->prev);
+	b->seeded = calloc(FS_JS_MAX_THREADS, sizeof *b->seeded);
 	b->capprocs = 8192; /* twice the tgids map's max_entries */
 	b->procs = calloc(b->capprocs, sizeof *b->procs);
 	b->tgids = malloc(b->capprocs * sizeof *b->tgids);
 	b->used = malloc(b->capprocs * sizeof *b->used);
-	if (!b->prev || !b->procs || !b->tgids || !b->used) {
+	if (!b->prev || !b->seeded || !b->procs || !b->tgids || !b->used) {
 		snprintf(why, whylen, "out of memory");
 		job_bpf_close(b);
 		return NULL;
@@ -268,6 +270,7 @@ void job_bpf_close(struct job_bpf *b)
 		munmap(b->slots, b->slots_len);
 	fs_jobstates__destroy(b->skel);
 	free(b->prev);
+	free(b->seeded);
 	free(b->procs);
 	free(b->tgids);
 	free(b->used);
@@ -289,6 +292,7 @@ void job_bpf_untrack(struct job_bpf *b, int tgid)
 /* Mark a slot free and give it back to the program. */
 static void give_back(struct job_bpf *b, uint32_t slot)
 {
+	b->seeded[slot] = false; /* before the program can take it at a fork */
 	__atomic_store_n(&b->slots[slot].state, FS_JS_FREE, __ATOMIC_RELEASE);
 	bpf_map_update_elem(b->free_fd, NULL, &slot, 0);
 }
@@ -304,6 +308,7 @@ bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 		return false;
 	struct fs_js_thread *t = &b->slots[slot];
 	memset(t, 0, sizeof *t);
+	b->seeded[slot] = true;
 	t->tgid = (uint32_t)tgid;
 	t->tid = (uint32_t)tid;
 	t->start_ns = t->since_ns = now_ns;
@@ -379,6 +384,8 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 			continue;
 		}
 		p->threads++;
+		if (v.tid == v.tgid && !b->seeded[i]) /* its main thread, followed from the fork */
+			p->born_ns = v.start_ns;
 		p->execs += v.execs;
 		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
 		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur, .run_ns = run_ns};

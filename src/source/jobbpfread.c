@@ -121,7 +121,10 @@ static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf
 	k->cur.cpu_ticks = k->st.utime + k->st.stime;
 	k->cur.majflt = k->st.majflt;
 	read_io(s, p, bp, !p->have_slow);
-	k->born = !p->have_prev && job_born_in_interval(s, k->st.starttime);
+	/* born after the previous tick: by its fork's time where the program saw
+	 * it, else by its start time (10 ms clock ticks: job_born_in_interval) */
+	k->born = !p->have_prev && (bp && bp->born_ns ? s->have_tick && bp->born_ns > s->prev_tick_ns
+						     : job_born_in_interval(s, k->st.starttime));
 	struct fs_pcounters zero = {.have_io = k->cur.have_io};
 	if (p->have_slow)
 		fs_prates_compute(&p->slow_prev, &k->cur, (double)(now - p->slow_ns) / 1e9, s->clk_tck,

@@ -6,10 +6,15 @@
 # file. This checks that the rows are what the processes' own counters say.
 # The job (C, compiled here) ignores SIGCHLD (its child is reaped by the
 # kernel, whose I/O is then never added to the parent's /proc/PID/io), and:
-#   - forks a child that sleeps 0.3 s, reads 5 MiB of /dev/zero, sleeps
+#   - 0.25 s in, forks a child that sleeps 0.3 s, reads 5 MiB of /dev/zero, sleeps
 #     0.5 s, reports its own /proc/self/io growth, sleeps 0.3 s and exits
 #     (a process followed from its fork: its first row holds what it did
-#     since its birth);
+#     since its birth; on the BPF path it is never NULL, the program saw
+#     the fork);
+#   - forks 25 children 4 ms apart that sleep 0.5 s and exit (the BPF
+#     path knows each one's fork: its first row has its rates from its
+#     birth; the proc path, from a start time in 10 ms clock ticks, cannot
+#     tell one born within 10 ms of a tick, whose first row is NULL);
 #   - reads its own /proc/self/io, sleeps 1.2 s, reads 4 MiB of /dev/zero,
 #     sleeps 1.2 s, writes 3 MiB to /dev/null, sleeps 1.2 s, starts a thread
 #     that reads /dev/zero without ever blocking for 0.3 s and exits (its
@@ -80,6 +85,7 @@ int main(void)
 	null = open("/dev/null", O_WRONLY);
 	if (zero < 0 || null < 0) { perror("open"); return 1; }
 	signal(SIGCHLD, SIG_IGN);
+	usleep(250000); /* the child is born between two ticks, not before the first */
 	pid_t kid = fork();
 	if (kid < 0) { perror("fork"); return 1; }
 	if (kid == 0) {
@@ -94,6 +100,16 @@ int main(void)
 		usleep(300000);
 		_exit(0);
 	}
+	/* 25 children 4 ms apart: over 100 ms, some are born within a few ms
+	 * after a tick, where a start time in 10 ms clock ticks cannot tell */
+	for (int i = 0; i < 25; i++) {
+		pid_t p = fork();
+		if (p < 0) { perror("fork"); return 1; }
+		if (p == 0) { usleep(500000); _exit(0); }
+		printf("sleeper %d\n", (int)p);
+		usleep(4000);
+	}
+	fflush(stdout);
 	io(&r0, &w0);
 	usleep(1200000);
 	long long t1 = mono();
@@ -157,15 +173,27 @@ for states in bpf proc; do
 	set -- $spin
 	[ "$1" -ge 1 ] && [ "$2" -eq "$1" ] || fail "--states $states: $2 of the $1 rows inside the spinning thread's run show its reads"
 	# the child's rows: its first counts from its birth when the job source
-	# can tell it was born in that tick (its start time, in 10 ms clock
-	# ticks, is 10 ms past the previous tick's), else it has no interval
-	# (NULL; the child does nothing for its first 0.3 s)
+	# can tell it was born in that tick: always on the BPF path (the program
+	# saw its fork); on the proc path when its start time, in 10 ms clock
+	# ticks, is 10 ms past the previous tick's, else that row has no
+	# interval (NULL; the child does nothing for its first 0.3 s)
 	kid_rows="SELECT p.t, p.rchar_per_s AS r, p.wchar_per_s AS w, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t
-		WHERE p.pid = $kid AND (p.t > (SELECT min(t) FROM proc WHERE pid = $kid) OR p.rchar_per_s IS NOT NULL)"
+		WHERE p.pid = $kid"
+	[ $states = bpf ] ||
+		kid_rows="$kid_rows AND (p.t > (SELECT min(t) FROM proc WHERE pid = $kid) OR p.rchar_per_s IS NOT NULL)"
 	read -r kn knulls kgot_r _ <<<"$(sum_rows $states.db "$kid_rows")"
 	[ "$kn" -ge 8 ] || fail "--states $states: only $kn rows of the child"
 	[ "$knulls" -eq 0 ] || fail "--states $states: $knulls of the child's $kn rows have NULL I/O rates"
 	approx "$kgot_r" "$kid_r" 0.03 || fail "--states $states: the child's rows read $kgot_r bytes, the child $kid_r"
+	# the sleepers' first rows: on the BPF path, each born in its tick
+	if [ $states = bpf ]; then
+		nulls=0
+		for p in $(awk '$1 == "sleeper" { print $2 }' $states.out); do
+			v=$(q $states.db "SELECT cpu_pct IS NULL OR rchar_per_s IS NULL FROM proc WHERE pid = $p ORDER BY t LIMIT 1")
+			[ "$v" = 0 ] || nulls=$((nulls + 1))
+		done
+		[ "$nulls" -eq 0 ] || fail "--states bpf: $nulls of the 25 sleepers' first rows have no interval (NULL or none)"
+	fi
 	echo "--states $states (job.io $got_io): $n rows; read $got_r of $want_r bytes, wrote $got_w of $want_w;" \
 		"bursts at $b1, $b2, $b3 s; child: $kn rows, read $kgot_r of $kid_r"
 done
