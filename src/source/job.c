@@ -325,8 +325,28 @@ static void discover_bpf(struct job_state *s, const struct fs_source_ctx *ctx)
 }
 
 /* Close the processes not read fine this tick. */
+/* A process that left: where its parent's counters are /proc/PID/io, which
+ * grows by all of the child's when the parent reaps it, note the child's
+ * last counters in the parent, to be taken back out (compute_proc). */
+static void note_reaped(struct job_state *s, const struct jproc *c)
+{
+	if (!c->have_prev || !c->prev.have_io)
+		return;
+	struct jproc *q = job_find(s, c->last_ppid);
+	if (!q || q->ok != s->gen || (s->bpf && q->io_src == JOB_IO_BPF))
+		return; /* not in the job, gone too, or counted from its threads' counters */
+	q->have_reaped = true;
+	q->reaped.rchar += c->prev.io.rchar;
+	q->reaped.wchar += c->prev.io.wchar;
+	q->reaped.read_bytes += c->prev.io.read_bytes;
+	q->reaped.write_bytes += c->prev.io.write_bytes;
+}
+
 static void drop_gone(struct job_state *s)
 {
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].ok != s->gen)
+			note_reaped(s, &s->procs[i]);
 	int j = 0;
 	for (int i = 0; i < s->nprocs; i++) {
 		if (s->procs[i].ok == s->gen) {
@@ -381,7 +401,10 @@ static void compute_proc(const struct job_state *s, const struct jproc *p, uint6
 		prev = &zero; /* all of its counters accrued in this interval */
 		dt = (double)(now_ns - s->prev_tick_ns) / 1e9;
 	}
-	fs_prates_compute(prev ? prev : &zero, &k->cur, prev ? dt : NAN, s->clk_tck, &out->r);
+	struct fs_pcounters cur = k->cur;
+	if (p->have_reaped && p->have_prev && cur.have_io && prev->have_io)
+		fs_pio_unreap(&cur.io, &prev->io, &p->reaped); /* its children's I/O is theirs */
+	fs_prates_compute(prev ? prev : &zero, &cur, prev ? dt : NAN, s->clk_tck, &out->r);
 	if (k->have_js) {
 		struct fs_prates tick = out->r; /* the io counters are read every tick */
 		out->r = p->slow_rates;
@@ -540,6 +563,9 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		p->prev = p->now.cur;
 		p->prev_ns = ctx->now_ns;
 		p->have_prev = true;
+		p->last_ppid = p->now.st.ppid;
+		p->have_reaped = false;
+		p->reaped = (struct fs_pio){0};
 		fs_cgset_use(&s->cg, p->cg_cpu);
 		fs_cgset_use(&s->cg, p->cg_mem);
 	}

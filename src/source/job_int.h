@@ -105,6 +105,9 @@ struct jproc {
 	struct fs_pstat slow_st;
 	struct fs_pcounters slow_prev;
 	struct fs_prates slow_rates; /* over the last two such reads (NaN: none yet) */
+	int last_ppid;               /* its parent at its last row */
+	bool have_reaped;            /* children of it left in this interval: */
+	struct fs_pio reaped;        /* their last counters (fs_pio_unreap) */
 	enum job_io_src io_src;      /* BPF path: where its I/O counters come from */
 	struct fs_pio bpf_io;        /* JOB_IO_BPF: its counters, summed from its threads' */
 };

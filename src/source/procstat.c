@@ -150,6 +150,20 @@ static double per_s(uint64_t a, uint64_t b, double dt_s)
 	return (double)fs_counter_delta(a, b) / dt_s;
 }
 
+static void unreap_one(uint64_t *cur, uint64_t prev, uint64_t reaped)
+{
+	if (reaped && *cur >= prev && *cur - prev >= reaped)
+		*cur -= reaped;
+}
+
+void fs_pio_unreap(struct fs_pio *cur, const struct fs_pio *prev, const struct fs_pio *reaped)
+{
+	unreap_one(&cur->rchar, prev->rchar, reaped->rchar);
+	unreap_one(&cur->wchar, prev->wchar, reaped->wchar);
+	unreap_one(&cur->read_bytes, prev->read_bytes, reaped->read_bytes);
+	unreap_one(&cur->write_bytes, prev->write_bytes, reaped->write_bytes);
+}
+
 void fs_prates_compute(const struct fs_pcounters *prev, const struct fs_pcounters *curr,
 		       double dt_s, long clk_tck, struct fs_prates *out)
 {

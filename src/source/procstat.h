@@ -36,6 +36,15 @@ struct fs_pio {
 /* Parse /proc/PID/io. Returns false unless all four keys are there. */
 bool fs_pio_parse(const char *text, struct fs_pio *out);
 
+/* A parent's /proc/PID/io grows by all of a child's (its own and what it
+ * reaped in turn) when the parent reaps it (wait_task_zombie adds them, as
+ * it adds the child's CPU time to cutime). Take `reaped`, the last counters
+ * read of children that left in the interval, back out of cur, counter by
+ * counter, where the growth from prev holds it (a child reaped by another
+ * process, or by the kernel under SIGCHLD ignored, added nothing: then the
+ * growth is smaller and nothing is taken). */
+void fs_pio_unreap(struct fs_pio *cur, const struct fs_pio *prev, const struct fs_pio *reaped);
+
 /* What /proc/PID/smaps_rollup (kernel 4.14+) says of a process's memory:
  * its proportional set size (each resident page divided by the number of
  * processes mapping it; copy-on-read in a forked worker shows as its PSS

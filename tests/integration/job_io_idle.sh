@@ -20,7 +20,12 @@
 #     that reads /dev/zero without ever blocking for 0.3 s and exits (its
 #     counters count in the process's after its exit; while it runs, only
 #     the program's copies every 4 ms of execution show them), joins it,
-#     sleeps 1.2 s and reads its io again; it prints both reads' growth and
+#     forks a child that writes 6 MiB to /dev/null, reports its counters,
+#     sleeps 0.3 s and exits, and waits for it (reaping it adds all of the
+#     child's I/O to the parent's /proc/PID/io: the job source takes the
+#     child's last counters back out of the parent's, and the BPF path
+#     never sees it there; the parent's truth is its growth less the
+#     child's counters), sleeps 1.2 s and reads its io again; it prints both reads' growth and
 #     the CLOCK_MONOTONIC times of the three bursts.
 # Over each process's rows (the parent's but its first, which has no
 # interval; the child's first counts from its birth):
@@ -40,6 +45,7 @@ cat >iojob.c <<'C'
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +127,21 @@ int main(void)
 	long long t3 = mono();
 	pthread_t th;
 	if (pthread_create(&th, NULL, spin, NULL) != 0 || pthread_join(th, NULL) != 0) { perror("thread"); return 1; }
+	/* a child it waits for: the kernel adds all of the child's I/O to the
+	 * parent's /proc/PID/io when it reaps it */
+	signal(SIGCHLD, SIG_DFL);
+	pid_t waited = fork();
+	if (waited < 0) { perror("fork"); return 1; }
+	if (waited == 0) {
+		unsigned long long c, d;
+		all(null, 1, 6 << 20);
+		io(&c, &d);
+		printf("waited %d %llu %llu\n", (int)getpid(), c, d);
+		fflush(stdout);
+		usleep(300000);
+		_exit(0);
+	}
+	if (waitpid(waited, NULL, 0) != waited) { perror("waitpid"); return 1; }
 	usleep(1200000);
 	io(&r1, &w1);
 	printf("parent %llu %llu %lld %lld %lld\n", r1 - r0, w1 - w0, t1, t2, t3);
@@ -141,6 +162,11 @@ for states in bpf proc; do
 	got_io=$(q $states.db "SELECT value FROM meta WHERE key='job.io'")
 	[ "$got_io" = "$want_io" ] || fail "--states $states: meta job.io is '$got_io', not '$want_io'"
 	read -r _ want_r want_w t1 t2 t3 <<<"$(grep '^parent ' $states.out)"
+	# its own: less what the waited-for child's reaping added (its counters
+	# at its end: the child counts its own)
+	read -r _ _ waited_r waited_w <<<"$(grep '^waited ' $states.out)"
+	[ -n "${waited_w:-}" ] || fail "--states $states: no line from the waited-for child"
+	want_r=$((want_r - waited_r)) want_w=$((want_w - waited_w))
 	read -r _ kid kid_r kid_w <<<"$(grep '^child ' $states.out)"
 	[ -n "${t3:-}" ] && [ -n "${kid_w:-}" ] || fail "--states $states: the job printed '$(cat $states.out)'"
 	[ "$want_r" -ge $((4 << 20)) ] && [ "$want_w" -ge $((3 << 20)) ] && [ "$kid_r" -ge $((5 << 20)) ] ||

@@ -118,6 +118,21 @@ static void test_rates(void)
 	fs_prates_compute(&a, &b, 0, 100, &r);
 	CHECK(isnan(r.cpu_pct) && isnan(r.majflt_per_s));
 
+	/* a reaped child's counters, taken back out where the growth holds them */
+	struct fs_pio prev = {1000, 1000, 0, 0}, cur = {1000 + 50 + 700, 1000 + 30, 4096, 0};
+	struct fs_pio kid = {700, 400, 4096, 8192};
+	fs_pio_unreap(&cur, &prev, &kid);
+	CHECK_INT(cur.rchar, 1050);      /* grew 750 >= 700: its own 50 left */
+	CHECK_INT(cur.wchar, 1030);      /* grew 30 < 400: not reaped into it, kept */
+	CHECK_INT(cur.read_bytes, 0);    /* grew exactly 4096 */
+	CHECK_INT(cur.write_bytes, 0);   /* nothing to take */
+	struct fs_pio back = {10, 10, 10, 10}, none = {0};
+	cur = (struct fs_pio){5, 5, 5, 5};
+	fs_pio_unreap(&cur, &back, &kid); /* went backwards: left as read */
+	CHECK_INT(cur.rchar, 5);
+	fs_pio_unreap(&cur, &back, &none);
+	CHECK_INT(cur.wchar, 5);
+
 	CHECK_NEAR(fs_thread_pct(3e8, 1e9, 0.5), 60, 1e-9);
 	CHECK_NEAR(fs_thread_pct(75, 100, 1), 75, 1e-9);
 	CHECK(isnan(fs_thread_pct(1, 1e9, 0)));
