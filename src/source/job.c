@@ -38,7 +38,9 @@
 #define DENTS_BYTES 32768
 /* BPF path: forks are followed in the kernel; the children files are walked
  * on the first tick (what the job had already started, for attach) and
- * then this seldom, for a fork that raced the first walk. */
+ * then this seldom, for a fork that raced the first walk: those of the
+ * processes seen before they were followed (and of all, once the program
+ * has lost a thread or an event). */
 #define BPF_WALK_EVERY_NS 10000000000ull
 
 bool job_born_in_interval(struct job_state *s, uint64_t starttime)
@@ -298,6 +300,9 @@ static void discover_bpf(struct job_state *s, const struct fs_source_ctx *ctx)
 	if (walk) {
 		s->have_walk = true;
 		s->walk_ns = ctx->now_ns;
+		uint64_t runs, ns, missed;
+		job_bpf_prog_stats(s->bpf, &runs, &ns, &missed);
+		s->bpf_whole = missed == 0 && job_bpf_dropped(s->bpf) == 0;
 	}
 	const int *tgids;
 	int n = job_bpf_tgids(s->bpf, &tgids);
@@ -599,8 +604,9 @@ static void job_finish(void *state, const struct fs_source_ctx *ctx)
 	fs_sink_metaf(ctx->sink, "job.bpf_unseen_in", "%llu", (unsigned long long)job_bpf_unseen_in(s->bpf));
 	uint64_t dropped = job_bpf_dropped(s->bpf);
 	if (dropped)
-		fs_sink_metaf(ctx->sink, "job.bpf_dropped", "%llu threads not followed: more than %d at once",
-			      (unsigned long long)dropped, FS_JS_MAX_THREADS);
+		fs_sink_metaf(ctx->sink, "job.bpf_dropped",
+			      "%llu threads or processes not followed: more than %d threads or %d processes at once",
+			      (unsigned long long)dropped, FS_JS_MAX_THREADS, FS_JS_MAX_PROCS);
 }
 
 static void job_close(void *state)

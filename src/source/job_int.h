@@ -99,6 +99,7 @@ struct jproc {
 	uint64_t pss_ns;
 	struct fs_psmaps pss;        /* what that read gave */
 	bool seen;                   /* BPF path: its threads seeded, its pid tracked */
+	bool from_fork;              /* BPF path: followed from its fork, every thread of it too */
 	bool have_slow;              /* BPF path: stat and io read at slow_ns into slow_prev */
 	uint32_t execs;              /* job_bpf_proc.execs at that read */
 	uint64_t slow_ns;
@@ -168,6 +169,7 @@ struct job_state {
 	struct fs_job *published;  /* where they were published */
 	struct job_bpf *bpf;       /* the BPF path's state, NULL: the /proc path */
 	bool have_walk;            /* BPF path: children files walked at walk_ns */
+	bool bpf_whole;            /* BPF path, at the last walk: no thread dropped, no event missed */
 	uint64_t walk_ns;
 };
 
@@ -242,7 +244,8 @@ struct job_bpf_proc {
 	struct fs_js_totals sum;       /* its threads' time in each state, this interval */
 	struct fs_pio io;              /* its threads' I/O counters' growth, this interval */
 	bool ran;                      /* a thread of it was on a CPU or runnable in the interval, or is new */
-	uint64_t born_ns;              /* its fork (CLOCK_MONOTONIC) where it was followed from it, else 0 */
+	uint64_t born_ns;              /* its fork (CLOCK_MONOTONIC) where its main thread was followed from it
+	                                * (then every thread it made since was too), else 0 */
 };
 
 struct job_bpf;

@@ -230,7 +230,7 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 	}
 	b->prev = calloc(FS_JS_MAX_THREADS, sizeof *b->prev);
 	b->seeded = calloc(FS_JS_MAX_THREADS, sizeof *b->seeded);
-	b->capprocs = 8192; /* twice the tgids map's max_entries */
+	b->capprocs = 2 * FS_JS_MAX_PROCS; /* a power of two, at most half full */
 	b->procs = calloc(b->capprocs, sizeof *b->procs);
 	b->tgids = malloc(b->capprocs * sizeof *b->tgids);
 	b->used = malloc(b->capprocs * sizeof *b->used);

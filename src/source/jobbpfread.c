@@ -19,8 +19,12 @@ static void seed_threads(struct job_state *s, struct jproc *p, const struct job_
 	struct jtick *k = &p->now;
 	p->seen = true;
 	job_bpf_track(s->bpf, p->pid);
-	if (bp && bp->threads >= k->st.num_threads)
-		return; /* followed from its fork: every thread is known */
+	/* its main thread was followed from the fork, so every thread it made
+	 * since was too (one made after this tick's read of the program's
+	 * records, the stat above may count already: it is in the next read) */
+	p->from_fork = bp && bp->born_ns;
+	if (p->from_fork)
+		return;
 	for (int i = 0; i < p->nth; i++) {
 		struct fs_pstat st;
 		if (job_read_rel(s, p->task_fd, p->th[i].tid, "stat") <= 0 || !fs_pstat_parse(s->buf.data, &st))
@@ -72,9 +76,9 @@ static void read_io(struct job_state *s, struct jproc *p, const struct job_bpf_p
 {
 	struct jtick *k = &p->now;
 	if (first)
-		p->io_src = job_bpf_io_why(s->bpf)			 ? JOB_IO_PROC
-			    : bp && bp->threads >= k->st.num_threads ? JOB_IO_BPF /* followed from its fork */
-								     : JOB_IO_SEEDING;
+		p->io_src = job_bpf_io_why(s->bpf) ? JOB_IO_PROC
+			    : bp && bp->born_ns	   ? JOB_IO_BPF /* followed from its fork, and its threads */
+						   : JOB_IO_SEEDING;
 	if (p->io_src == JOB_IO_BPF) {
 		if (bp) {
 			p->bpf_io.rchar += bp->io.rchar;
@@ -151,12 +155,19 @@ bool job_proc_read_bpf(struct job_state *s, struct jproc *p, bool walk)
 		return false; /* every thread it had has exited */
 	if (!read_slow(s, p, bp, walk))
 		return false;
-	if (!p->seen || walk) {
+	bool first = !p->seen;
+	if (first) {
 		if (!job_list_threads(s, p))
 			return false;
-		if (!p->seen)
-			seed_threads(s, p, bp);
-		for (int i = 0; walk && s->use_children && i < p->nth; i++)
+		seed_threads(s, p, bp);
+	}
+	/* its threads' children files: a process followed from its fork has
+	 * every fork of its threads followed too, unless the program lost one
+	 * (s->bpf_whole: none dropped, no event missed) */
+	if (walk && s->use_children && !(p->from_fork && s->bpf_whole)) {
+		if (!first && !job_list_threads(s, p))
+			return false;
+		for (int i = 0; i < p->nth; i++)
 			job_thread_children(s, p, &p->th[i]);
 	}
 	uint64_t dt = job_bpf_dt_ns(s->bpf);

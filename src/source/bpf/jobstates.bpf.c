@@ -44,13 +44,14 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, FS_JS_MAX_PROCS);
 	__type(key, __u32);
 	__type(value, __u32);
 } tgids SEC(".maps");
 
 __u32 next_slot = 0; /* slots below it have been used */
-/* Threads of tracked processes that found no slot: never accounted. */
+/* Threads of tracked processes that found no slot (never accounted), and
+ * new processes that found no room in tgids. */
 __u64 dropped = 0;
 
 /* Each CPU's current thread as the last switch seen put it there: its tid,
@@ -312,8 +313,10 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	if (!bpf_map_lookup_elem(&tgids, &ptgid))
 		return 0;
 	__u32 tgid = child->tgid, tid = child->pid, one = 1;
-	if (tgid != ptgid)
-		bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
+	/* a new process not followed (the map is full): its forks would be
+	 * lost, which userspace's walks then look for */
+	if (tgid != ptgid && bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY) < 0)
+		__sync_fetch_and_add(&dropped, 1);
 	__u32 slot;
 	if (bpf_map_pop_elem(&free_slots, &slot) != 0 &&
 	    (slot = __sync_fetch_and_add(&next_slot, 1)) >= FS_JS_MAX_THREADS) {

@@ -36,6 +36,8 @@ enum {
 /* Threads followed at most: the `slots` array (memory-mapped, read by
  * userspace without a system call) and the `tids` hash that points into it. */
 #define FS_JS_MAX_THREADS 8192
+/* Processes followed at most (the `tgids` hash). */
+#define FS_JS_MAX_PROCS 4096
 
 /* A thread on a CPU has its stretch split (jobstates.bpf.c, fs_js_runtime)
  * once this much of its execution has accrued: a scheduler tick's worth. */
