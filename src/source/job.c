@@ -329,7 +329,6 @@ static void discover_bpf(struct job_state *s, const struct fs_source_ctx *ctx)
 	}
 }
 
-/* Close the processes not read fine this tick. */
 /* A process that left: where its parent's counters are /proc/PID/io, which
  * grows by all of the child's when the parent reaps it, note the child's
  * last counters in the parent, to be taken back out (compute_proc). */
@@ -338,15 +337,13 @@ static void note_reaped(struct job_state *s, const struct jproc *c)
 	if (!c->have_prev || !c->prev.have_io)
 		return;
 	struct jproc *q = job_find(s, c->last_ppid);
-	if (!q || q->ok != s->gen || (s->bpf && q->io_src == JOB_IO_BPF))
+	if (!q || q->ok != s->gen || q->io_src == JOB_IO_BPF)
 		return; /* not in the job, gone too, or counted from its threads' counters */
 	q->have_reaped = true;
-	q->reaped.rchar += c->prev.io.rchar;
-	q->reaped.wchar += c->prev.io.wchar;
-	q->reaped.read_bytes += c->prev.io.read_bytes;
-	q->reaped.write_bytes += c->prev.io.write_bytes;
+	fs_pio_add(&q->reaped, &c->prev.io);
 }
 
+/* Close the processes not read fine this tick. */
 static void drop_gone(struct job_state *s)
 {
 	for (int i = 0; i < s->nprocs; i++)

@@ -80,12 +80,8 @@ static void read_io(struct job_state *s, struct jproc *p, const struct job_bpf_p
 			    : bp && bp->born_ns	   ? JOB_IO_BPF /* followed from its fork, and its threads */
 						   : JOB_IO_SEEDING;
 	if (p->io_src == JOB_IO_BPF) {
-		if (bp) {
-			p->bpf_io.rchar += bp->io.rchar;
-			p->bpf_io.wchar += bp->io.wchar;
-			p->bpf_io.read_bytes += bp->io.read_bytes;
-			p->bpf_io.write_bytes += bp->io.write_bytes;
-		}
+		if (bp)
+			fs_pio_add(&p->bpf_io, &bp->io);
 		k->cur.io = p->bpf_io;
 		k->cur.have_io = true;
 		return;

@@ -150,6 +150,14 @@ static double per_s(uint64_t a, uint64_t b, double dt_s)
 	return (double)fs_counter_delta(a, b) / dt_s;
 }
 
+void fs_pio_add(struct fs_pio *sum, const struct fs_pio *x)
+{
+	sum->rchar += x->rchar;
+	sum->wchar += x->wchar;
+	sum->read_bytes += x->read_bytes;
+	sum->write_bytes += x->write_bytes;
+}
+
 static void unreap_one(uint64_t *cur, uint64_t prev, uint64_t reaped)
 {
 	if (reaped && *cur >= prev && *cur - prev >= reaped)

@@ -36,6 +36,9 @@ struct fs_pio {
 /* Parse /proc/PID/io. Returns false unless all four keys are there. */
 bool fs_pio_parse(const char *text, struct fs_pio *out);
 
+/* Add x to sum, counter by counter. */
+void fs_pio_add(struct fs_pio *sum, const struct fs_pio *x);
+
 /* A parent's /proc/PID/io grows by all of a child's (its own and what it
  * reaped in turn) when the parent reaps it (wait_task_zombie adds them, as
  * it adds the child's CPU time to cutime). Take `reaped`, the last counters
