@@ -19,8 +19,10 @@ _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
 /* the same over the per-minute tables: the trainer's children from proc_1m */
 #define TGROUP_OF_PID GROUP_OF_PID_IN("proc_1m")
 
-/* The sources. A view joins the ticks for their lengths (dt) where a rate
- * is integrated, and keeps t for the window. */
+/* The sources. Where a rate is integrated a view gives each row its length
+ * (dt): the tick's (joined from ticks) for the job's tables, the row's own
+ * dt_s for the machine-wide ones (sampled at the system interval); it keeps
+ * t for the window. */
 const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_CPU] = {FS_MS_CPU, "cpu", FS_T_CPU, "(SELECT * FROM cpu WHERE " FS_Q_ROWS_CPU("") ")", WINDOW, NULL,
 		"cpu_1m", TWIN},
@@ -38,11 +40,11 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		"cgroup_1m", TWIN},
 	[FS_MS_TICKS] = {FS_MS_TICKS, "ticks", FS_T_TICKS, "(SELECT * FROM ticks WHERE " FS_Q_ROWS_TICKS("") ")", WINDOW, NULL,
 		"ticks_1m", TWIN},
-	[FS_MS_NET_TICKS] = {FS_MS_NET_TICKS, "net per tick", FS_T_NET,
+	[FS_MS_NET_TICKS] = {FS_MS_NET_TICKS, "net per sample", FS_T_NET,
 			     "(SELECT t, sum(rx_bytes_per_s) AS rx, sum(tx_bytes_per_s) AS tx FROM net"
 			     " WHERE iface != 'lo' AND " FS_Q_ROWS_NET("") " GROUP BY t)", WINDOW, NULL,
-		"(SELECT x.t, max(k.n) AS n, sum(x.rx_bytes_per_s * x.n) / max(k.n) AS rx,"
-		" sum(x.tx_bytes_per_s * x.n) / max(k.n) AS tx FROM net_1m x JOIN ticks_1m k ON k.t = x.t"
+		"(SELECT x.t, max(x.n) AS n, sum(x.rx_bytes_per_s * x.n) / max(x.n) AS rx,"
+		" sum(x.tx_bytes_per_s * x.n) / max(x.n) AS tx FROM net_1m x"
 		" WHERE x.iface != 'lo' GROUP BY x.t)", TWIN},
 	[FS_MS_JOB_TICKS] = {FS_MS_JOB_TICKS, "proc per tick", FS_T_PROC,
 			     "(SELECT t, count(*) AS procs, sum(threads) AS threads, sum(running) AS run,"
@@ -102,11 +104,11 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		" last_value(pss_bytes) OVER w AS last_pss FROM proc_1m WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " TWIN
 		" WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))", TWIN},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
-			"(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
+			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
 		"(SELECT d.*, d.dt_s AS dt FROM disk_1m d)", TWIN},
 	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
-		       "(SELECT n.*, k.dt_s AS dt FROM net n JOIN ticks k ON k.t = n.t WHERE n.iface != 'lo' AND "
+		       "(SELECT n.*, n.dt_s AS dt FROM net n WHERE n.iface != 'lo' AND "
 		       FS_Q_ROWS_NET("n.") ")", WINDOW,
 		       "iface",
 		"(SELECT x.*, x.dt_s AS dt FROM net_1m x WHERE x.iface != 'lo')", TWIN},
@@ -250,10 +252,10 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 	[FS_MD_LAST_TICK_S] = {FS_MD_LAST_TICK_S, "last_tick_s", "s", FS_MS_TICKS, "max(t)", "the last sample's t",
 		.tier = FS_MD_RAW},
 	[FS_MD_NET_RX_BYTES_PER_S] = {FS_MD_NET_RX_BYTES_PER_S, "net_rx_bytes_per_s", "B/s", FS_MS_NET_TICKS, "avg(rx)",
-				      "received on every interface but lo, mean of the ticks' sums",
+				      "received on every interface but lo, mean of the samples' sums",
 		.tier = TAVG("rx")},
 	[FS_MD_NET_TX_BYTES_PER_S] = {FS_MD_NET_TX_BYTES_PER_S, "net_tx_bytes_per_s", "B/s", FS_MS_NET_TICKS, "avg(tx)",
-				      "sent on every interface but lo, mean of the ticks' sums",
+				      "sent on every interface but lo, mean of the samples' sums",
 		.tier = TAVG("tx")},
 	[FS_MD_JOB_PROCS_MAX] = {FS_MD_JOB_PROCS_MAX, "job_procs_max", "count", FS_MS_JOB_TICKS, "max(procs)",
 				 "the job's processes, most at once", NULL},
@@ -370,7 +372,7 @@ const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
 				  "the device's time busy (io_ticks), mean",
 		.tier = TAVG("util_pct")},
 	[FS_MDK_DISK_UTIL_MAX_PCT] = {FS_MDK_DISK_UTIL_MAX_PCT, "disk_util_max_pct", "%", FS_MS_DISK, "max(util_pct)",
-				      "the device's time busy, highest tick",
+				      "the device's time busy, highest sample",
 		.tier = "max(util_pct_max)"},
 	[FS_MDK_DISK_QUEUE_DEPTH] = {FS_MDK_DISK_QUEUE_DEPTH, "disk_queue_depth", "count", FS_MS_DISK,
 				     "avg(queue_depth)", "the device's requests in flight (time-weighted), mean",

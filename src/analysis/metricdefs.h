@@ -39,7 +39,7 @@ enum fs_md_source {
 	FS_MS_GPU,
 	FS_MS_CGROUP,
 	FS_MS_TICKS,
-	FS_MS_NET_TICKS,  /* per tick: every interface but lo, summed */
+	FS_MS_NET_TICKS,  /* per sample: every interface but lo, summed */
 	FS_MS_JOB_TICKS,  /* per tick: the job's processes, summed */
 	FS_MS_JOB,        /* the job's process samples, with their tick's length */
 	FS_MS_TRACE,      /* the tracer's rows, files and intervals (not windowed) */

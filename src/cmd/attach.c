@@ -23,6 +23,10 @@ static const char usage_text[] =
 	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
 	"  -f, --force          replace FILE if it is a regular file of yours\n"
 	"  -i, --interval S     sampling interval (default 0.1 s)\n"
+	"      --system-interval S  seconds between samples of the machine-wide counters\n"
+	"                       (cpu, psi, disk, net, mem: mem never under 1 s; default 1,\n"
+	"                       at least the interval; 0: every tick); the job's own\n"
+	"                       figures are read every tick\n"
 	"  -d, --duration D     stop after D (seconds, or 90s, 5m, 2h)\n"
 	"      --no-gpu         do not load NVML\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
@@ -43,12 +47,13 @@ static const struct option long_opts[] = {
 	{"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
 	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
+	{"system-interval", required_argument, NULL, 'M'},
 	{NULL, 0, NULL, 0},
 };
 
 int fs_cmd_attach(int argc, char **argv)
 {
-	struct fs_session_opts o = {.interval_s = 0.1};
+	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S};
 	double duration = 0;
 	int opt;
 	opterr = 0;

@@ -30,6 +30,10 @@ static const char usage_text[] =
 	"                       run file is renamed over it when complete)\n"
 	"  -i, --interval S     sampling interval in seconds, or with a unit: 100ms, 1s\n"
 	"                       (default 0.1)\n"
+	"      --system-interval S  seconds between samples of the machine-wide counters\n"
+	"                       (cpu, psi, disk, net, mem: mem never under 1 s; default 1,\n"
+	"                       at least the interval; 0: every tick); the job's own\n"
+	"                       figures are read every tick\n"
 	"      --no-gpu         do not load NVML\n"
 	"      --pytorch        time DataLoader steps and torch.save from inside the job\n"
 	"                       (on by itself when CMD is a Python interpreter or script)\n"
@@ -59,6 +63,7 @@ static const struct option long_opts[] = {
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
 	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
+	{"system-interval", required_argument, NULL, 'M'},
 	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
 	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},
@@ -127,7 +132,7 @@ static struct fs_exporter *start_export(struct fs_session *s, const char *addr)
 
 int fs_cmd_run(int argc, char **argv)
 {
-	struct fs_session_opts o = {.interval_s = 0.1};
+	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S};
 	enum fs_hook_mode hook = FS_HOOK_AUTO;
 	bool no_trace = false, trace_ops = false, hash_paths = false;
 	const char *export_addr = NULL;

@@ -14,11 +14,14 @@ struct slot {
 	bool said_sample_error;
 	char status[256];
 	uint64_t cpu_ns; /* CPU time spent in sample() on the timed ticks, rows handed to the sink included */
+	bool every_tick;  /* not machine-wide, or the system interval is a tick's */
+	double last_t;    /* machine-wide: the tick it was last sampled at; < 0 never */
 };
 
 /* Each source's CPU time is read around its sample() on one tick in this
  * many (a thread CPU clock read is a system call: one per source per tick
- * was 3% of the recorder's CPU at 0.1 s); the tick's total, every tick. */
+ * was 3% of the recorder's CPU at 0.1 s); the tick's total, every tick; a
+ * machine-wide source's at each of its samples (once a system interval). */
 #define TIME_SOURCES_EVERY 8
 
 struct fs_recorder {
@@ -30,6 +33,7 @@ struct fs_recorder {
 	uint64_t ticks, busy_ns;
 	uint64_t timed_ticks; /* ticks whose sources were timed one by one */
 	double prev_t;
+	double system_s; /* the machine-wide sources' interval (opts) */
 	/* the sink's tick_end (a run file inserts a second's rows and commits
 	 * there): its CPU over the run, and the last one's wall and CPU time,
 	 * counted in the next tick's ticks row */
@@ -66,10 +70,13 @@ struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sin
 	r->job = job;
 	r->nslots = n;
 	r->prev_t = t;
+	r->system_s = opts->system_interval_s;
 	struct fs_source_ctx ctx = {.paths = paths, .sink = sink, .job = job, .t = t};
 	for (int i = 0; i < n; i++) {
 		struct slot *s = &r->slots[i];
 		s->ops = fs_sources[i];
+		s->every_tick = !s->ops->machine || !(opts->system_interval_s > 0);
+		s->last_t = -1;
 		char key[64];
 		snprintf(key, sizeof key, "source.%s", s->ops->name);
 		if (s->ops->abi != FS_SOURCE_ABI) {
@@ -97,6 +104,16 @@ struct fs_recorder *fs_recorder_open(const struct fs_paths *paths, struct fs_sin
 	return r;
 }
 
+/* Whether a machine-wide source is due at the tick at t: a system interval
+ * since its last sample, less half a tick (a tick that comes a little early
+ * counts; one late by most of a tick would not wait a whole interval more). */
+static bool due(const struct fs_recorder *r, const struct slot *s, double t)
+{
+	if (s->every_tick || s->last_t < 0)
+		return true;
+	return t - s->last_t + (t - r->prev_t) / 2 >= r->system_s;
+}
+
 void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed)
 {
 	uint64_t start = fs_now_ns();
@@ -106,12 +123,15 @@ void fs_recorder_sample(struct fs_recorder *r, double t, uint64_t missed)
 	struct fs_source_ctx ctx = {.paths = r->paths, .sink = r->sink, .job = r->job, .t = t};
 	for (int i = 0; i < r->nslots; i++) {
 		struct slot *s = &r->slots[i];
-		if (!s->open)
+		if (!s->open || !due(r, s, t))
 			continue;
 		char why[200] = "";
 		ctx.now_ns = fs_now_ns();
+		if (!timed && !s->every_tick)
+			cpu_mark = fs_thread_cpu_ns();
 		int rc = s->ops->sample(s->state, &ctx, why, sizeof why);
-		if (timed) {
+		s->last_t = t;
+		if (timed || !s->every_tick) {
 			uint64_t cpu_now = fs_thread_cpu_ns();
 			s->cpu_ns += cpu_now - cpu_mark;
 			cpu_mark = cpu_now;
@@ -171,6 +191,17 @@ void fs_recorder_missing(const struct fs_recorder *r, char *out, size_t cap)
 void fs_recorder_finish(struct fs_recorder *r)
 {
 	struct fs_source_ctx ctx = {.paths = r->paths, .sink = r->sink, .job = r->job, .t = r->prev_t};
+	/* The machine-wide sources once more, so that their rows cover the run
+	 * to its last tick (the rows go with it: its t, their own dt_s). */
+	for (int i = 0; i < r->nslots; i++) {
+		struct slot *s = &r->slots[i];
+		if (!s->open || s->every_tick || s->last_t < 0 || s->last_t >= r->prev_t)
+			continue;
+		char why[200] = "";
+		ctx.now_ns = fs_now_ns();
+		s->ops->sample(s->state, &ctx, why, sizeof why);
+		s->last_t = r->prev_t;
+	}
 	for (int i = 0; i < r->nslots; i++) {
 		struct slot *s = &r->slots[i];
 		if (s->open && s->ops->finish) {
@@ -185,13 +216,15 @@ void fs_recorder_close(struct fs_recorder *r)
 	if (!r)
 		return;
 	/* What each source cost (CPU time per tick, the mean over the timed
-	 * ticks), for `make bench` and the curious. */
+	 * ticks; a machine-wide source's, every sample's over every tick), for
+	 * `make bench` and the curious. */
 	for (int i = 0; i < r->nslots && r->timed_ticks; i++) {
 		if (!r->slots[i].open)
 			continue;
 		char key[64];
 		snprintf(key, sizeof key, "recorder.%s_us", r->slots[i].ops->name);
-		fs_sink_metaf(r->sink, key, "%.1f", (double)r->slots[i].cpu_ns / 1e3 / (double)r->timed_ticks);
+		double per = r->slots[i].every_tick ? (double)r->timed_ticks : (double)r->ticks;
+		fs_sink_metaf(r->sink, key, "%.1f", (double)r->slots[i].cpu_ns / 1e3 / per);
 	}
 	if (r->ticks)
 		fs_sink_metaf(r->sink, "recorder.store_us", "%.1f", (double)r->store_cpu_ns / 1e3 / (double)r->ticks);

@@ -177,6 +177,8 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	fs_sink_meta(sink, "feedscope_version", FS_VERSION);
 	fs_sink_metaf(sink, "schema_version", "%d", FS_SCHEMA_VERSION);
 	fs_sink_metaf(sink, "interval_s", "%g", s->opts.interval_s);
+	fs_sink_metaf(sink, "system_interval_s", "%g",
+		      s->opts.system_interval_s > s->opts.interval_s ? s->opts.system_interval_s : s->opts.interval_s);
 	if (s->opts.keep_all)
 		fs_sink_meta(sink, "retention", "all");
 	else
@@ -234,7 +236,8 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	s->job.states = s->opts.states;
 	fs_sink_meta(sink, "job.pss", s->opts.pss ? "on" : "off: pss_bytes and shared_bytes are NULL (--pss reads them)");
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
-	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only};
+	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only,
+				      .system_interval_s = s->opts.system_interval_s};
 	s->rec = fs_recorder_open(&s->paths, sink, &s->job, &ro, 0.0);
 	if (!s->rec) {
 		fs_warn("out of memory");
@@ -447,6 +450,14 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		if (!fs_parse_seconds(arg, &o->interval_s) || o->interval_s < FS_INTERVAL_MIN_S ||
 		    o->interval_s > FS_INTERVAL_MAX_S)
 			return fs_usage_error("%s: bad interval '%s' (seconds, 0.001 to 3600, e.g. 0.1 or 100ms)",
+					      cmd, arg);
+		return 1;
+	case 'M':
+		if (!strcmp(arg, "0"))
+			o->system_interval_s = 0; /* every tick */
+		else if (!fs_parse_seconds(arg, &o->system_interval_s) || o->system_interval_s < FS_INTERVAL_MIN_S ||
+			 o->system_interval_s > FS_INTERVAL_MAX_S)
+			return fs_usage_error("%s: bad --system-interval '%s' (seconds, 0 for every tick, or 0.001 to 3600)",
 					      cmd, arg);
 		return 1;
 	case 'G':

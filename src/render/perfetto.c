@@ -214,7 +214,8 @@ static void ops(struct tw *w)
 
 /* A counter group: a query giving, per sample, the track's key, the start
  * of the interval the values cover (t - dt_s: a counter holds from its ts
- * to the next), and up to 3 values, which Perfetto names "NAME VALUE_NAME". */
+ * to the next; the machine-wide tables' own dt_s, the GPU's its tick's),
+ * and up to 3 values, which Perfetto names "NAME VALUE_NAME". */
 #define NVAL 3
 struct counter {
 	const char *name; /* a printf format for the key ("disk %s") */
@@ -223,24 +224,26 @@ struct counter {
 };
 
 #define DT "LEFT JOIN ticks k ON k.t = x.t WHERE x.t BETWEEN ?1 AND ?2"
+#define OWN "WHERE x.t BETWEEN ?1 AND ?2"
 static const struct counter counters[] = {
 	{"CPU", {"user %", "system %", "iowait %"},
-	 "SELECT '' AS k, x.t - coalesce(k.dt_s, 0) AS s, x.user_pct + coalesce(x.nice_pct, 0), x.system_pct, "
-	 "x.iowait_pct FROM cpu x " DT},
+	 "SELECT '' AS k, x.t - coalesce(x.dt_s, 0) AS s, x.user_pct + coalesce(x.nice_pct, 0), x.system_pct, "
+	 "x.iowait_pct FROM cpu x " OWN},
 	{"PSI some", {"cpu %", "io %", "memory %"},
-	 "SELECT '' AS k, x.t - coalesce(max(k.dt_s), 0) AS s, max(CASE x.resource WHEN 'cpu' THEN x.some_pct END), "
+	 "SELECT '' AS k, x.t - coalesce(max(x.dt_s), 0) AS s, max(CASE x.resource WHEN 'cpu' THEN x.some_pct END), "
 	 "max(CASE x.resource WHEN 'io' THEN x.some_pct END), max(CASE x.resource WHEN 'memory' THEN x.some_pct END) "
-	 "FROM psi x " DT " GROUP BY x.t"},
+	 "FROM psi x " OWN " GROUP BY x.t"},
 	{"disk %s", {"read MB/s", "write MB/s", NULL},
-	 "SELECT x.device AS k, x.t - coalesce(k.dt_s, 0) AS s, x.read_bytes_per_s / 1e6, x.write_bytes_per_s / 1e6, "
-	 "NULL FROM disk x " DT},
+	 "SELECT x.device AS k, x.t - coalesce(x.dt_s, 0) AS s, x.read_bytes_per_s / 1e6, x.write_bytes_per_s / 1e6, "
+	 "NULL FROM disk x " OWN},
 	{"net %s", {"rx MB/s", "tx MB/s", NULL}, /* lo never leaves the machine: left out */
-	 "SELECT x.iface AS k, x.t - coalesce(k.dt_s, 0) AS s, x.rx_bytes_per_s / 1e6, x.tx_bytes_per_s / 1e6, NULL "
-	 "FROM net x " DT " AND x.iface <> 'lo'"},
+	 "SELECT x.iface AS k, x.t - coalesce(x.dt_s, 0) AS s, x.rx_bytes_per_s / 1e6, x.tx_bytes_per_s / 1e6, NULL "
+	 "FROM net x " OWN " AND x.iface <> 'lo'"},
 	{"GPU %s", {"busy %", NULL, NULL},
 	 "SELECT CAST(x.gpu AS TEXT) AS k, x.t - coalesce(k.dt_s, 0) AS s, x.util_pct, NULL, NULL FROM gpu x " DT},
 };
 #undef DT
+#undef OWN
 
 /* The mean of each value over one bin of samples. */
 struct bin {

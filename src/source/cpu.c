@@ -23,6 +23,7 @@ struct cpu_state {
 	struct fs_buf buf;
 	bool have_prev;
 	struct fs_cpu_ticks prev;
+	uint64_t prev_ns; /* when prev was read: the rows' dt_s */
 	struct core *cores;
 	int ncores; /* allocated */
 };
@@ -102,7 +103,7 @@ static struct core *core_slot(struct cpu_state *s, int n)
 	return &s->cores[n];
 }
 
-static void emit_cpu(const struct fs_source_ctx *ctx, const struct fs_cpu_pct *p, int ncpu)
+static void emit_cpu(const struct fs_source_ctx *ctx, const struct fs_cpu_pct *p, int ncpu, double dt_s)
 {
 	struct fs_row r;
 	fs_row_init(&r, FS_T_CPU, ctx->t);
@@ -114,16 +115,18 @@ static void emit_cpu(const struct fs_source_ctx *ctx, const struct fs_cpu_pct *p
 	fs_row_real(&r, FS_CPU_nice_pct, p->nice);
 	fs_row_real(&r, FS_CPU_guest_pct, p->guest);
 	fs_row_int(&r, FS_CPU_ncpu, ncpu);
+	fs_row_real(&r, FS_CPU_dt_s, dt_s);
 	fs_sink_row(ctx->sink, &r);
 }
 
-static void emit_core(const struct fs_source_ctx *ctx, int n, const struct fs_cpu_pct *p)
+static void emit_core(const struct fs_source_ctx *ctx, int n, const struct fs_cpu_pct *p, double dt_s)
 {
 	struct fs_row r;
 	fs_row_init(&r, FS_T_CPU_CORE, ctx->t);
 	fs_row_int(&r, FS_CPU_CORE_cpu, n);
 	fs_row_real(&r, FS_CPU_CORE_busy_pct, 100.0 - p->idle - p->iowait);
 	fs_row_real(&r, FS_CPU_CORE_iowait_pct, p->iowait);
+	fs_row_real(&r, FS_CPU_CORE_dt_s, dt_s);
 	fs_sink_row(ctx->sink, &r);
 }
 
@@ -138,6 +141,7 @@ static int cpu_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		s->cores[i].seen_now = false;
 
 	bool have_total = false;
+	double dt_s = (double)(ctx->now_ns - s->prev_ns) / 1e9;
 	struct fs_cpu_ticks total;
 	int online = 0;
 	for (const char *line = s->buf.data; line && *line;) {
@@ -156,7 +160,7 @@ static int cpu_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 				if (c->seen) {
 					struct fs_cpu_pct pct;
 					fs_cpu_compute(&c->prev, &ticks, &pct);
-					emit_core(ctx, (int)n, &pct);
+					emit_core(ctx, (int)n, &pct, dt_s);
 				}
 				c->prev = ticks;
 				c->seen_now = true;
@@ -177,9 +181,10 @@ static int cpu_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	if (s->have_prev) {
 		struct fs_cpu_pct pct;
 		fs_cpu_compute(&s->prev, &total, &pct);
-		emit_cpu(ctx, &pct, online);
+		emit_cpu(ctx, &pct, online, dt_s);
 	}
 	s->prev = total;
+	s->prev_ns = ctx->now_ns;
 	s->have_prev = true;
 	return FS_SOURCE_OK;
 }
@@ -196,6 +201,7 @@ static void cpu_close(void *state)
 const struct fs_source_ops fs_source_cpu = {
 	.abi = FS_SOURCE_ABI,
 	.name = "cpu",
+	.machine = true,
 	.open = cpu_open,
 	.sample = cpu_sample,
 	.close = cpu_close,

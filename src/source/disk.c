@@ -106,7 +106,7 @@ static void drop_vanished(struct disk_state *s)
 }
 
 static void emit_disk(const struct fs_source_ctx *ctx, const char *name,
-		      const struct fs_disk_rates *r)
+		      const struct fs_disk_rates *r, uint64_t dt_ns)
 {
 	struct fs_row row;
 	fs_row_init(&row, FS_T_DISK, ctx->t);
@@ -123,6 +123,7 @@ static void emit_disk(const struct fs_source_ctx *ctx, const char *name,
 	fs_row_real(&row, FS_DISK_write_req_bytes, r->write_req_bytes);
 	fs_row_real(&row, FS_DISK_discard_bytes_per_s, r->discard_bytes_per_s);
 	fs_row_real(&row, FS_DISK_flushes_per_s, r->flushes_per_s);
+	fs_row_real(&row, FS_DISK_dt_s, (double)dt_ns / 1e9);
 	fs_sink_row(ctx->sink, &row);
 }
 
@@ -136,7 +137,7 @@ static void update_dev(struct disk_state *s, const struct fs_source_ctx *ctx, st
 	if (d->have_prev && (d->recorded || !fs_disk_unused(c))) {
 		struct fs_disk_rates r;
 		fs_disk_compute(&d->prev, c, ctx->now_ns - s->prev_ns, &r);
-		emit_disk(ctx, d->name, &r);
+		emit_disk(ctx, d->name, &r, ctx->now_ns - s->prev_ns);
 		d->recorded = true;
 	}
 	d->prev = *c;
@@ -279,6 +280,7 @@ static int disk_open(void **state, const struct fs_source_ctx *ctx, char *why, s
 const struct fs_source_ops fs_source_disk = {
 	.abi = FS_SOURCE_ABI,
 	.name = "disk",
+	.machine = true,
 	.open = disk_open,
 	.sample = disk_sample,
 	.close = disk_close,

@@ -104,7 +104,7 @@ static struct iface *iface_slot(struct net_state *s, int k, const char *name, bo
 }
 
 static void emit_net(const struct fs_source_ctx *ctx, const struct iface *f,
-		     const struct fs_net_rates *r)
+		     const struct fs_net_rates *r, double dt_s)
 {
 	struct fs_row row;
 	fs_row_init(&row, FS_T_NET, ctx->t);
@@ -119,6 +119,7 @@ static void emit_net(const struct fs_source_ctx *ctx, const struct iface *f,
 	fs_row_real(&row, FS_NET_tx_packets_per_s, r->tx_packets_per_s);
 	if (f->speed_mbps > 0)
 		fs_row_int(&row, FS_NET_speed_mbps, f->speed_mbps);
+	fs_row_real(&row, FS_NET_dt_s, dt_s);
 	fs_sink_row(ctx->sink, &row);
 }
 
@@ -134,8 +135,9 @@ static void sample_iface(struct net_state *s, const struct fs_source_ctx *ctx, s
 	}
 	if (!is_new && s->have_prev) {
 		struct fs_net_rates r;
-		fs_net_compute(&f->prev, c, (double)(ctx->now_ns - s->prev_ns) / 1e9, &r);
-		emit_net(ctx, f, &r);
+		double dt_s = (double)(ctx->now_ns - s->prev_ns) / 1e9;
+		fs_net_compute(&f->prev, c, dt_s, &r);
+		emit_net(ctx, f, &r, dt_s);
 	}
 	f->prev = *c;
 }
@@ -174,19 +176,21 @@ static int sample_dev(struct net_state *s, const struct fs_source_ctx *ctx, char
 static void sample_tcp(struct net_state *s, const struct fs_source_ctx *ctx)
 {
 	struct fs_tcp_counters cur;
-	if (s->have_tcp_prev && ctx->now_ns - s->tcp_prev_ns < TCP_PERIOD_NS)
+	if (s->have_tcp_prev && ctx->now_ns - s->tcp_prev_ns < TCP_PERIOD_NS - TCP_PERIOD_NS / 20)
 		return;
 	if (!s->tcp_on || fs_pfile_read_one(&s->snmp, &s->buf) < 0 ||
 	    !fs_tcp_parse_snmp(s->buf.data, &cur))
 		return; /* keep the previous read: the next rate covers the gap */
 	if (s->have_tcp_prev) {
 		struct fs_tcp_rates r;
-		fs_tcp_compute(&s->tcp_prev, &cur, (double)(ctx->now_ns - s->tcp_prev_ns) / 1e9, &r);
+		double dt_s = (double)(ctx->now_ns - s->tcp_prev_ns) / 1e9;
+		fs_tcp_compute(&s->tcp_prev, &cur, dt_s, &r);
 		struct fs_row row;
 		fs_row_init(&row, FS_T_TCP, ctx->t);
 		fs_row_real(&row, FS_TCP_retrans_segs_per_s, r.retrans_segs_per_s);
 		fs_row_real(&row, FS_TCP_out_segs_per_s, r.out_segs_per_s);
 		fs_row_real(&row, FS_TCP_in_segs_per_s, r.in_segs_per_s);
+		fs_row_real(&row, FS_TCP_dt_s, dt_s);
 		fs_sink_row(ctx->sink, &row);
 	}
 	s->tcp_prev = cur;
@@ -283,6 +287,7 @@ static void net_close(void *state)
 const struct fs_source_ops fs_source_net = {
 	.abi = FS_SOURCE_ABI,
 	.name = "net",
+	.machine = true,
 	.open = net_open,
 	.sample = net_sample,
 	.close = net_close,

@@ -221,7 +221,7 @@ static struct fs_nfs_mount *add_mount(struct fs_nfs_tracker *tr, const struct fs
 }
 
 static void emit_nfs(const struct fs_source_ctx *ctx, const struct fs_nfs_mount *m,
-		     const struct fs_nfs_rates *r)
+		     const struct fs_nfs_rates *r, double dt_s)
 {
 	struct fs_row row;
 	fs_row_init(&row, FS_T_NFS, ctx->t);
@@ -232,6 +232,7 @@ static void emit_nfs(const struct fs_source_ctx *ctx, const struct fs_nfs_mount 
 	fs_row_real(&row, FS_NFS_read_rtt_ms, r->read_rtt_ms);
 	fs_row_real(&row, FS_NFS_read_exe_ms, r->read_exe_ms);
 	fs_row_real(&row, FS_NFS_write_ops_per_s, r->write_ops_per_s);
+	fs_row_real(&row, FS_NFS_dt_s, dt_s);
 	fs_sink_row(ctx->sink, &row);
 }
 
@@ -252,7 +253,7 @@ int fs_nfs_tracker_update(struct fs_nfs_tracker *tr, const char *text,
 			if ((p->read.have && e.c.read.have) || (p->write.have && e.c.write.have)) {
 				struct fs_nfs_rates r;
 				fs_nfs_compute(p, &e.c, dt_s, &r);
-				emit_nfs(ctx, m, &r);
+				emit_nfs(ctx, m, &r, dt_s);
 			}
 		} else {
 			m = add_mount(tr, &e);

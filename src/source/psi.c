@@ -121,6 +121,7 @@ static int psi_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 				    share_pct(p->have_some, p->some_us, cur.have_some, cur.some_us, dt_us));
 			fs_row_real(&r, FS_PSI_full_pct,
 				    share_pct(p->have_full, p->full_us, cur.have_full, cur.full_us, dt_us));
+			fs_row_real(&r, FS_PSI_dt_s, dt_us / 1e6);
 			fs_sink_row(ctx->sink, &r);
 		}
 		s->prev[i] = cur;
@@ -142,6 +143,7 @@ static void psi_close(void *state)
 const struct fs_source_ops fs_source_psi = {
 	.abi = FS_SOURCE_ABI,
 	.name = "psi",
+	.machine = true,
 	.open = psi_open,
 	.sample = psi_sample,
 	.close = psi_close,

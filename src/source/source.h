@@ -6,7 +6,9 @@
  * (sources.c) and carry an ABI version checked when the recorder loads them.
  *
  * Life cycle: open() once (may emit static rows and meta); sample() once per
- * tick; close() once. A source that cannot work here (no NVML, no PSI, no
+ * tick, or, for a machine-wide source (`machine`), once per the recorder's
+ * system interval (a tick's, at most: `--system-interval`, 1 s by default)
+ * and once more at the end of the run; close() once. A source that cannot work here (no NVML, no PSI, no
  * permission) returns FS_SOURCE_UNAVAILABLE from open() with a one-line
  * reason: the recorder says it once, records it in meta, and goes on.
  *
@@ -26,7 +28,7 @@
 #include "store/row.h"
 #include "util/paths.h"
 
-#define FS_SOURCE_ABI 1
+#define FS_SOURCE_ABI 2
 
 /* The job being recorded; NULL in the context of `watch` without --pid. */
 struct fs_job {
@@ -64,6 +66,11 @@ enum {
 struct fs_source_ops {
 	int abi;          /* FS_SOURCE_ABI */
 	const char *name; /* short, lower case: "cpu", "disk", ... */
+	/* Machine-wide counters (cpu, psi, mem, disk, net): read once per the
+	 * system interval, not every tick; every row says the interval it
+	 * covers in its dt_s (the machine's counters are not the job's: a
+	 * second's rate backs up the job's own per-tick figures). */
+	bool machine;
 	/* Set *state (owned by the source). Returns FS_SOURCE_OK, or
 	 * FS_SOURCE_UNAVAILABLE with a one-line reason in why[whylen]. */
 	int (*open)(void **state, const struct fs_source_ctx *ctx, char *why, size_t whylen);

@@ -7,7 +7,10 @@
  * machine does not report holds NULL, never 0.
  *
  * Sampled tables start with `t`: seconds since the run started (monotonic),
- * the end of the interval the rates in the row cover.
+ * the end of the interval the rates in the row cover. The machine-wide
+ * tables (cpu, cpu_core, psi, mem, disk, net, tcp, nfs) are sampled at their
+ * own interval, not every tick, and say its length in their own `dt_s`;
+ * the others cover the tick's (ticks.dt_s).
  */
 #ifndef FS_SCHEMA_H
 #define FS_SCHEMA_H
@@ -19,15 +22,17 @@
 #define FS_COLS_CPU(X)                                                          \
 	X(CPU, t, REAL) X(CPU, user_pct, REAL) X(CPU, system_pct, REAL)          \
 	X(CPU, iowait_pct, REAL) X(CPU, idle_pct, REAL) X(CPU, steal_pct, REAL)  \
-	X(CPU, nice_pct, REAL) X(CPU, guest_pct, REAL) X(CPU, ncpu, INTEGER)
+	X(CPU, nice_pct, REAL) X(CPU, guest_pct, REAL) X(CPU, ncpu, INTEGER)   \
+	X(CPU, dt_s, REAL)
 
 #define FS_COLS_CPU_CORE(X)                                                     \
 	X(CPU_CORE, t, REAL) X(CPU_CORE, cpu, INTEGER)                           \
-	X(CPU_CORE, busy_pct, REAL) X(CPU_CORE, iowait_pct, REAL)
+	X(CPU_CORE, busy_pct, REAL) X(CPU_CORE, iowait_pct, REAL)               \
+	X(CPU_CORE, dt_s, REAL)
 
 #define FS_COLS_PSI(X)                                                          \
 	X(PSI, t, REAL) X(PSI, resource, TEXT) X(PSI, some_pct, REAL)            \
-	X(PSI, full_pct, REAL)
+	X(PSI, full_pct, REAL) X(PSI, dt_s, REAL)
 
 #define FS_COLS_MEM(X)                                                          \
 	X(MEM, t, REAL) X(MEM, available_bytes, INTEGER)                         \
@@ -37,7 +42,8 @@
 	X(MEM, total_bytes, INTEGER) X(MEM, free_bytes, INTEGER)                 \
 	X(MEM, pgpgin_bytes_per_s, REAL) X(MEM, pgpgout_bytes_per_s, REAL)       \
 	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)        \
-	X(MEM, dentries, INTEGER) X(MEM, dev_shm_bytes, INTEGER)
+	X(MEM, dentries, INTEGER) X(MEM, dev_shm_bytes, INTEGER)               \
+	X(MEM, dt_s, REAL)
 
 #define FS_COLS_DISK(X)                                                         \
 	X(DISK, t, REAL) X(DISK, device, TEXT) X(DISK, reads_per_s, REAL)        \
@@ -46,7 +52,7 @@
 	X(DISK, write_await_ms, REAL) X(DISK, queue_depth, REAL)                 \
 	X(DISK, util_pct, REAL) X(DISK, read_req_bytes, REAL)                    \
 	X(DISK, write_req_bytes, REAL) X(DISK, discard_bytes_per_s, REAL)        \
-	X(DISK, flushes_per_s, REAL)
+	X(DISK, flushes_per_s, REAL) X(DISK, dt_s, REAL)
 
 #define FS_COLS_MOUNTS(X)                                                       \
 	X(MOUNTS, mount, TEXT) X(MOUNTS, device, TEXT) X(MOUNTS, fstype, TEXT)   \
@@ -58,17 +64,19 @@
 	X(NET, tx_bytes_per_s, REAL) X(NET, rx_errs_per_s, REAL)                 \
 	X(NET, rx_drops_per_s, REAL) X(NET, tx_errs_per_s, REAL)                 \
 	X(NET, tx_drops_per_s, REAL) X(NET, rx_packets_per_s, REAL)              \
-	X(NET, tx_packets_per_s, REAL) X(NET, speed_mbps, INTEGER)
+	X(NET, tx_packets_per_s, REAL) X(NET, speed_mbps, INTEGER)              \
+	X(NET, dt_s, REAL)
 
 #define FS_COLS_TCP(X)                                                          \
 	X(TCP, t, REAL) X(TCP, retrans_segs_per_s, REAL)                         \
-	X(TCP, out_segs_per_s, REAL) X(TCP, in_segs_per_s, REAL)
+	X(TCP, out_segs_per_s, REAL) X(TCP, in_segs_per_s, REAL)                 \
+	X(TCP, dt_s, REAL)
 
 #define FS_COLS_NFS(X)                                                          \
 	X(NFS, t, REAL) X(NFS, mount, TEXT) X(NFS, server, TEXT)                 \
 	X(NFS, read_ops_per_s, REAL) X(NFS, read_bytes_per_s, REAL)              \
 	X(NFS, read_rtt_ms, REAL) X(NFS, read_exe_ms, REAL)                      \
-	X(NFS, write_ops_per_s, REAL)
+	X(NFS, write_ops_per_s, REAL) X(NFS, dt_s, REAL)
 
 #define FS_COLS_PROC(X)                                                         \
 	X(PROC, t, REAL) X(PROC, pid, INTEGER) X(PROC, ppid, INTEGER)            \
@@ -236,6 +244,6 @@ struct fs_table {
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 9
+#define FS_SCHEMA_VERSION 10
 
 #endif

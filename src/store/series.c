@@ -59,9 +59,10 @@ static const bool in_bytes[FS_SM__COUNT] = {
 #undef FS_SERIES_IN_BYTES
 };
 
-/* One measure over the current tick's rows. */
+/* One measure over the current tick's rows; w: their own interval (a
+ * machine-wide table's dt_s), 0 where they are the tick's. */
 struct tickm {
-	double sum, cnt, mn, mx;
+	double sum, cnt, mn, mx, w;
 };
 
 /* One measure over a second's ticks. */
@@ -89,6 +90,7 @@ struct fs_series {
 	int tick_gpus;
 	bool staged; /* rows of a tick whose ticks row has not come */
 	double staged_t;
+	double row_w; /* the row being staged: its own dt_s, or 0 */
 	uint64_t late;
 };
 
@@ -138,7 +140,7 @@ static long second_of(double t)
 static void reset_tick(struct fs_series *s)
 {
 	for (int m = 0; m < FS_SM__COUNT; m++)
-		s->tick[m] = (struct tickm){0, 0, INFINITY, -INFINITY};
+		s->tick[m] = (struct tickm){0, 0, INFINITY, -INFINITY, 0};
 	s->tick_gpus = 0;
 	s->staged = false;
 }
@@ -226,7 +228,8 @@ static struct sec *slot(struct fs_series *s, long k)
 	return c;
 }
 
-/* The tick's staged measures into second k's, weighted by w. */
+/* The tick's staged measures into second k's, weighted by w; those with
+ * an interval of their own, by it, into the second its middle falls in. */
 static void commit_tick(struct fs_series *s, long k, double w)
 {
 	if (s->lo >= 0 && k < s->lo)
@@ -240,14 +243,21 @@ static void commit_tick(struct fs_series *s, long k, double w)
 		const struct tickm *t = &s->tick[m];
 		if (t->cnt <= 0)
 			continue;
+		double wm = w;
+		struct sec *cm = c;
+		if (t->w > 0) {
+			long km = second_of(s->staged_t - t->w / 2);
+			wm = t->w;
+			cm = slot(s, km < s->lo ? s->lo : km > k ? k : km);
+		}
 		double x = t->sum / t->cnt, lo = t->mn, hi = t->mx;
 		if (combine_of[m] == C_MAX)
 			x = lo = hi = t->mx;
 		else if (combine_of[m] == C_SUM)
 			x = lo = hi = t->sum;
-		struct secm *a = &c->m[m];
-		a->sxw += x * w;
-		a->sw += w;
+		struct secm *a = &cm->m[m];
+		a->sxw += x * wm;
+		a->sw += wm;
 		a->sx += x;
 		a->cnt += 1;
 		a->mn = fmin(a->mn, lo);
@@ -266,6 +276,7 @@ static void stage(struct fs_series *s, enum fs_series_measure m, const struct fs
 	t->cnt += 1;
 	t->mn = fmin(t->mn, x);
 	t->mx = fmax(t->mx, x);
+	t->w = s->row_w;
 }
 
 static void stage_x(struct fs_series *s, enum fs_series_measure m, double x)
@@ -316,6 +327,25 @@ static void fold_proc(struct fs_series *s, const struct fs_row *r)
 		stage(s, (enum fs_series_measure)(first + i), &r->v[state_col[i]]);
 }
 
+/* The column holding a row's own interval (the machine-wide tables'), or 0. */
+static int own_dt(enum fs_table_id t)
+{
+	switch (t) {
+	case FS_T_CPU:
+		return FS_CPU_dt_s;
+	case FS_T_PSI:
+		return FS_PSI_dt_s;
+	case FS_T_DISK:
+		return FS_DISK_dt_s;
+	case FS_T_NET:
+		return FS_NET_dt_s;
+	case FS_T_MEM:
+		return FS_MEM_dt_s;
+	default:
+		return 0;
+	}
+}
+
 void fs_series_row(struct fs_series *s, const struct fs_row *r)
 {
 	if (r->table == FS_T_STEPS) {
@@ -326,6 +356,9 @@ void fs_series_row(struct fs_series *s, const struct fs_row *r)
 		return;
 	const struct fs_value *v = r->v;
 	double idle, iow;
+	int own = own_dt(r->table);
+	if (!own || !fs_value_num(&v[own], &s->row_w) || !(s->row_w > 0))
+		s->row_w = 0;
 	switch (r->table) {
 	case FS_T_TICKS: {
 		double dt;

@@ -189,8 +189,9 @@ assert n == $n, (n, $n)
 assert all(e['ts'] <= 0.3e6 for e in d['traceEvents'] if e['ph'] == 'C')
 " || fail "--window 0:0.3: wrong steps"
 
-# --- synthetic run files: 600 s (6 000 samples a track: as they are) and
-# 1 500 s (15 000: decimated to 10 000 means), with start_unix (HOST RANK)
+# --- synthetic run files: 600 s (6 000 samples of a per-tick track, the
+# GPU's: as they are) and 1 500 s (15 000: decimated to 10 000 means), with
+# start_unix (HOST RANK); the machine-wide tracks (CPU) a sample a second
 "$FEEDSCOPE_BUILD/tests/synth_run" s600.db 600 node0 0 >/dev/null || fail "synth_run"
 "$FEEDSCOPE_BUILD/tests/synth_run" s1500.db 1500 node0 0 >/dev/null || fail "synth_run"
 "$FEEDSCOPE_BUILD/tests/synth_run" plain.db 30 >/dev/null || fail "synth_run"
@@ -200,10 +201,12 @@ for f in s600 s1500 plain; do
 done
 "$PY" -c "
 import json
-for f, n in (('s600', 6000), ('s1500', 10000)):
+for f, n, cpu in (('s600', 6000, 599), ('s1500', 10000, 1499)):
     d = json.load(open(f + '.json'))
-    pts = sum(1 for e in d['traceEvents'] if e['ph'] == 'C' and e['name'] == 'CPU')
+    pts = sum(1 for e in d['traceEvents'] if e['ph'] == 'C' and e['name'] == 'GPU 0')
     assert pts == n, (f, pts, n)
+    pts = sum(1 for e in d['traceEvents'] if e['ph'] == 'C' and e['name'] == 'CPU')
+    assert pts == cpu, (f, pts, cpu)
 assert 'baseTimeNanoseconds' not in json.load(open('plain.json'))   # no start_unix, no anchor made up
 " || fail "counter decimation"
 

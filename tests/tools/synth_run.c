@@ -1,6 +1,7 @@
 /* synth_run - write a run file the shape of a long real one, fast, for
  * timing `feedscope report` (make bench): SECONDS of recording at 0.1 s
- * with 2 cores, 4 PSI rows, 4 disks, 4 NICs, a main process and 4 workers,
+ * with 2 cores, 4 PSI rows, 4 disks, 4 NICs (those and memory once a
+ * second, as the recorder samples them), a main process and 4 workers,
  * 2 cgroups, 1 GPU, a step every 50 ms and a checkpoint every 100 s.
  * With HOST and RANK, one node of a distributed job for timing a merged
  * report (feedscope report A.db B.db ...): meta hostname HOST and a
@@ -22,15 +23,6 @@
 #include <stdlib.h>
 
 #include "store/store.h"
-
-static void row_real(struct fs_sink *s, enum fs_table_id t, double time, int n, const double *v)
-{
-	struct fs_row r;
-	fs_row_init(&r, t, time);
-	for (int i = 0; i < n; i++)
-		fs_row_real(&r, i + 1, v[i]);
-	fs_sink_row(s, &r);
-}
 
 int main(int argc, char **argv)
 {
@@ -116,25 +108,40 @@ int main(int argc, char **argv)
 		fs_row_real(&r, FS_TICKS_cpu_us, 250);
 		fs_row_int(&r, FS_TICKS_missed, 0);
 		fs_sink_row(s, &r);
-		/* user + system + iowait + idle = 100, iowait 0-20 */
-		row_real(s, FS_T_CPU, t, 5, (double[]){40, 10, 20 * noise, 50 - 20 * noise, 0});
-		for (int c = 0; c < 2; c++) {
+		/* the machine-wide tables once a second (the recorder's
+		 * default --system-interval) */
+		bool second = k > 0 && k % 10 == 0;
+		if (second) {
+			/* user + system + iowait + idle = 100, iowait 0-20 */
+			fs_row_init(&r, FS_T_CPU, t);
+			fs_row_real(&r, FS_CPU_user_pct, 40);
+			fs_row_real(&r, FS_CPU_system_pct, 10);
+			fs_row_real(&r, FS_CPU_iowait_pct, 20 * noise);
+			fs_row_real(&r, FS_CPU_idle_pct, 50 - 20 * noise);
+			fs_row_real(&r, FS_CPU_steal_pct, 0);
+			fs_row_real(&r, FS_CPU_dt_s, 1);
+			fs_sink_row(s, &r);
+		}
+		for (int c = 0; c < 2 && second; c++) {
 			fs_row_init(&r, FS_T_CPU_CORE, t);
 			fs_row_int(&r, FS_CPU_CORE_cpu, c);
 			fs_row_real(&r, FS_CPU_CORE_busy_pct, 50 + 40 * noise);
+			fs_row_real(&r, FS_CPU_CORE_dt_s, 1);
 			fs_sink_row(s, &r);
 		}
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 4 && second; i++) {
 			fs_row_init(&r, FS_T_PSI, t);
 			fs_row_text(&r, FS_PSI_resource, res[i]);
 			/* CPU and I/O pressure from the job, none on memory or irq */
 			fs_row_real(&r, FS_PSI_some_pct, i == 0 ? 30 * noise : i == 1 ? 10 * noise : 0);
 			if (i != 0)
 				fs_row_real(&r, FS_PSI_full_pct, i == 1 ? 4 * noise : 0);
+			fs_row_real(&r, FS_PSI_dt_s, 1);
 			fs_sink_row(s, &r);
 		}
-		if (k % 10 == 0) {
+		if (second) {
 			fs_row_init(&r, FS_T_MEM, t);
+			fs_row_real(&r, FS_MEM_dt_s, 1);
 			fs_row_int(&r, FS_MEM_available_bytes, 20000000000);
 			fs_row_int(&r, FS_MEM_cached_bytes, 3000000000);
 			fs_row_int(&r, FS_MEM_dentries, 100000 + k / 10);
@@ -146,7 +153,7 @@ int main(int argc, char **argv)
 			fs_row_real(&r, FS_MEM_majflt_per_s, 0);
 			fs_sink_row(s, &r);
 		}
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 4 && second; i++) {
 			/* loop0 (the data set) reads at 60-120 MB/s in 128 KiB
 			 * requests, vda under it the same; the others idle */
 			bool busy = i < 2;
@@ -167,6 +174,7 @@ int main(int argc, char **argv)
 			fs_row_real(&r, FS_DISK_util_pct, busy ? 30 + 40 * noise : 0);
 			fs_row_real(&r, FS_DISK_discard_bytes_per_s, 0);
 			fs_row_real(&r, FS_DISK_flushes_per_s, busy ? 0.5 : 0);
+			fs_row_real(&r, FS_DISK_dt_s, 1);
 			fs_sink_row(s, &r);
 			/* eth0 carries 1-3 MB/s in 1500-byte packets, lo a little */
 			double rx = i == 1 ? 1e6 + 2e6 * noise : i == 0 ? 2e4 : 0;
@@ -182,6 +190,7 @@ int main(int argc, char **argv)
 			fs_row_real(&r, FS_NET_tx_drops_per_s, 0);
 			if (i == 1)
 				fs_row_int(&r, FS_NET_speed_mbps, 10000);
+			fs_row_real(&r, FS_NET_dt_s, 1);
 			fs_sink_row(s, &r);
 		}
 		/* --epochs: the workers of epoch g are pids 1000 + 10 g + p; the GPU

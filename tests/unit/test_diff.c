@@ -69,7 +69,7 @@ static void write_run(const char *path, const struct golden_run *r)
 		golden_row(s, FS_T_TICKS, t, "dt_s=1 missed=0");
 		golden_row(s, FS_T_CPU, t, "user_pct=%g system_pct=0 iowait_pct=0 idle_pct=%g steal_pct=0 ncpu=4",
 			   r->cpu_busy_pct, 100 - r->cpu_busy_pct);
-		golden_row(s, FS_T_DISK, t, "device=vda reads_per_s=100 read_bytes_per_s=%g util_pct=%g read_await_ms=1",
+		golden_row(s, FS_T_DISK, t, "dt_s=1 device=vda reads_per_s=100 read_bytes_per_s=%g util_pct=%g read_await_ms=1",
 			   r->disk_bytes_per_s, r->disk_util_pct);
 		golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main running=1 blocked_io=0 sleeping=0");
 	}

@@ -384,8 +384,8 @@ static void data_disk(bool hashed)
 	for (int t = 1; t <= 3; t++) {
 		golden_row(s, FS_T_PROC, t, "pid=30 ppid=1 role=main sleeping=1");
 		golden_row(s, FS_T_PROC, t, "pid=31 ppid=30 role=worker blocked_io=1");
-		golden_row(s, FS_T_DISK, t, "device=vda reads_per_s=10 read_bytes_per_s=1000 util_pct=10");
-		golden_row(s, FS_T_DISK, t, "device=loop0 reads_per_s=1 read_bytes_per_s=300 util_pct=90");
+		golden_row(s, FS_T_DISK, t, "dt_s=1 device=vda reads_per_s=10 read_bytes_per_s=1000 util_pct=10");
+		golden_row(s, FS_T_DISK, t, "dt_s=1 device=loop0 reads_per_s=1 read_bytes_per_s=300 util_pct=90");
 	}
 	golden_row(s, FS_T_FILES, 0, "pid=31 path=%s reads=3 read_bytes=900", hashed ? "a1b2c3d4" : "/data/cache/x");
 	golden_row(s, FS_T_FILES, 0, "pid=31 path=%s reads=1 read_bytes=100", hashed ? "b1b2c3d4" : "/etc/hosts");

@@ -75,7 +75,7 @@ static void node_file(const char *path, const char *host, double start_unix, dou
 			golden_row(s, FS_T_PROC, t, "pid=%d ppid=%d role=worker running=0 blocked_io=%d sleeping=%d threads=1",
 				   200 + r, 100 + r, r == slow, r != slow);
 		}
-		golden_row(s, FS_T_DISK, t, "device=sda reads_per_s=100 read_bytes_per_s=%g util_pct=%g read_await_ms=20"
+		golden_row(s, FS_T_DISK, t, "dt_s=1 device=sda reads_per_s=100 read_bytes_per_s=%g util_pct=%g read_await_ms=20"
 					 " queue_depth=2", slow >= 0 ? 100e6 : 1e6, slow >= 0 ? 99.0 : 5.0);
 	}
 	for (int r = r0; r < r0 + 2; r++)

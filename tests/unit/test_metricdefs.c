@@ -49,14 +49,14 @@ static void machine(struct fs_sink *s, int t)
 	golden_row(s, FS_T_CGROUP, t, "path=/job cpu_quota_cores=1.5 throttled_pct=%d mem_limit_bytes=2000000000"
 		   " mem_usage_bytes=%.0f", t, 1e8 * t);
 	/* disks: sda busy, climbing; loop0 small requests, flat */
-	golden_row(s, FS_T_DISK, t, "device=sda reads_per_s=100 read_bytes_per_s=%.0f write_bytes_per_s=500000"
+	golden_row(s, FS_T_DISK, t, "dt_s=1 device=sda reads_per_s=100 read_bytes_per_s=%.0f write_bytes_per_s=500000"
 		   " read_await_ms=%d util_pct=%d queue_depth=2", 1e6 * t, t, 10 * t);
-	golden_row(s, FS_T_DISK, t, "device=loop0 reads_per_s=50 read_bytes_per_s=200000 write_bytes_per_s=0"
+	golden_row(s, FS_T_DISK, t, "dt_s=1 device=loop0 reads_per_s=50 read_bytes_per_s=200000 write_bytes_per_s=0"
 		   " read_await_ms=1 util_pct=5 queue_depth=1");
 	/* interfaces: lo (never counted), eth0 flat, veth0 climbing */
-	golden_row(s, FS_T_NET, t, "iface=lo rx_bytes_per_s=1e9 tx_bytes_per_s=1e9");
-	golden_row(s, FS_T_NET, t, "iface=eth0 rx_bytes_per_s=1e6 tx_bytes_per_s=1e5 speed_mbps=1000");
-	golden_row(s, FS_T_NET, t, "iface=veth0 rx_bytes_per_s=%.0f tx_bytes_per_s=0", 1e5 * t);
+	golden_row(s, FS_T_NET, t, "dt_s=1 iface=lo rx_bytes_per_s=1e9 tx_bytes_per_s=1e9");
+	golden_row(s, FS_T_NET, t, "dt_s=1 iface=eth0 rx_bytes_per_s=1e6 tx_bytes_per_s=1e5 speed_mbps=1000");
+	golden_row(s, FS_T_NET, t, "dt_s=1 iface=veth0 rx_bytes_per_s=%.0f tx_bytes_per_s=0", 1e5 * t);
 	/* the job: main 100; worker 101 blocked on even t, running on odd;
 	 * worker 102 from t = 6, asleep */
 	golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main threads=4 running=1 blocked_io=0 sleeping=3 cpu_pct=100"

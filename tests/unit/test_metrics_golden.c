@@ -112,12 +112,12 @@ static void machine(struct fs_sink *s, double t)
 	golden_row(s, FS_T_MEM, t, "available_bytes=%.0f cached_bytes=2000000000 majflt_per_s=%g dentries=%.0f",
 		   1e9 + t * 1e8, t, 1000 + 10 * t);
 	/* loop0 (a file system on an image in a file of sda) reads 90% of sda */
-	golden_row(s, FS_T_DISK, t, "device=loop0 reads_per_s=9 read_bytes_per_s=900 read_await_ms=%d util_pct=40"
+	golden_row(s, FS_T_DISK, t, "dt_s=1 device=loop0 reads_per_s=9 read_bytes_per_s=900 read_await_ms=%d util_pct=40"
 				    " queue_depth=0.5", t <= 5 ? 1 : 3);
-	golden_row(s, FS_T_DISK, t, "device=sda reads_per_s=10 read_bytes_per_s=1000 read_await_ms=1 util_pct=60"
+	golden_row(s, FS_T_DISK, t, "dt_s=1 device=sda reads_per_s=10 read_bytes_per_s=1000 read_await_ms=1 util_pct=60"
 				    " queue_depth=1");
-	golden_row(s, FS_T_NET, t, "iface=lo rx_bytes_per_s=1000000000 tx_bytes_per_s=1000000000");
-	golden_row(s, FS_T_NET, t, "iface=eth0 rx_bytes_per_s=1000 tx_bytes_per_s=10 speed_mbps=1000");
+	golden_row(s, FS_T_NET, t, "dt_s=1 iface=lo rx_bytes_per_s=1000000000 tx_bytes_per_s=1000000000");
+	golden_row(s, FS_T_NET, t, "dt_s=1 iface=eth0 rx_bytes_per_s=1000 tx_bytes_per_s=10 speed_mbps=1000");
 	golden_row(s, FS_T_TCP, t, "retrans_segs_per_s=0.5");
 	golden_row(s, FS_T_GPU, t, "gpu=0 name=G util_pct=%g pcie_rx_bytes_per_s=%g", 10 * t, 1e6 * t);
 	golden_row(s, FS_T_GPU, t, "gpu=1 name=G util_pct=50");

@@ -6,7 +6,8 @@
  * the awkward parts of real ones: missed ticks (a longer dt), a process
  * that starts late and one that exits, a process that runs another program
  * (its comm changes: a new key), NULL values, a table sampled once a
- * second, steps and phases whose records arrive late (within and after
+ * second, a machine-wide table sampled at its own interval (its rows weigh
+ * by their own dt_s, the first has none, one interval is two seconds), steps and phases whose records arrive late (within and after
  * the grace the aggregator waits for them), two ranks' collectives, and a
  * checkpoint across a minute's end. */
 #include <sqlite3.h>
@@ -38,6 +39,7 @@ static void record(const char *path)
 	int k = 0;
 	struct { double t; int step; } late[4];
 	int nlate = 0, step = 0;
+	double last_net = -1;
 	while (t < 200) {
 		/* every 37th tick was missed: the next covers three */
 		double dt = k % 37 == 36 ? 0.3 : 0.1;
@@ -73,6 +75,20 @@ static void record(const char *path)
 				fs_row_real(&r, FS_DISK_reads_per_s, rand() % 500);
 			fs_row_real(&r, FS_DISK_read_await_ms, (rand() % 1000) / 100.0);
 			fs_sink_row(s, &r);
+		}
+		/* net: about once a second (every 10th tick), not on the 4th of
+		 * every 7: an interval of its own, in its dt_s */
+		if (k % 10 == 0 && k % 70 != 30) {
+			for (int i = 0; i < 2; i++) {
+				fs_row_init(&r, FS_T_NET, t);
+				fs_row_text(&r, FS_NET_iface, i ? "eth0" : "lo");
+				fs_row_real(&r, FS_NET_rx_bytes_per_s, rand() % 1000000);
+				if (rand() % 5)
+					fs_row_real(&r, FS_NET_tx_bytes_per_s, rand() % 1000);
+				fs_row_real(&r, FS_NET_dt_s, last_net < 0 ? NAN : t - last_net);
+				fs_sink_row(s, &r);
+			}
+			last_net = t;
 		}
 		if (k % 10 == 0) {
 			fs_row_init(&r, FS_T_MEM, t);
@@ -186,6 +202,7 @@ static void test_against_raw(void)
 		  sql_num(db, "SELECT count(*) FROM (SELECT DISTINCT " MINUTE("t") ", pid, ppid, role, comm FROM proc)"));
 	CHECK(sql_num(db, "SELECT count(*) FROM proc_1m") >= 10); /* 4 minutes, 3 pids, a comm change */
 	CHECK_INT(sql_num(db, "SELECT count(*) FROM disk_1m"), 8);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM net_1m"), 8);
 	CHECK_INT(sql_num(db, "SELECT count(*) FROM ticks_1m"), 4);
 	CHECK_INT(sql_num(db, "SELECT sum(n) FROM proc_1m"), sql_num(db, "SELECT count(*) FROM proc"));
 	CHECK_INT(sql_num(db, "SELECT sum(n) FROM ticks_1m"), sql_num(db, "SELECT count(*) FROM ticks"));
@@ -223,6 +240,22 @@ static void test_against_raw(void)
 			     "SELECT sum(d.util_pct * k.dt_s) / sum(k.dt_s) FROM disk d JOIN ticks k ON k.t = d.t"
 			     " WHERE " MINUTE("d.t") " = CAST(u.t / 60 AS INTEGER) - 1 AND d.device = u.device"),
 		  0);
+	/* a table with its own interval: its rows weigh by their dt_s, and
+	 * the minute's dt_s is theirs, not the ticks' they came on */
+#define N_KEY "FROM net x WHERE " MINUTE("x.t") " = CAST(u.t / 60 AS INTEGER) - 1 AND x.iface = u.iface"
+	CHECK_INT(mismatches(db, "net_1m", "dt_s", "SELECT total(x.dt_s) " N_KEY), 0);
+	CHECK_INT(mismatches(db, "net_1m", "n", "SELECT count(*) " N_KEY), 0);
+	CHECK_INT(mismatches(db, "net_1m", "rx_bytes_per_s",
+			     "SELECT sum(x.rx_bytes_per_s * x.dt_s) / sum(CASE WHEN x.rx_bytes_per_s IS NOT NULL THEN x.dt_s END) " N_KEY),
+		  0);
+	CHECK_INT(mismatches(db, "net_1m", "tx_bytes_per_s",
+			     "SELECT sum(x.tx_bytes_per_s * x.dt_s) / sum(CASE WHEN x.tx_bytes_per_s IS NOT NULL THEN x.dt_s END) " N_KEY),
+		  0);
+	CHECK_INT(mismatches(db, "net_1m", "rx_bytes_per_s_max", "SELECT max(x.rx_bytes_per_s) " N_KEY), 0);
+	CHECK(sql_num(db, "SELECT max(dt_s) FROM net") > 1.9); /* the skipped second */
+	/* the minutes' sum is the time the rows cover: the run, less the first */
+	CHECK_NEAR(sql_num(db, "SELECT sum(dt_s) FROM net_1m WHERE iface = 'eth0'"),
+		   sql_num(db, "SELECT max(t) - min(t) FROM net WHERE iface = 'eth0'"), 1e-6);
 	/* the read latency weighted by reads, as the analysis weighs it */
 	CHECK_INT(mismatches(db, "disk_1m", "read_await_reads_ms",
 			     "SELECT sum(d.read_await_ms * d.reads_per_s) / nullif(sum(CASE WHEN d.read_await_ms IS NOT NULL"

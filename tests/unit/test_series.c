@@ -270,6 +270,68 @@ static void test_columns(void)
 	CHECK_INT(disk_min, 0);
 }
 
+/* Machine-wide rows sampled at their own interval (dt_s, about a second;
+ * one of two seconds; the first of memory without one), on ticks 13 ms
+ * past each tenth of a second, as the recorder's are: each lands in the
+ * second the middle of its interval falls in, weighs by its own dt_s, and
+ * a row without one stays in its tick's second. The last comes after the
+ * last ticks row (the recorder's catch-up at the end of a run). */
+static void test_own_interval(void)
+{
+	char p[600], err[512];
+	snprintf(p, sizeof p, "%s/own.db", dir);
+	struct fs_store *st = fs_store_create(p, false, err, sizeof err);
+	CHECK(st != NULL);
+	if (!st)
+		return;
+	fs_store_keep_all(st);
+	struct fs_sink *s = fs_store_sink(st);
+	double last = 0.013, t = 0.013;
+	struct fs_row r;
+	for (int k = 0; k <= 55; k++) {
+		t = 0.013 + 0.1 * k;
+		if (k == 0 || (k % 10 == 0 && k != 30)) { /* no sample at 3 s: 2 to 4 is one interval */
+			fs_row_init(&r, FS_T_MEM, t);
+			fs_row_int(&r, FS_MEM_available_bytes, 1000 + k);
+			if (k)
+				fs_row_real(&r, FS_MEM_dt_s, t - last);
+			fs_sink_row(s, &r);
+		}
+		if (k && k % 10 == 0 && k != 30) {
+			fs_row_init(&r, FS_T_CPU, t);
+			fs_row_real(&r, FS_CPU_idle_pct, 50 - k / 10);
+			fs_row_real(&r, FS_CPU_iowait_pct, 0);
+			fs_row_real(&r, FS_CPU_dt_s, t - last);
+			fs_sink_row(s, &r);
+			last = t;
+		}
+		fs_row_init(&r, FS_T_TICKS, t);
+		fs_row_real(&r, FS_TICKS_dt_s, k ? 0.1 : NAN);
+		fs_sink_row(s, &r);
+	}
+	fs_row_init(&r, FS_T_CPU, t); /* the catch-up: 5.013 to 5.513 */
+	fs_row_real(&r, FS_CPU_idle_pct, 10);
+	fs_row_real(&r, FS_CPU_iowait_pct, 0);
+	fs_row_real(&r, FS_CPU_dt_s, 0.5);
+	fs_sink_row(s, &r);
+	CHECK_INT(fs_store_close(st), 0);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK_INT(mismatches(db, "cpu_busy_pct", "SELECT " SECOND("t - dt_s / 2") " AS k, 100 - idle_pct AS x FROM cpu"), 0);
+	CHECK_NEAR(sql_num(db, "SELECT cpu_busy_pct FROM series_1s WHERE t = 1"), 51, 1e-9); /* not in second 2 */
+	CHECK_NEAR(sql_num(db, "SELECT cpu_busy_pct FROM series_1s WHERE t = 4"), 54, 1e-9); /* 2.013..4.013 */
+	CHECK_NEAR(sql_num(db, "SELECT cpu_busy_pct FROM series_1s WHERE t = 6"), 90, 1e-9); /* the catch-up */
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM series_1s WHERE t = 3 AND cpu_busy_pct IS NOT NULL"), 0);
+	/* the first memory row (no interval: its tick's, the first, of no
+	 * length) and the one over 0.013..1.013 in second 1: the second's */
+	CHECK_NEAR(sql_num(db, "SELECT mem_available_bytes FROM series_1s WHERE t = 1"), 1010, 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT mem_available_bytes_max FROM series_1s WHERE t = 1"), 1010, 1e-9);
+	CHECK_NEAR(sql_num(db, "SELECT mem_available_bytes FROM series_1s WHERE t = 4"), 1040, 1e-9);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM series_1s WHERE t = 3 AND mem_available_bytes IS NOT NULL"), 0);
+	sqlite3_close(db);
+	unlink(p);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -278,6 +340,7 @@ int main(void)
 	}
 	test_columns();
 	test_against_raw();
+	test_own_interval();
 	rmdir(dir);
 	return check_exit("test_series");
 }
