@@ -106,12 +106,15 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
-		"(SELECT d.*, d.dt_s AS dt FROM disk_1m d)", TWIN},
+		"(SELECT d.*, d.dt_s AS dt FROM disk_1m d)", TWIN,
+		.legacy = "(SELECT d.*, k.dt_s AS dt FROM disk d JOIN ticks k ON k.t = d.t WHERE " FS_Q_ROWS_DISK("d.") ")"},
 	[FS_MS_NIC] = {FS_MS_NIC, "net by interface", FS_T_NET,
 		       "(SELECT n.*, n.dt_s AS dt FROM net n WHERE n.iface != 'lo' AND "
 		       FS_Q_ROWS_NET("n.") ")", WINDOW,
 		       "iface",
-		"(SELECT x.*, x.dt_s AS dt FROM net_1m x WHERE x.iface != 'lo')", TWIN},
+		"(SELECT x.*, x.dt_s AS dt FROM net_1m x WHERE x.iface != 'lo')", TWIN,
+		.legacy = "(SELECT n.*, k.dt_s AS dt FROM net n JOIN ticks k ON k.t = n.t WHERE n.iface != 'lo' AND "
+			  FS_Q_ROWS_NET("n.") ")"},
 	[FS_MS_LOADER] = {FS_MS_LOADER, "steps by loader", FS_T_STEPS, "(SELECT * FROM steps WHERE " FS_Q_ROWS_STEPS("") ")",
 			  WINDOW, "loader",
 		"steps_1m", TWIN},
@@ -529,7 +532,7 @@ static bool in_query(const struct fs_metricdef *d, int i, enum fs_md_source sour
 	return d->source == source && (only < 0 || i == only) && !(tier && d->tier && !strcmp(d->tier, FS_MD_RAW));
 }
 
-static int build_sql(enum fs_md_source source, int only, bool tier, char *out, size_t cap)
+static int build_sql(enum fs_md_source source, int only, bool tier, bool legacy, char *out, size_t cap)
 {
 	if ((int)source < 0 || source >= FS_MS__N)
 		return 0;
@@ -556,7 +559,10 @@ static int build_sql(enum fs_md_source source, int only, bool tier, char *out, s
 	}
 	if (cols == 0)
 		return 0;
-	const char *from = tier ? src->tier : src->from, *where = tier ? src->tier_where : src->where;
+	const char *from = tier ? src->tier : legacy ? src->legacy : src->from;
+	const char *where = tier ? src->tier_where : src->where;
+	if (!from)
+		return 0;
 	if (src->key)
 		w = snprintf(out + n, cap - n, " FROM %s WHERE %s AND %s IS NOT NULL GROUP BY %s ORDER BY %s", from,
 			     where, src->key, src->key, src->key);
@@ -567,12 +573,12 @@ static int build_sql(enum fs_md_source source, int only, bool tier, char *out, s
 
 int fs_metricdefs_sql(enum fs_md_source source, int only, char *out, size_t cap)
 {
-	return build_sql(source, only, false, out, cap);
+	return build_sql(source, only, false, false, out, cap);
 }
 
 int fs_metricdefs_tier_sql(enum fs_md_source source, int only, char *out, size_t cap)
 {
-	return build_sql(source, only, true, out, cap);
+	return build_sql(source, only, true, false, out, cap);
 }
 
 /* Whether source's per-minute table is in the run file: phases_1m came
@@ -613,10 +619,10 @@ static struct fs_metric_row *row_for(struct dest *d, const char *key)
 	return r;
 }
 
-/* Run source's query (all its definitions, or only `only`) and store its
- * row(s). Returns 1 when it ran, 0 when not recorded, -1 when it failed
- * (in q). */
-static int run_one(struct fs_q *q, enum fs_md_source source, int only, struct dest *d)
+/* Run source's query (all its definitions, or only `only`; legacy: its
+ * raw rows as an older file holds them) and store its row(s). Returns 1
+ * when it ran, 0 when not recorded, -1 when it failed (in q). */
+static int run_one(struct fs_q *q, enum fs_md_source source, int only, bool legacy, struct dest *d)
 {
 	char sql[4096];
 	int ndefs;
@@ -625,7 +631,7 @@ static int run_one(struct fs_q *q, enum fs_md_source source, int only, struct de
 	 * definition read raw alone is read raw */
 	bool tier = fs_md_sources[source].tier && fs_q_tier(q) &&
 		    !(only >= 0 && defs[only].tier && !strcmp(defs[only].tier, FS_MD_RAW)) && tier_recorded(q, source);
-	if (build_sql(source, only, tier, sql, sizeof sql) <= 0)
+	if ((legacy && tier) || build_sql(source, only, tier, legacy, sql, sizeof sql) <= 0)
 		return 0; /* no definition (cannot overflow: the table is fixed) */
 	long before = q->errors;
 	sqlite3_stmt *st = fs_q_prep(q, sql);
@@ -666,16 +672,18 @@ static void load_source(struct fs_q *q, enum fs_md_source source, struct dest *d
 {
 	int ndefs;
 	const struct fs_metricdef *defs = defs_of(source, &ndefs);
-	int rc = run_one(q, source, -1, d);
+	int rc = run_one(q, source, -1, false, d);
 	if (rc != 0 && fs_md_sources[source].tier && fs_q_tier(q)) /* those read raw at any resolution */
 		for (int i = 0; i < ndefs; i++)
 			if (defs[i].source == source && defs[i].tier && !strcmp(defs[i].tier, FS_MD_RAW))
-				run_one(q, source, i, d);
+				run_one(q, source, i, false, d);
 	if (rc != 0 || !fs_q_has_table(q, fs_tables[fs_md_sources[source].table].name))
 		return;
+	if (fs_md_sources[source].legacy && run_one(q, source, -1, true, d) != 0)
+		return; /* a file from before the rows' own dt_s */
 	for (int i = 0; i < ndefs; i++)
 		if (defs[i].source == source)
-			run_one(q, source, i, d);
+			run_one(q, source, i, false, d);
 }
 
 static void reset(struct fs_metric_values *out)
@@ -706,7 +714,7 @@ int fs_metricdefs_load_ids(struct fs_q *q, const enum fs_md_id *ids, int n, stru
 	struct dest d = {.one = out};
 	for (int i = 0; i < n; i++)
 		if ((int)ids[i] >= 0 && ids[i] < FS_MD__N && !fs_md_sources[fs_metricdefs[ids[i]].source].key)
-			run_one(q, fs_metricdefs[ids[i]].source, (int)ids[i], &d);
+			run_one(q, fs_metricdefs[ids[i]].source, (int)ids[i], false, &d);
 	if (q->errors == before)
 		return 0;
 	reset(out);

@@ -76,6 +76,10 @@ struct fs_md_sourcedef {
 	 * not windowed). Its rows weigh by n, the raw samples each stands for. */
 	const char *tier;
 	const char *tier_where;
+	/* Read raw from a file of schema 9 or before, whose machine-wide rows
+	 * were every tick's and had no dt_s of their own: SQL after FROM,
+	 * tried when `from` names a column the file lacks; NULL: none. */
+	const char *legacy;
 };
 
 extern const struct fs_md_sourcedef fs_md_sources[FS_MS__N];

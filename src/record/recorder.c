@@ -193,6 +193,7 @@ void fs_recorder_finish(struct fs_recorder *r)
 	struct fs_source_ctx ctx = {.paths = r->paths, .sink = r->sink, .job = r->job, .t = r->prev_t};
 	/* The machine-wide sources once more, so that their rows cover the run
 	 * to its last tick (the rows go with it: its t, their own dt_s). */
+	ctx.final = true;
 	for (int i = 0; i < r->nslots; i++) {
 		struct slot *s = &r->slots[i];
 		if (!s->open || s->every_tick || s->last_t < 0 || s->last_t >= r->prev_t)
@@ -202,6 +203,7 @@ void fs_recorder_finish(struct fs_recorder *r)
 		s->ops->sample(s->state, &ctx, why, sizeof why);
 		s->last_t = r->prev_t;
 	}
+	ctx.final = false;
 	for (int i = 0; i < r->nslots; i++) {
 		struct slot *s = &r->slots[i];
 		if (s->open && s->ops->finish) {

@@ -120,7 +120,7 @@ static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 	struct mem_state *s = state;
 	/* one row a second: a tick that comes a little early (5%) still counts
 	 * as a second's, not waits a whole tick more */
-	if (s->have_row && ctx->now_ns - s->prev_vm_ns < MEM_PERIOD_NS - MEM_PERIOD_NS / 20)
+	if (s->have_row && !ctx->final && ctx->now_ns - s->prev_vm_ns < MEM_PERIOD_NS - MEM_PERIOD_NS / 20)
 		return FS_SOURCE_OK;
 	uint64_t mi[MI_N];
 	bool mf[MI_N];

@@ -176,7 +176,7 @@ static int sample_dev(struct net_state *s, const struct fs_source_ctx *ctx, char
 static void sample_tcp(struct net_state *s, const struct fs_source_ctx *ctx)
 {
 	struct fs_tcp_counters cur;
-	if (s->have_tcp_prev && ctx->now_ns - s->tcp_prev_ns < TCP_PERIOD_NS - TCP_PERIOD_NS / 20)
+	if (s->have_tcp_prev && !ctx->final && ctx->now_ns - s->tcp_prev_ns < TCP_PERIOD_NS - TCP_PERIOD_NS / 20)
 		return;
 	if (!s->tcp_on || fs_pfile_read_one(&s->snmp, &s->buf) < 0 ||
 	    !fs_tcp_parse_snmp(s->buf.data, &cur))

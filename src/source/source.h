@@ -55,6 +55,8 @@ struct fs_source_ctx {
 	struct fs_job *job;       /* may be NULL */
 	double t;                 /* the tick's time, seconds since the run started */
 	uint64_t now_ns;          /* monotonic time taken just before this source's read */
+	bool final;               /* the run's last sample: a source that keeps a floor of
+	                             its own between rows (mem, tcp) samples anyway */
 };
 
 enum {

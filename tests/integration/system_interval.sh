@@ -33,10 +33,13 @@ done
 # cpu's rows cover the run from the first tick (t = 0, the baseline) to the last
 covered=$(q d.db "SELECT sum(dt_s) FROM cpu")
 approx "$covered" "$last" 0.01 || fail "cpu rows cover $covered s of a run of $last s"
-# mem and tcp never more than once a second
+# mem and tcp never more than once a second, but for their last row, at the
+# run's last tick
 for tb in mem tcp; do
-	gap=$(q d.db "SELECT min(dt_s) FROM $tb")
+	gap=$(q d.db "SELECT min(dt_s) FROM $tb WHERE t < $last")
 	[ -z "$gap" ] || awk -v g="$gap" 'BEGIN { exit !(g >= 0.9) }' || fail "$tb: rows $gap s apart"
+	[ -z "$(q d.db "SELECT 1 FROM $tb LIMIT 1")" ] || [ "$(q d.db "SELECT count(*) FROM $tb WHERE t = $last")" = 1 ] ||
+		fail "$tb: no row at the last tick $last"
 done
 # the job's own tables every tick
 [ "$(q d.db "SELECT count(DISTINCT t) FROM proc")" -ge $((ticks - 2)) ] || fail "proc is not every tick"

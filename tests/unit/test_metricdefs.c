@@ -587,6 +587,45 @@ static void test_old_column(void)
 	free(s);
 }
 
+/* (d) A file of schema 9 or before: the machine-wide rows every tick's,
+ * without their own dt_s. The disks' and interfaces' totals still come,
+ * from the ticks' lengths; a file that lacks the column and has no ticks
+ * has them not recorded, never failed. */
+static void test_schema9(void)
+{
+	char p[512];
+	path_of(p, sizeof p, "schema9.db");
+	CHECK(build(p, 0));
+	CHECK_INT(golden_sql(p, "ALTER TABLE disk DROP COLUMN dt_s; ALTER TABLE net DROP COLUMN dt_s"), 0);
+	struct fs_q q;
+	char err[600];
+	CHECK_INT(fs_q_open(&q, p, err, sizeof err), 0);
+	q.trainer = 100;
+	struct fs_metric_row r[8];
+	int n = fs_metricdefs_load_keyed(&q, FS_MS_DISK, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK(!strcmp(r[1].key, "sda"));
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_BYTES], 55e6, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_READ_REQ_BYTES], 55e6 / 1000, EXACT);
+		CHECK_NEAR(r[1].v[FS_MDK_DISK_UTIL_PCT], 55, EXACT);
+	}
+	n = fs_metricdefs_load_keyed(&q, FS_MS_NIC, r, 8);
+	CHECK_INT(n, 2);
+	if (n == 2)
+		CHECK_NEAR(r[0].v[FS_MDK_NIC_BYTES], 11e6, EXACT);
+	CHECK(!fs_q_failed(&q));
+	fs_q_close(&q);
+	CHECK_INT(golden_sql(p, "DROP TABLE ticks"), 0);
+	CHECK_INT(fs_q_open(&q, p, err, sizeof err), 0);
+	n = fs_metricdefs_load_keyed(&q, FS_MS_DISK, r, 8);
+	CHECK(n >= 0);
+	for (int i = 0; i < n; i++)
+		CHECK(!fs_metricdefs_row_valid(&r[i], FS_MDK_DISK_READ_BYTES));
+	CHECK(!fs_q_failed(&q));
+	fs_q_close(&q);
+}
+
 /* The metrics and the summary of the whole fixture: the same figures from
  * the same definitions (no steps: the metrics' window is the whole run). */
 static void test_readers(const char *p)
@@ -724,6 +763,7 @@ int main(void)
 	test_no_psi("DELETE FROM psi");
 	test_no_psi("DROP TABLE psi");
 	test_old_column();
+	test_schema9();
 	test_damaged();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

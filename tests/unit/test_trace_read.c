@@ -195,7 +195,7 @@ static void test_classes(void)
 	memset(done, 0, sizeof done);
 	struct fs_trace_timebase tb = {0, 0, 0};
 	struct rows c = {{keep_row, no_meta, NULL}, 0, {{0}}, {{""}}};
-	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0};
+	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0, false};
 	struct fs_trace_class *sock = &h.cls[FS_TRACE_MAIN][FS_TRACE_CLASS_SOCKET];
 	*sock = (struct fs_trace_class){2000000000u, 600, 500000000u, 700, 0, 250000000u, 8};
 	h.cls[FS_TRACE_OTHER_THREADS][FS_TRACE_CLASS_FILE].calls = 3;
@@ -304,7 +304,7 @@ static void test_peers_rows(void)
 	struct peer_rows c;
 	memset(&c, 0, sizeof c);
 	c.sink = (struct fs_sink){keep_peer, no_meta, NULL};
-	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0};
+	struct fs_source_ctx ctx = {NULL, &c.sink, NULL, 1.5, 0, false};
 	CHECK_INT(fs_trace_emit_peers(&tb, &h, rd.peers, &ctx, false), 4);
 	CHECK_INT(c.n, 4);
 	CHECK(!strcmp(c.text[0][0], "other") && !strcmp(c.text[0][2], "(other peers)"));
