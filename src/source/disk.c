@@ -136,8 +136,9 @@ static void update_dev(struct disk_state *s, const struct fs_source_ctx *ctx, st
 		return;
 	if (d->have_prev && (d->recorded || !fs_disk_unused(c))) {
 		struct fs_disk_rates r;
-		fs_disk_compute(&d->prev, c, ctx->now_ns - s->prev_ns, &r);
-		emit_disk(ctx, d->name, &r, ctx->now_ns - s->prev_ns);
+		uint64_t dt_ns = ctx->now_ns - s->prev_ns;
+		fs_disk_compute(&d->prev, c, dt_ns, &r);
+		emit_disk(ctx, d->name, &r, dt_ns);
 		d->recorded = true;
 	}
 	d->prev = *c;

@@ -16,22 +16,18 @@ struct spec {
 	int keys[4], nkeys;
 	int sums[10], nsums;
 	int skip; /* a base column not carried (ticks.dt_s: it is the weight), or -1 */
-	/* the row's own interval (a machine-wide table's dt_s: its rows are
-	 * not every tick's), its weight and the tier's dt_s; 0: none (a row
-	 * weighs as its tick, ticks.dt_s) */
-	int own_dt;
 };
 
 static const struct spec specs[FS_RT__COUNT] = {
 	[FS_RT_TICKS] = {FS_T_TICKS, "ticks_1m", {0}, 0, {FS_TICKS_missed, FS_TICKS_cpu_us}, 2, FS_TICKS_dt_s},
-	[FS_RT_CPU] = {FS_T_CPU, "cpu_1m", {0}, 0, {0}, 0, -1, FS_CPU_dt_s},
-	[FS_RT_CPU_CORE] = {FS_T_CPU_CORE, "cpu_core_1m", {FS_CPU_CORE_cpu}, 1, {0}, 0, -1, FS_CPU_CORE_dt_s},
-	[FS_RT_PSI] = {FS_T_PSI, "psi_1m", {FS_PSI_resource}, 1, {0}, 0, -1, FS_PSI_dt_s},
-	[FS_RT_MEM] = {FS_T_MEM, "mem_1m", {0}, 0, {0}, 0, -1, FS_MEM_dt_s},
-	[FS_RT_DISK] = {FS_T_DISK, "disk_1m", {FS_DISK_device}, 1, {0}, 0, -1, FS_DISK_dt_s},
-	[FS_RT_NET] = {FS_T_NET, "net_1m", {FS_NET_iface}, 1, {0}, 0, -1, FS_NET_dt_s},
-	[FS_RT_TCP] = {FS_T_TCP, "tcp_1m", {0}, 0, {0}, 0, -1, FS_TCP_dt_s},
-	[FS_RT_NFS] = {FS_T_NFS, "nfs_1m", {FS_NFS_mount, FS_NFS_server}, 2, {0}, 0, -1, FS_NFS_dt_s},
+	[FS_RT_CPU] = {FS_T_CPU, "cpu_1m", {0}, 0, {0}, 0, -1},
+	[FS_RT_CPU_CORE] = {FS_T_CPU_CORE, "cpu_core_1m", {FS_CPU_CORE_cpu}, 1, {0}, 0, -1},
+	[FS_RT_PSI] = {FS_T_PSI, "psi_1m", {FS_PSI_resource}, 1, {0}, 0, -1},
+	[FS_RT_MEM] = {FS_T_MEM, "mem_1m", {0}, 0, {0}, 0, -1},
+	[FS_RT_DISK] = {FS_T_DISK, "disk_1m", {FS_DISK_device}, 1, {0}, 0, -1},
+	[FS_RT_NET] = {FS_T_NET, "net_1m", {FS_NET_iface}, 1, {0}, 0, -1},
+	[FS_RT_TCP] = {FS_T_TCP, "tcp_1m", {0}, 0, {0}, 0, -1},
+	[FS_RT_NFS] = {FS_T_NFS, "nfs_1m", {FS_NFS_mount, FS_NFS_server}, 2, {0}, 0, -1},
 	[FS_RT_PROC] = {FS_T_PROC, "proc_1m", {FS_PROC_pid, FS_PROC_ppid, FS_PROC_role, FS_PROC_comm}, 4, {0}, 0, -1},
 	[FS_RT_CGROUP] = {FS_T_CGROUP, "cgroup_1m", {FS_CGROUP_path, FS_CGROUP_version}, 2, {0}, 0, -1},
 	[FS_RT_GPU] = {FS_T_GPU, "gpu_1m", {FS_GPU_gpu, FS_GPU_name}, 2, {0}, 0, -1},
@@ -56,14 +52,15 @@ static bool own_time(enum fs_rollup_table rt)
 	return rt == FS_RT_STEPS || rt == FS_RT_PHASES;
 }
 
-/* How each base column of a tier table is carried. */
+/* How each base column of a tier table is carried (a machine-wide table's
+ * own dt_s is its rows' weight, summed into the tier's dt_s). */
 enum role { R_T, R_KEY, R_MEAN, R_SUM, R_SKIP };
 
 static enum role role_of(const struct spec *sp, int c)
 {
 	if (c == 0)
 		return R_T;
-	if (c == sp->skip || (sp->own_dt && c == sp->own_dt))
+	if (c == sp->skip || c == fs_table_own_dt(sp->base))
 		return R_SKIP;
 	for (int i = 0; i < sp->nkeys; i++)
 		if (sp->keys[i] == c)
@@ -292,6 +289,15 @@ static struct acc *find(struct fs_rollup *ru, enum fs_rollup_table rt, long peri
 	return a;
 }
 
+/* sum, of cnt values, into the minute's sums, each weighted by w. */
+static void fold(struct colacc *k, double sum, double cnt, double w)
+{
+	k->sxw += sum * w;
+	k->sw += cnt * w;
+	k->sx += sum;
+	k->cnt += cnt;
+}
+
 /* The tick's staged values into the minute's sums, weighted by w. */
 static void commit_tick(struct fs_rollup *ru, double w)
 {
@@ -300,10 +306,7 @@ static void commit_tick(struct fs_rollup *ru, double w)
 		for (int c = 0; c < n; c++) {
 			struct colacc *k = &a->c[c];
 			if (k->tc > 0) {
-				k->sxw += k->tx * w;
-				k->sw += k->tc * w;
-				k->sx += k->tx;
-				k->cnt += k->tc;
+				fold(k, k->tx, k->tc, w);
 				k->tx = k->tc = 0;
 			}
 		}
@@ -493,7 +496,8 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 	/* A row with its own interval weighs by it, at once; the others wait
 	 * for their tick's length */
 	double w = 0;
-	bool own = sp->own_dt && fs_value_num(&r->v[sp->own_dt], &w) && w > 0;
+	int od = fs_table_own_dt(sp->base);
+	bool own = od && fs_value_num(&r->v[od], &w) && w > 0;
 	for (int c = 1; c < n; c++) {
 		enum role ro = role_of(sp, c);
 		double x;
@@ -501,10 +505,7 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 			continue;
 		struct colacc *k = &a->c[c];
 		if (own) {
-			k->sxw += x * w;
-			k->sw += w;
-			k->sx += x;
-			k->cnt += 1;
+			fold(k, x, 1, w);
 		} else {
 			k->tx += x;
 			k->tc += 1;

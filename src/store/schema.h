@@ -243,6 +243,10 @@ struct fs_table {
 /* Indexed by enum fs_table_id. */
 extern const struct fs_table fs_tables[FS_T__COUNT];
 
+/* A machine-wide table's own interval column (its dt_s: FS_CPU_dt_s, ...),
+ * or 0 for a table whose rows cover their tick's (ticks.dt_s). */
+int fs_table_own_dt(enum fs_table_id t);
+
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
 #define FS_SCHEMA_VERSION 10
 

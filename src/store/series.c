@@ -327,25 +327,6 @@ static void fold_proc(struct fs_series *s, const struct fs_row *r)
 		stage(s, (enum fs_series_measure)(first + i), &r->v[state_col[i]]);
 }
 
-/* The column holding a row's own interval (the machine-wide tables'), or 0. */
-static int own_dt(enum fs_table_id t)
-{
-	switch (t) {
-	case FS_T_CPU:
-		return FS_CPU_dt_s;
-	case FS_T_PSI:
-		return FS_PSI_dt_s;
-	case FS_T_DISK:
-		return FS_DISK_dt_s;
-	case FS_T_NET:
-		return FS_NET_dt_s;
-	case FS_T_MEM:
-		return FS_MEM_dt_s;
-	default:
-		return 0;
-	}
-}
-
 void fs_series_row(struct fs_series *s, const struct fs_row *r)
 {
 	if (r->table == FS_T_STEPS) {
@@ -356,7 +337,7 @@ void fs_series_row(struct fs_series *s, const struct fs_row *r)
 		return;
 	const struct fs_value *v = r->v;
 	double idle, iow;
-	int own = own_dt(r->table);
+	int own = fs_table_own_dt(r->table);
 	if (!own || !fs_value_num(&v[own], &s->row_w) || !(s->row_w > 0))
 		s->row_w = 0;
 	switch (r->table) {

@@ -520,15 +520,22 @@ static void test_mask(const char *p)
 	fs_q_close(&q);
 }
 
+/* The fixture as another feedscope or kernel would have left it: built
+ * into name's path (p), then sql run on it. */
+static void altered(char *p, size_t cap, const char *name, const char *sql)
+{
+	path_of(p, cap, name);
+	CHECK(build(p, 0));
+	CHECK_INT(golden_sql(p, sql), 0);
+}
+
 /* (c) The psi table empty, then gone (an older feedscope, a kernel
  * without PSI): its ids are not valid, the others are, and it is no error;
  * the summary and the metrics say "not recorded" for it. */
 static void test_no_psi(const char *how)
 {
 	char p[512];
-	path_of(p, sizeof p, "nopsi.db");
-	CHECK(build(p, 0));
-	CHECK_INT(golden_sql(p, how), 0);
+	altered(p, sizeof p, "nopsi.db", how);
 	struct fs_metric_values mv;
 	long errors;
 	CHECK_INT(load(p, -INFINITY, INFINITY, &mv, &errors), 0);
@@ -559,9 +566,7 @@ static void test_no_psi(const char *how)
 static void test_old_column(void)
 {
 	char p[512];
-	path_of(p, sizeof p, "nodentries.db");
-	CHECK(build(p, 0));
-	CHECK_INT(golden_sql(p, "ALTER TABLE mem DROP COLUMN dentries"), 0);
+	altered(p, sizeof p, "nodentries.db", "ALTER TABLE mem DROP COLUMN dentries");
 	struct fs_metric_values mv;
 	long errors;
 	CHECK_INT(load(p, -INFINITY, INFINITY, &mv, &errors), 0);
@@ -594,9 +599,7 @@ static void test_old_column(void)
 static void test_schema9(void)
 {
 	char p[512];
-	path_of(p, sizeof p, "schema9.db");
-	CHECK(build(p, 0));
-	CHECK_INT(golden_sql(p, "ALTER TABLE disk DROP COLUMN dt_s; ALTER TABLE net DROP COLUMN dt_s"), 0);
+	altered(p, sizeof p, "schema9.db", "ALTER TABLE disk DROP COLUMN dt_s; ALTER TABLE net DROP COLUMN dt_s");
 	struct fs_q q;
 	char err[600];
 	CHECK_INT(fs_q_open(&q, p, err, sizeof err), 0);
