@@ -297,6 +297,11 @@ static const char *loaders_sql(struct fs_q *q, const struct fs_metrics *m)
 				   : "SELECT DISTINCT pid FROM proc WHERE ppid = ?3";
 }
 
+const char *fs_m_loaders_sql(struct fs_q *q, const struct fs_metrics *m)
+{
+	return loaders_sql(q, m);
+}
+
 /* The tracer's view of the loaders: time inside I/O calls, files, opens. */
 static void load_trace(struct fs_q *q, struct fs_metrics *m)
 {
@@ -578,6 +583,7 @@ static void load_machine(struct fs_q *q, struct fs_metrics *m)
 
 	pick_disk(q, m);
 	pick_nic(q, m);
+	fs_m_load_saturation(q, m);
 }
 
 static void set_nan(struct fs_metrics *m)

@@ -59,6 +59,23 @@ struct fs_loop_proc {
 	struct fs_net net;
 };
 
+/* The limits of the storage a loader's read can meet (saturation.c,
+ * docs/verdicts.md "Which limit of the storage"); NONE: no known one. */
+enum fs_limit { FS_LIMIT_BYTES, FS_LIMIT_IOPS, FS_LIMIT_LATENCY, FS_LIMIT_METADATA, FS_LIMIT_NONE, FS_LIMIT__N };
+const char *fs_limit_name(enum fs_limit l);
+
+struct fs_saturation {
+	bool have;                    /* some wait was weighed */
+	bool steps;                   /* the wait weighed is the loop's input wait (steps), else the loaders' time in D */
+	double wait_s;                /* that wait, seconds */
+	double ceiling[FS_LIMIT__N];  /* bytes/s, IO/s, QD 1 latency (s); NaN: not known (metadata, none: always) */
+	char source[FS_LIMIT__N][160]; /* where each ceiling came from */
+	double share[FS_LIMIT__N];    /* share of the wait each limited (exclusive; NaN: its ceiling not known) */
+	double level[FS_LIMIT__N];    /* mean use over ceiling during the wait */
+	enum fs_limit named, runner;  /* the largest share and the next (runner FS_LIMIT__N: none known) */
+	char mount[256];              /* where the device is mounted (for the probe command line) */
+};
+
 struct fs_metrics {
 	/* the run */
 	char mode[16];
@@ -168,6 +185,9 @@ struct fs_metrics {
 	double disk_queue_depth, disk_read_bytes;
 	double disk_ceiling_bytes_per_s; /* the device's probed sequential read rate (meta probe.<disk>.*), NaN if never probed */
 	double disk_ceiling_iops;        /* its probed 4 KiB random read IOPS at QD 32 */
+	/* Which limit of the storage the loaders met, against the ceilings
+	 * that apply to that device (saturation.c) */
+	struct fs_saturation sat;
 
 	/* network */
 	char nic[32];

@@ -45,4 +45,11 @@ void fs_m_load_sync(struct fs_q *q, struct fs_metrics *m);
  * pid on entry. */
 void fs_m_load_loops(struct fs_q *q, struct fs_metrics *m);
 
+/* SQL for the pids of the loaders, for "pid IN (...)" (metrics.c). */
+const char *fs_m_loaders_sql(struct fs_q *q, const struct fs_metrics *m);
+
+/* m->sat over q's window (saturation.c), once m->disk and the loaders are
+ * known. */
+void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m);
+
 #endif

@@ -108,8 +108,14 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 	case FS_VERDICT_STORAGE_BANDWIDTH:
 		snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
 		r = rec(v, "storage bandwidth", "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
-		WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
-		       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
+		if (m->sat.have && isfinite(m->sat.ceiling[FS_LIMIT_BYTES]))
+			WHY(r, "reads at %s of a %s ceiling (%.90s) during %.0f%% of the wait: throughput is the limit, "
+			       "not latency; compressed or smaller samples also help", fs_fmt_fixed(b, 32, 100 * m->sat.level[FS_LIMIT_BYTES], 0, "%"),
+			    fs_fmt_rate(a, 32, m->sat.ceiling[FS_LIMIT_BYTES]), m->sat.source[FS_LIMIT_BYTES],
+			    100 * m->sat.share[FS_LIMIT_BYTES]);
+		else
+			WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
+			       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
 		break;
 	case FS_VERDICT_STORAGE_LATENCY:
 		snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
@@ -121,7 +127,10 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 		/* More reads in flight only help a device with room for them: not
 		 * one at its probed IOPS. (%util is no measure of that: a device
 		 * serving one read at a time all the time reads 100%.) */
-		bool iops_full = m->disk_ceiling_iops > 0 && m->disk_iops >= t->disk_busy_pct / 100 * m->disk_ceiling_iops;
+		bool iops_full = (m->disk_ceiling_iops > 0 && m->disk_iops >= t->disk_busy_pct / 100 * m->disk_ceiling_iops) ||
+				 (m->sat.have && m->sat.named == FS_LIMIT_IOPS);
+		if (m->sat.have && m->sat.named == FS_LIMIT_IOPS && r)
+			snprintf(r->relieves, sizeof r->relieves, "storage IOPS (reads per sample)");
 		if (m->num_workers >= 0 && !iops_full) {
 			snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
 			r = rec(v, "storage latency (reads in flight)", "num_workers", cur, sug);
@@ -268,6 +277,15 @@ static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
 void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
 	speedup(m, v);
+	/* A prediction under one is no fix: the model has none to offer (the
+	 * loop is already as short as what is left allows). */
+	if (isfinite(v->predicted_speedup) && v->predicted_speedup < 1) {
+		char why[sizeof v->speedup_cap];
+		snprintf(why, sizeof why, "%s", v->speedup_cap);
+		snprintf(v->speedup_cap, sizeof v->speedup_cap, "no fix to offer: the model predicts no gain (%.2fx%s%.100s)",
+			 v->predicted_speedup, why[0] ? ", " : "", why);
+		v->predicted_speedup = NAN;
+	}
 	if (v->primary != FS_VERDICT_COMPUTE_BOUND)
 		for_finding(m, t, v->primary, v);
 	for (int i = 0; i < v->nfind; i++)

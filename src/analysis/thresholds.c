@@ -4,6 +4,9 @@
 const struct fs_thresholds fs_thresholds = {
 	.input_bound_min = 0.05,      /* TF profiler: < 5% of step time waiting is not input-bound */
 	.input_bound_high = 0.20,     /* TF profiler: >= 20% is highly input-bound */
+	.input_wait_floor = 0.10,     /* MLPerf Storage: accelerator utilization >= 90% passes */
+	.ceiling_saturated = 0.80,    /* iostat/USE practice: >= 80% of capacity queues; throttled reads run at 90-100% of their cap */
+	.metadata_time_major = 0.5,   /* most of the loaders' storage time */
 	.finding_min_share = 0.05,
 	.loader_blocked_io = 0.30,
 	.loader_running = 0.50,

@@ -9,6 +9,16 @@ struct fs_thresholds {
 	 * profiler's input-pipeline analyzer: < 5% not, 5-20% moderately,
 	 * >= 20% highly input-bound). */
 	double input_bound_min;      /* below: compute_bound */
+	/* The input-wait floor (MLPerf Storage: a storage system keeps up
+	 * when the accelerators are busy >= 90% of the time): below it no
+	 * input cause is named and the loader gets no recommendation. */
+	double input_wait_floor;
+	/* Which limit of the storage (saturation.c): a resource is at its
+	 * ceiling in an interval when its use is at least this share of it ... */
+	double ceiling_saturated;
+	/* ... and metadata limits an interval when metadata calls took at
+	 * least this share of the loaders' storage time in it. */
+	double metadata_time_major;
 	double input_bound_high;     /* at or above: "highly" */
 	/* A finding must explain at least this share of step time to be reported. */
 	double finding_min_share;

@@ -164,6 +164,62 @@ static bool opens_evidence(const struct fs_metrics *m, const struct fs_threshold
 	return holds;
 }
 
+/* The verdict id of a limit of the storage. */
+static enum fs_verdict_id limit_verdict(enum fs_limit l)
+{
+	switch (l) {
+	case FS_LIMIT_BYTES:
+		return FS_VERDICT_STORAGE_BANDWIDTH;
+	case FS_LIMIT_METADATA:
+		return FS_VERDICT_METADATA;
+	default: /* IOPS, latency, and no ceiling reached with the device's ceilings known */
+		return FS_VERDICT_STORAGE_LATENCY;
+	}
+}
+
+static const char *limit_words(enum fs_limit l)
+{
+	switch (l) {
+	case FS_LIMIT_BYTES:
+		return "at its byte ceiling";
+	case FS_LIMIT_IOPS:
+		return "at its IOPS ceiling";
+	case FS_LIMIT_LATENCY:
+		return "serving one read at a time at its QD 1 latency";
+	case FS_LIMIT_METADATA:
+		return "in metadata calls for most of the loaders' storage time";
+	default:
+		return "below every known ceiling";
+	}
+}
+
+/* The storage's limit from the saturation shares (m->sat): the limit
+ * during the most wait. "none" (below every known ceiling) names latency
+ * only when the device's byte and IOPS ceilings are both known (else an
+ * unknown ceiling may be the limit: not decided here). */
+static bool saturation_kind(const struct fs_metrics *m, const struct fs_thresholds *t, bool timed,
+			    struct fs_finding *tmp, enum fs_verdict_id *id)
+{
+	const struct fs_saturation *s = &m->sat;
+	(void)t;
+	if (!s->have)
+		return false;
+	bool device_known = isfinite(s->ceiling[FS_LIMIT_BYTES]) && isfinite(s->ceiling[FS_LIMIT_IOPS]);
+	if (s->named == FS_LIMIT_NONE && !device_known && !isfinite(s->ceiling[FS_LIMIT_LATENCY]))
+		return false;
+	if (s->named == FS_LIMIT_METADATA && !timed)
+		return false;
+	*id = limit_verdict(s->named);
+	EV(tmp, "limit_share", s->share[s->named], "fraction", "saturation",
+	   "the storage was %s during %.0f%% of the %s", limit_words(s->named), 100 * s->share[s->named],
+	   s->steps ? "loop's input wait" : "loaders' time blocked in I/O");
+	if (s->runner < FS_LIMIT__N)
+		EV(tmp, "limit_runner_up_share", s->share[s->runner], "fraction", "saturation",
+		   "runner-up: %s, %s during %.0f%%", fs_limit_name(s->runner), limit_words(s->runner),
+		   100 * s->share[s->runner]);
+	return true;
+}
+
 static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct fs_thresholds *t,
 				       struct fs_finding *tmp)
 {
@@ -186,6 +242,13 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 	 * per sample (or per read) with little read from each. */
 	if (!timed && opens_evidence(m, t, false, tmp))
 		return FS_VERDICT_METADATA;
+	/* Measured ceilings decide where they are known (saturation.c). */
+	enum fs_verdict_id by_ceiling;
+	if (saturation_kind(m, t, timed, tmp, &by_ceiling)) {
+		if (by_ceiling == FS_VERDICT_METADATA)
+			opens_evidence(m, t, true, tmp); /* the count corroborates, or not */
+		return by_ceiling;
+	}
 	if (timed) {
 		/* The loaders' own time decides: metadata calls against data reads
 		 * (and page faults). Machine-wide dentries do not. */
@@ -446,7 +509,9 @@ static void add_findings(const struct fs_metrics *m, const struct fs_thresholds 
 	bool know_idle = isfinite(v->input_bound_fraction);
 	struct fs_finding tmp = {0};
 	*cause = classify(m, t, know_idle, &tmp, clarity);
-	if (*cause != FS_VERDICT_UNDETERMINED && (!know_idle || steady >= t->finding_min_share)) {
+	/* An input cause only above the input-wait floor: under it the loader
+	 * keeps up as well as storage benchmarks ask (thresholds.h). */
+	if (*cause != FS_VERDICT_UNDETERMINED && (!know_idle || steady >= fmax(t->finding_min_share, t->input_wait_floor))) {
 		struct fs_finding *f = finding(v, *cause, know_idle ? steady : NAN);
 		if (f) {
 			f->nev = tmp.nev;
@@ -491,16 +556,20 @@ static void pick_primary(const struct fs_metrics *m, const struct fs_thresholds 
 			 double clarity)
 {
 	/* compute_bound: no bucket of accelerator idle time is worth a finding
-	 * (each below finding_min_share): what is left to gain is spread thin. */
+	 * (each below finding_min_share, the input wait below the input-wait
+	 * floor): what is left to gain is spread thin. */
 	const struct fs_accounting *A = fs_verdict_trainer(v);
 	if (A && A->valid) {
-		double biggest = 0;
-		for (int b = 0; b < FS_BUCKET__N; b++)
-			if (b != FS_BUCKET_BUSY && A->share[b] > biggest)
-				biggest = A->share[b];
-		if (biggest < t->finding_min_share) {
+		double biggest = 0; /* of the buckets, each over the share it must reach */
+		for (int b = 0; b < FS_BUCKET__N; b++) {
+			if (b == FS_BUCKET_BUSY)
+				continue;
+			double need = b == FS_BUCKET_INPUT ? fmax(t->input_wait_floor, t->finding_min_share) : t->finding_min_share;
+			biggest = fmax(biggest, A->share[b] / need);
+		}
+		if (biggest < 1 && v->nfind == 0) {
 			v->primary = FS_VERDICT_COMPUTE_BOUND;
-			v->confidence = (m->have_steps ? 0.9 : 0.75) * (1 - biggest / t->finding_min_share * 0.5);
+			v->confidence = (m->have_steps ? 0.9 : 0.75) * (1 - biggest * 0.5);
 			return;
 		}
 	}

@@ -183,6 +183,9 @@ static void verdict_head(FILE *out, const struct fs_merged *g)
 			fputs(" — ", out);
 			fs_html_escape(out, v->speedup_cap);
 		}
+	} else if (v->speedup_cap[0]) {
+		fputs(" · predicted speedup if fixed: ", out);
+		fs_html_escape(out, v->speedup_cap);
 	}
 	if (v->runner_up[0]) {
 		fputs(" · runner-up: ", out);

@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/json.h"
 
@@ -155,6 +156,7 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 	fs_json_bool(j, "incomplete", m->incomplete);
 	fs_json_number(j, "recorded_until_s", m->recorded_until_s);
 	fs_json_string(j, "resolution", m->per_minute ? "minute" : "raw");
+	fs_sat_json(j, m);
 	evidence(j, v->ev, v->nev);
 	fs_json_array(j, "recommendations");
 	for (int i = 0; i < v->nrec; i++) {

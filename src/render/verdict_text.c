@@ -1,6 +1,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/fmt.h"
 #include "util/text.h"
@@ -17,7 +18,7 @@ static const char *degree(const struct fs_verdict *v)
 		return "input-bound: unknown";
 	if (f >= fs_thresholds.input_bound_high)
 		return "highly input-bound";
-	if (f >= fs_thresholds.input_bound_min)
+	if (f >= fs_thresholds.input_bound_min && f >= fs_thresholds.input_wait_floor)
 		return "moderately input-bound";
 	return "not input-bound";
 }
@@ -183,11 +184,19 @@ static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdic
 	if (v->runner_up[0])
 		fprintf(out, "  runner-up: %s (%.0f%%), close to the verdict's cause\n", v->runner_up,
 			100 * v->runner_up_share);
+	if (fs_sat_shown(m, v)) {
+		char line[1024];
+		fprintf(out, "  storage limit: %s\n", fs_text_escape(text, sizeof text, fs_sat_head(m, line, sizeof line)));
+		for (int l = 0; l < FS_LIMIT__N; l++)
+			fprintf(out, "    · %s\n", fs_text_escape(text, sizeof text, fs_sat_line(m, (enum fs_limit)l, line, sizeof line)));
+	}
 	evidence(out, v);
 	recommendations(out, v);
 	if (isfinite(v->predicted_speedup))
 		fprintf(out, "  predicted speedup if fixed: %.2fx%s%s\n", v->predicted_speedup,
 			v->speedup_cap[0] ? " — " : "", fs_text_escape(text, sizeof text, v->speedup_cap));
+	else if (v->speedup_cap[0])
+		fprintf(out, "  predicted speedup if fixed: %s\n", fs_text_escape(text, sizeof text, v->speedup_cap));
 	for (int i = 0; i < v->nfind; i++) {
 		const struct fs_finding *f = &v->find[i];
 		if (f->id == v->primary)

@@ -71,6 +71,10 @@ static void mi_line(const char *line, struct fs_cg_mounts *out)
 			snprintf(out->cpu_v1, sizeof out->cpu_v1, "%s", mnt);
 			snprintf(out->cpu_v1_root, sizeof out->cpu_v1_root, "%s", root);
 		}
+		if (has_item(super, n, "blkio") && !out->blkio_v1[0]) {
+			snprintf(out->blkio_v1, sizeof out->blkio_v1, "%s", mnt);
+			snprintf(out->blkio_v1_root, sizeof out->blkio_v1_root, "%s", root);
+		}
 		if (has_item(super, n, "memory") && !out->mem_v1[0]) {
 			snprintf(out->mem_v1, sizeof out->mem_v1, "%s", mnt);
 			snprintf(out->mem_v1_root, sizeof out->mem_v1_root, "%s", root);
@@ -119,6 +123,8 @@ bool fs_cg_parse_member(const char *text, struct fs_cg_member *out)
 					copy_path(out->cpu_v1, path, plen);
 				if (has_item(c1 + 1, clen, "memory"))
 					copy_path(out->mem_v1, path, plen);
+				if (has_item(c1 + 1, clen, "blkio"))
+					copy_path(out->blkio_v1, path, plen);
 			}
 		}
 		line = eol ? eol + 1 : NULL;
@@ -189,4 +195,88 @@ void fs_cg_rates_compute(const struct fs_cg_cpu *prev, const struct fs_cg_cpu *c
 		(double)fs_counter_delta(prev->nr_throttled, curr->nr_throttled) / dt_s;
 	out->throttled_pct =
 		100.0 * (double)fs_counter_delta(prev->throttled_ns, curr->throttled_ns) / 1e9 / dt_s;
+}
+
+/* The entry for maj:min in lim[*n], made (no limits yet) if room. */
+static struct fs_cg_io_limit *io_entry(struct fs_cg_io_limit *lim, int *n, int max, unsigned maj, unsigned min)
+{
+	for (int i = 0; i < *n; i++)
+		if (lim[i].maj == maj && lim[i].min == min)
+			return &lim[i];
+	if (*n >= max)
+		return NULL;
+	struct fs_cg_io_limit *e = &lim[(*n)++];
+	memset(e, 0, sizeof *e);
+	e->maj = maj;
+	e->min = min;
+	e->read_bps = e->read_iops = e->latency_target_us = NAN;
+	return e;
+}
+
+/* *slot = v when v is a limit (> 0) tighter than *slot; returns whether. */
+static bool tighter(double *slot, double v)
+{
+	if (!(v > 0) || (isfinite(*slot) && *slot <= v))
+		return false;
+	*slot = v;
+	return true;
+}
+
+/* "key=VALUE" in the line's words (VALUE a number; "max" or absent: NaN). */
+static double keyed(const char *line, size_t len, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *p = line; p < line + len;) {
+		while (p < line + len && *p == ' ')
+			p++;
+		const char *w = p;
+		while (p < line + len && *p != ' ')
+			p++;
+		if ((size_t)(p - w) > k + 1 && strncmp(w, key, k) == 0 && w[k] == '=') {
+			const char *v = w + k + 1;
+			uint64_t x;
+			return fs_scan_u64(&v, &x) ? (double)x : NAN;
+		}
+	}
+	return NAN;
+}
+
+void fs_cg_parse_io_limits(const char *text, enum fs_cg_io_file kind, const char *cgroup,
+			   struct fs_cg_io_limit *lim, int *n, int max)
+{
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		unsigned maj, min;
+		int used = 0;
+		char tail[2];
+		if (sscanf(line, "%u:%u%n", &maj, &min, &used) == 2 && used > 0 &&
+		    (line[used] == ' ' || line[used] == '\t') && sscanf(line + used, "%1s", tail) == 1) {
+			const char *rest = line + used;
+			size_t rlen = len - (size_t)used;
+			double bps = NAN, iops = NAN, lat = NAN;
+			if (kind == FS_CG_IO_V1_BPS || kind == FS_CG_IO_V1_IOPS) {
+				uint64_t v;
+				const char *p = rest;
+				if (fs_scan_u64(&p, &v) && (size_t)(p - rest) <= rlen)
+					*(kind == FS_CG_IO_V1_BPS ? &bps : &iops) = (double)v;
+			} else if (kind == FS_CG_IO_V2_MAX) {
+				bps = keyed(rest, rlen, "rbps");
+				iops = keyed(rest, rlen, "riops");
+			} else {
+				lat = keyed(rest, rlen, "target");
+			}
+			struct fs_cg_io_limit *e = (bps > 0 || iops > 0 || lat > 0) ? io_entry(lim, n, max, maj, min) : NULL;
+			if (e) {
+				const char *cg = cgroup ? cgroup : "";
+				if (tighter(&e->read_bps, bps))
+					snprintf(e->bps_from, sizeof e->bps_from, "%s", cg);
+				if (tighter(&e->read_iops, iops))
+					snprintf(e->iops_from, sizeof e->iops_from, "%s", cg);
+				if (tighter(&e->latency_target_us, lat))
+					snprintf(e->latency_from, sizeof e->latency_from, "%s", cg);
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
 }

@@ -21,6 +21,7 @@
 struct fs_cg_mounts {
 	char cpu_v1[FS_CG_PATH_MAX], cpu_v1_root[FS_CG_PATH_MAX];
 	char mem_v1[FS_CG_PATH_MAX], mem_v1_root[FS_CG_PATH_MAX];
+	char blkio_v1[FS_CG_PATH_MAX], blkio_v1_root[FS_CG_PATH_MAX];
 	char v2[FS_CG_PATH_MAX], v2_root[FS_CG_PATH_MAX];
 };
 
@@ -33,6 +34,7 @@ void fs_cg_parse_mountinfo(const char *text, struct fs_cg_mounts *out);
 struct fs_cg_member {
 	char cpu_v1[FS_CG_PATH_MAX]; /* "" when no v1 hierarchy holds cpu */
 	char mem_v1[FS_CG_PATH_MAX];
+	char blkio_v1[FS_CG_PATH_MAX];
 	char v2[FS_CG_PATH_MAX];     /* the "0::" line; "" when absent */
 	bool have_v2;
 };
@@ -68,6 +70,32 @@ struct fs_cg_rates {
 void fs_cg_rates_compute(const struct fs_cg_cpu *prev, const struct fs_cg_cpu *curr,
 			 double dt_s, struct fs_cg_rates *out);
 
+/* A cgroup's limits on reads from one block device: v1
+ * blkio.throttle.read_bps_device and read_iops_device, v2 io.max (rbps,
+ * riops) and io.latency (target); NaN where none. The ceilings the verdict
+ * judges a job's reads against (docs/verdicts.md, "Ceilings"). */
+struct fs_cg_io_limit {
+	unsigned maj, min;
+	double read_bps, read_iops, latency_target_us;
+	/* the cgroup whose rule each limit is ("" for none) */
+	char bps_from[160], iops_from[160], latency_from[160];
+};
+#define FS_CG_IO_MAX 32
+
+enum fs_cg_io_file {
+	FS_CG_IO_V1_BPS,  /* blkio.throttle.read_bps_device: "MAJ:MIN BYTES" lines */
+	FS_CG_IO_V1_IOPS, /* blkio.throttle.read_iops_device: "MAJ:MIN IOS" lines */
+	FS_CG_IO_V2_MAX,  /* io.max: "MAJ:MIN rbps=N wbps=max riops=N wiops=max" */
+	FS_CG_IO_V2_LAT,  /* io.latency: "MAJ:MIN target=US" */
+};
+
+/* Fold the rules of one such file's text into lim[*n] (max entries): a
+ * device's tightest rule wins (a parent's limit binds its children too);
+ * "max" and 0 are no limit; a line that does not parse is skipped. cgroup
+ * names the file's cgroup. */
+void fs_cg_parse_io_limits(const char *text, enum fs_cg_io_file kind, const char *cgroup,
+			   struct fs_cg_io_limit *lim, int *n, int max);
+
 /* One distinct cgroup of the job (one row per tick). */
 struct fs_cg {
 	bool live;          /* slot in use */
@@ -87,6 +115,16 @@ struct fs_cg {
 
 struct fs_cgset {
 	char cpu_v1[FS_CG_PATH_MAX], mem_v1[FS_CG_PATH_MAX], v2[FS_CG_PATH_MAX]; /* mapped */
+	char blkio_v1[FS_CG_PATH_MAX]; /* mapped */
+	const struct fs_paths *paths;
+	/* The job's read limits (fs_cg_parse_io_limits), read once for each
+	 * blkio/v2 cgroup a job process is first seen in, with its ancestors;
+	 * written to meta cgroup_io.<disk>.* at the next sample when changed. */
+	char *io_seen[16];
+	int nio_seen;
+	struct fs_cg_io_limit io[FS_CG_IO_MAX];
+	int nio;
+	bool io_dirty;
 	struct fs_cg_mounts m;
 	bool v2_cpu, v2_mem; /* controllers available in the v2 hierarchy */
 	struct fs_cg *cg;

@@ -1,9 +1,11 @@
 /* cgset - the distinct cgroups of a job: one entry per (version, path), its
  * controller files kept open, one `cgroup` row per entry per tick. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "source/cgroup.h"
 #include "util/parse.h"
@@ -37,6 +39,9 @@ const char *fs_cgset_init(struct fs_cgset *s, const struct fs_paths *paths)
 		fs_host_path(s->cpu_v1, sizeof s->cpu_v1, paths, s->m.cpu_v1);
 	if (s->m.mem_v1[0])
 		fs_host_path(s->mem_v1, sizeof s->mem_v1, paths, s->m.mem_v1);
+	if (s->m.blkio_v1[0])
+		fs_host_path(s->blkio_v1, sizeof s->blkio_v1, paths, s->m.blkio_v1);
+	s->paths = paths;
 	if (s->m.v2[0]) {
 		fs_host_path(s->v2, sizeof s->v2, paths, s->m.v2);
 		s->v2_cpu = !s->cpu_v1[0] && v2_has(s, "cpu");
@@ -155,6 +160,106 @@ static int attach_mem(struct fs_cgset *s, int version, const char *path)
 	return i;
 }
 
+/* The read limits of cgroup path (version 1: the blkio hierarchy) and of
+ * every cgroup above it, folded into s->io; once per path. */
+static void io_visit(struct fs_cgset *s, int version, const char *path)
+{
+	for (int i = 0; i < s->nio_seen; i++)
+		if (!strcmp(s->io_seen[i], path))
+			return;
+	if (s->nio_seen >= (int)(sizeof s->io_seen / sizeof s->io_seen[0]))
+		return;
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	s->io_seen[s->nio_seen++] = copy;
+	static const struct {
+		int version;
+		const char *file;
+		enum fs_cg_io_file kind;
+	} files[] = {
+		{1, "blkio.throttle.read_bps_device", FS_CG_IO_V1_BPS},
+		{1, "blkio.throttle.read_iops_device", FS_CG_IO_V1_IOPS},
+		{2, "io.max", FS_CG_IO_V2_MAX},
+		{2, "io.latency", FS_CG_IO_V2_LAT},
+	};
+	const char *mnt = version == 1 ? s->blkio_v1 : s->v2;
+	const char *root = version == 1 ? s->m.blkio_v1_root : s->m.v2_root;
+	char cg[FS_CG_PATH_MAX];
+	snprintf(cg, sizeof cg, "%s", path);
+	int before = s->nio;
+	struct fs_cg_io_limit old[FS_CG_IO_MAX];
+	memcpy(old, s->io, sizeof old);
+	for (int depth = 0; depth < 64; depth++) {
+		char dir[FS_CG_PATH_MAX * 2], file[FS_CG_PATH_MAX * 2 + 40];
+		cg_dir(dir, sizeof dir, mnt, root, cg);
+		for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+			if (files[f].version != version)
+				continue;
+			snprintf(file, sizeof file, "%s/%s", dir, files[f].file);
+			if (fs_read_file(file, &s->buf) > 0)
+				fs_cg_parse_io_limits(s->buf.data, files[f].kind, cg, s->io, &s->nio, FS_CG_IO_MAX);
+		}
+		/* up one level, to the hierarchy's top (its root as mounted) */
+		char *slash = strrchr(cg, '/');
+		size_t rn = strlen(root);
+		if (!slash || !strcmp(cg, "/") || (rn > 1 && strlen(cg) <= rn))
+			break;
+		if (slash == cg)
+			cg[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (s->nio != before || memcmp(old, s->io, sizeof old) != 0)
+		s->io_dirty = true;
+}
+
+/* The kernel's name of block device maj:min (/sys/dev/block/M:m is a link
+ * to its directory), or "M:m" when it has none here. */
+static void dev_name(const struct fs_paths *p, unsigned maj, unsigned min, char *out, size_t cap)
+{
+	char rel[64], path[512], link[PATH_MAX];
+	snprintf(rel, sizeof rel, "dev/block/%u:%u", maj, min);
+	ssize_t n = p ? readlink(fs_sys_path(path, sizeof path, p, rel), link, sizeof link - 1) : -1;
+	if (n > 0) {
+		link[n] = '\0';
+		const char *b = strrchr(link, '/');
+		snprintf(out, cap, "%.63s", b ? b + 1 : link);
+		return;
+	}
+	snprintf(out, cap, "%u:%u", maj, min);
+}
+
+/* meta cgroup_io.<disk>.read_bps, .read_iops, .latency_target_us (the
+ * tightest rule of the job's cgroups and their ancestors), each with
+ * <key>_cgroup (whose rule), and .majmin. */
+static void io_meta(struct fs_cgset *s, const struct fs_source_ctx *ctx)
+{
+	char key[160], name[64];
+	for (int i = 0; i < s->nio; i++) {
+		const struct fs_cg_io_limit *e = &s->io[i];
+		dev_name(s->paths, e->maj, e->min, name, sizeof name);
+		snprintf(key, sizeof key, "cgroup_io.%s.majmin", name);
+		fs_sink_metaf(ctx->sink, key, "%u:%u", e->maj, e->min);
+		const struct {
+			const char *what;
+			double v;
+			const char *from;
+		} kv[] = {{"read_bps", e->read_bps, e->bps_from},
+			  {"read_iops", e->read_iops, e->iops_from},
+			  {"latency_target_us", e->latency_target_us, e->latency_from}};
+		for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++) {
+			if (!isfinite(kv[k].v))
+				continue;
+			snprintf(key, sizeof key, "cgroup_io.%s.%s", name, kv[k].what);
+			fs_sink_metaf(ctx->sink, key, "%.0f", kv[k].v);
+			snprintf(key, sizeof key, "cgroup_io.%s.%s_cgroup", name, kv[k].what);
+			fs_sink_meta(ctx->sink, key, kv[k].from);
+		}
+	}
+	s->io_dirty = false;
+}
+
 void fs_cgset_attach(struct fs_cgset *s, const char *text, int *cpu_idx, int *mem_idx)
 {
 	struct fs_cg_member m;
@@ -169,6 +274,10 @@ void fs_cgset_attach(struct fs_cgset *s, const char *text, int *cpu_idx, int *me
 		*mem_idx = attach_mem(s, 1, m.mem_v1);
 	else if (s->v2_mem && m.have_v2)
 		*mem_idx = attach_mem(s, 2, m.v2);
+	if (s->blkio_v1[0] && m.blkio_v1[0])
+		io_visit(s, 1, m.blkio_v1);
+	else if (s->v2[0] && m.have_v2)
+		io_visit(s, 2, m.v2);
 }
 
 void fs_cgset_use(struct fs_cgset *s, int idx)
@@ -243,6 +352,8 @@ static void sample_entry(struct fs_cgset *s, struct fs_cg *c, const struct fs_so
 
 void fs_cgset_sample(struct fs_cgset *s, const struct fs_source_ctx *ctx)
 {
+	if (s->io_dirty)
+		io_meta(s, ctx);
 	for (int i = 0; i < s->n; i++) {
 		struct fs_cg *c = &s->cg[i];
 		if (!c->live)
@@ -262,6 +373,8 @@ void fs_cgset_free(struct fs_cgset *s)
 		if (s->cg[i].live)
 			entry_reset(&s->cg[i], true);
 	free(s->cg);
+	for (int i = 0; i < s->nio_seen; i++)
+		free(s->io_seen[i]);
 	fs_buf_free(&s->buf);
 	memset(s, 0, sizeof *s);
 }

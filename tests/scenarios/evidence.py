@@ -42,6 +42,9 @@ the run file cannot give is printed as "nan".
   ckpt_n, ckpt_s, ckpt_share         checkpoint phases: count, seconds, share
                     of the run's step time; gpu_util_ckpt: GPU util inside them
   verdict, input_bound, confidence, predicted_speedup   from --report
+  sat_named, sat_named_share, sat_runner, sat_runner_up_share   the limit of
+                    the storage the report names and its runner-up, with
+                    their shares of the wait (verdict.saturation)
   fs_idle, fs_ckpt_share   the report's accelerator idle fraction, and its
                     host-I/O bucket (accounting; older reports: checkpoint
                     seconds over wait + compute + epoch_end)
@@ -296,6 +299,7 @@ def main():
                               "AND g.t > p.t_start + 0.1 AND g.t <= p.t_end")
 
     ev["verdict"], ev["input_bound"], ev["confidence"], ev["predicted_speedup"] = "none", NAN, NAN, NAN
+    ev["sat_named"], ev["sat_runner"], ev["sat_named_share"], ev["sat_runner_up_share"] = "none", "none", NAN, NAN
     ev["fs_idle"], ev["fs_ckpt_share"], ev["fs_coll_r0"] = NAN, NAN, NAN
     if a.report:
         try:
@@ -319,6 +323,13 @@ def main():
             for p in acct.get("processes") or []:
                 if p.get("rank") == 0 and (p.get("buckets") or {}).get("other_ranks") is not None:
                     ev["fs_coll_r0"] = float(p["buckets"]["other_ranks"])
+            # which limit of the storage the report names (saturation)
+            sat = v.get("saturation") or {}
+            ev["sat_named"] = str(sat.get("named") or "none")
+            ev["sat_runner"] = str(sat.get("runner_up") or "none")
+            for k in ("named_share", "runner_up_share"):
+                x = sat.get(k)
+                ev["sat_" + k] = float(x) if x is not None else NAN
             for k in ("input_bound_fraction", "confidence", "predicted_speedup"):
                 x = v.get(k)
                 ev[{"input_bound_fraction": "input_bound"}.get(k, k)] = float(x) if x is not None else NAN

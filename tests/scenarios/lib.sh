@@ -310,6 +310,7 @@ RECORD_JOIN=()
 declare -A EV
 verdict() {
 	local name=$1 rep=() k v
+	VERDICT_NAME=$name
 	if "$FEEDSCOPE" report --help >/dev/null 2>&1; then
 		if "$FEEDSCOPE" report --format json "$S/$name.db" >"$S/$name.json" 2>"$S/$name.report.err"; then
 			rep=(--report "$S/$name.json")
@@ -366,10 +367,31 @@ expect() {
 	result expected "$1"
 }
 
+# expect_limit LIMIT: the limit of the storage (bytes, iops, latency,
+# metadata) the report must name, with a runner-up printed; a report naming
+# another, or none, fails the scenario as a wrong verdict does (the line's
+# got= says verdict(limit ...)).
+expect_limit() {
+	EXPECT_LIMIT=$1
+	result limit_expected "$1"
+}
+
 # finish: write the scenario's result fields from the last verdict
 finish() {
-	local truth_key=${TRUTH_KEY:-wait_share}
-	result got "${EV[verdict]}"
+	local truth_key=${TRUTH_KEY:-wait_share} got=${EV[verdict]}
+	result sat_named "${EV[sat_named]:-none}"
+	result sat_named_share "${EV[sat_named_share]:-nan}"
+	result sat_runner "${EV[sat_runner]:-none}"
+	result sat_runner_share "${EV[sat_runner_up_share]:-nan}"
+	if [ -n "${EXPECT_LIMIT:-}" ]; then
+		# the text report must print the limit and its runner-up
+		local text
+		text=$("$FEEDSCOPE" report "$S/${VERDICT_NAME:-run}.db" 2>/dev/null | grep '^  storage limit: ')
+		case $text in *"runner-up: "*) ;; *) got="$got(no runner-up printed)" ;; esac
+		[ "${EV[sat_named]:-none}" = "$EXPECT_LIMIT" ] || got="$got(limit ${EV[sat_named]:-none})"
+		say "storage limit: ${text#  storage limit: }"
+	fi
+	result got "$got"
 	result minute_verdict "${MINUTE_VERDICT:-none}"
 	result input_bound "${EV[input_bound]}"
 	result truth "${EV[$truth_key]}"

@@ -40,7 +40,8 @@ PY=/usr/bin/python3
 ALL="compute_bound storage_bandwidth storage_latency metadata cpu_preprocess
 loader_parallelism memory_pressure checkpoint_stall epoch_start
 nohook_storage_bandwidth nohook_cpu_preprocess nohook_nogpu_storage_bandwidth nohook_metadata
-nohook_compute_bound nohook_loader_parallelism nohook_memory_pressure nohook_epoch_start"
+nohook_compute_bound nohook_loader_parallelism nohook_memory_pressure nohook_epoch_start
+nohook_storage_latency rand_bytes nohook_rand_bytes rand_iops nohook_rand_iops compute_wait nohook_compute_wait"
 BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_http mmap nohook_mmap
 rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun
 torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp zip nohook_zip"
@@ -130,6 +131,9 @@ for n in "${runs[@]}"; do
 	fi
 	strag=""
 	[ -n "${R[straggler_expected]:-}" ] && strag=" straggler=${R[straggler_got]:-none}/${R[straggler_expected]}"
+	# the limit of the storage named, and the runner-up, with their shares of the wait
+	case $got in storage_* | metadata* | memory_pressure*) [ "${R[sat_named]:-none}" != none ] ;; *) false ;; esac &&
+		strag+=" limit=${R[sat_named]}:$(f2 "${R[sat_named_share]:-}")/${R[sat_runner]:-none}:$(f2 "${R[sat_runner_share]:-}")"
 	[ "${status%% *}" = PASS ] || fails=$((fails + 1))
 	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}")$strag time=${dt}s $status$retried"
 	echo "$line"

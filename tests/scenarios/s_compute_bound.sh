@@ -8,7 +8,7 @@ twin
 mount_data
 warm "$DATA/npy"
 record run "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy --samples 1200 --batch 8 --workers 2 \
-	--persistent --decode-ms 1 --compute-ms 80
+	--persistent --decode-ms 1 --compute-ms 100
 DEVICE=$DATA_DEV verdict run
 twin_check
 show job_b_input job_b_busy wait_share gpu_util wk_R wk_D cpu_busy disk_util disk_mbps

@@ -9,6 +9,7 @@
 # network filesystem's round trip.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect metadata
+expect_limit metadata
 
 mount_data inode_readahead_blks=0
 cgroup blkio

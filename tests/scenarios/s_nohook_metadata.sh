@@ -8,6 +8,7 @@
 # For comparison (printed, not checked), the same job with the tracer off.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect metadata job_wait_share
+expect_limit metadata
 
 mount_data inode_readahead_blks=0
 cgroup blkio

@@ -5,6 +5,7 @@
 # Truth: the job's own wait share (train.py's summary line).
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect storage_bandwidth job_wait_share
+expect_limit bytes
 
 mount_data
 cgroup blkio

@@ -7,6 +7,7 @@
 # Prediction check: the same job with the limit lifted.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect storage_bandwidth
+expect_limit bytes
 
 BPS=40000000
 

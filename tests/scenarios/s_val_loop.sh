@@ -7,6 +7,7 @@
 # Run with the hook off by its twin s_nohook_val_loop.sh.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect storage_bandwidth job_b_input
+expect_limit bytes
 twin
 
 mount_data

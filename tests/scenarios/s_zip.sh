@@ -8,6 +8,7 @@
 # Run with the hook off by its twin s_nohook_zip.sh.
 . "$FS_TOP/tests/scenarios/lib.sh"
 expect storage_latency job_b_input
+expect_limit iops
 twin
 
 mount_data

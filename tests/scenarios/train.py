@@ -36,7 +36,7 @@ call to a remote service; --init-sleep-ms is a slow worker_init_fn.
              KiB: page faults, no read calls
   jpeg       DIR holds .jpg files; PIL decode + torchvision transforms
              (RandomResizedCrop 224, flip, ToTensor, Normalize)
-  rand       with --records N: N random 4 KiB preads per sample
+  rand       with --records N: N random 4 KiB preads per sample (--read-kib K: K KiB each)
   zip        DATA is one zip of stored members: each sample one member,
              read through zipfile (its local header, then its bytes) from
              a file opened once per worker (readahead off: POSIX_FADV_RANDOM)
@@ -156,7 +156,8 @@ class Samples(Dataset):
                 raise SystemExit("train.py: --format memmap needs --samples and a file >= one record")
         elif self.fmt == "rand":
             self.path = a.data
-            self.pages = os.path.getsize(a.data) // 4096
+            self.read_bytes = a.read_kib * 1024
+            self.pages = os.path.getsize(a.data) // self.read_bytes
         elif self.fmt == "zip":
             import zipfile
             self.path = a.data
@@ -190,8 +191,8 @@ class Samples(Dataset):
                 os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
             total = first = 0
             for _ in range(self.records):
-                off = random.randrange(self.pages) * 4096
-                data = os.pread(self.fd, 4096, off)
+                off = random.randrange(self.pages) * self.read_bytes
+                data = os.pread(self.fd, self.read_bytes, off)
                 total += len(data)
                 first = data[0] if data else 0
             return total, first
@@ -440,7 +441,8 @@ def parse_args():
                     help="write checkpoints from a snapshot in a background thread")
     ap.add_argument("--busy-file", default="")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--records", type=int, default=1, help="rand: 4 KiB reads per sample")
+    ap.add_argument("--records", type=int, default=1, help="rand: reads per sample")
+    ap.add_argument("--read-kib", type=int, default=4, help="rand: KiB per read (aligned to its size)")
     ap.add_argument("--record-kib", type=int, default=256, help="memmap: KiB per sample")
     ap.add_argument("--netns", default="", help="workers join this network namespace")
     ap.add_argument("--fresh-epochs", action="store_true")

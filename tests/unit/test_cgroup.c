@@ -38,6 +38,10 @@ static void test_mountinfo(void)
 	CHECK_STR(m.cpu_v1, "");
 	CHECK_STR(m.mem_v1, "");
 
+	fs_cg_parse_mountinfo("40 31 0:40 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio\n", &m);
+	CHECK_STR(m.blkio_v1, "/sys/fs/cgroup/blkio");
+	CHECK_STR(m.blkio_v1_root, "/");
+
 	fs_cg_parse_mountinfo("garbage without separator\n\n", &m);
 	CHECK_STR(m.v2, "");
 }
@@ -55,6 +59,9 @@ static void test_member(void)
 	CHECK_STR(m.cpu_v1, "/slurm/job_42");
 	CHECK_STR(m.mem_v1, "/slurm/job_42");
 	CHECK(!m.have_v2);
+
+	CHECK(fs_cg_parse_member("7:blkio:/scen/job\n4:memory:/a\n", &m));
+	CHECK_STR(m.blkio_v1, "/scen/job");
 
 	CHECK(fs_cg_parse_member("0::/user.slice/a:b.scope\n", &m)); /* ':' in the path */
 	CHECK_STR(m.v2, "/user.slice/a:b.scope");
@@ -109,8 +116,51 @@ static void test_rates(void)
 	CHECK(isnan(r.nr_periods_per_s));
 }
 
+/* Read limits: v1 throttle files, v2 io.max and io.latency; the tightest
+ * rule of a device wins across files and cgroups (a parent's binds too). */
+static void test_io_limits(void)
+{
+	struct fs_cg_io_limit lim[4];
+	int n = 0;
+	fs_cg_parse_io_limits("254:0 400\n8:16 1000\n", FS_CG_IO_V1_IOPS, "/job", lim, &n, 4);
+	CHECK_INT(n, 2);
+	CHECK_INT(lim[0].maj, 254);
+	CHECK_INT(lim[0].min, 0);
+	CHECK_NEAR(lim[0].read_iops, 400, 0);
+	CHECK(isnan(lim[0].read_bps));
+	CHECK_STR(lim[0].iops_from, "/job");
+	/* a parent's looser rule does not loosen it; its byte rule is added */
+	fs_cg_parse_io_limits("254:0 900\n", FS_CG_IO_V1_IOPS, "/", lim, &n, 4);
+	fs_cg_parse_io_limits("254:0 40000000\n", FS_CG_IO_V1_BPS, "/", lim, &n, 4);
+	CHECK_INT(n, 2);
+	CHECK_NEAR(lim[0].read_iops, 400, 0);
+	CHECK_NEAR(lim[0].read_bps, 40e6, 0);
+	CHECK_STR(lim[0].iops_from, "/job");
+	CHECK_STR(lim[0].bps_from, "/");
+	/* v2: "max" is no limit, write rules are not read rules; 0 is none */
+	fs_cg_parse_io_limits("8:16 rbps=2097152 wbps=max riops=max wiops=120\n259:0 rbps=max wbps=5 riops=300 wiops=max\n"
+			      "7:0 rbps=0\n", FS_CG_IO_V2_MAX, "/a.slice", lim, &n, 4);
+	CHECK_INT(n, 3);
+	CHECK_NEAR(lim[1].read_bps, 2097152, 0);
+	CHECK_NEAR(lim[1].read_iops, 1000, 0); /* the v1 rule above was tighter */
+	CHECK_NEAR(lim[2].read_iops, 300, 0);
+	CHECK(isnan(lim[2].read_bps));
+	fs_cg_parse_io_limits("259:0 target=75000\n", FS_CG_IO_V2_LAT, "/a.slice", lim, &n, 4);
+	CHECK_NEAR(lim[2].latency_target_us, 75000, 0);
+	CHECK_STR(lim[2].latency_from, "/a.slice");
+	/* ugly lines: no device number, no value, a word, garbage; room for 4 only */
+	fs_cg_parse_io_limits("\n254:0\nabc 12\n1:2 x\n3: 5\n9:9 77\n10:10 88\n", FS_CG_IO_V1_BPS, NULL, lim, &n, 4);
+	CHECK_INT(n, 4);
+	CHECK_INT(lim[3].maj, 9);
+	CHECK_NEAR(lim[3].read_bps, 77, 0);
+	CHECK_STR(lim[3].bps_from, "");
+	fs_cg_parse_io_limits(NULL, FS_CG_IO_V1_BPS, NULL, lim, &n, 4);
+	CHECK_INT(n, 4);
+}
+
 int main(void)
 {
+	test_io_limits();
 	test_mountinfo();
 	test_member();
 	test_values();

@@ -1,7 +1,8 @@
 /* Two runs compared (src/analysis/diff.c, src/render/diff_*.c) on golden
  * run files with known buckets and knobs: "before" waits 0.6 s of each 1 s
- * step with num_workers 2, "after" waits 0.05 s of each 0.5 s step with
- * num_workers 8 (2× faster, input wait 60% → 10%, CPU busy 20% → 60%, the
+ * step with num_workers 2, "after" waits 0.04 s of each 0.5 s step with
+ * num_workers 8 (2× faster, input wait 60% → 8%, under the input-wait floor:
+ * compute_bound, CPU busy 20% → 60%, the
  * disk the same within 5%). Then a run compared with itself (no
  * difference), runs that differ only in their hostname, a run without
  * steps, batch sizes that differ (samples/s), a job's own meta (user.*)
@@ -140,7 +141,7 @@ static char *render(bool json)
 }
 
 static const struct golden_run before = {"before.db", 0.6, 0.4, STEPS, "2", "32", "h1", "secret-A", 20, 100e6, 50, NULL};
-static const struct golden_run after = {"after.db", 0.05, 0.45, STEPS, "8", "32", "h1", "secret-B", 60, 105e6, 52, NULL};
+static const struct golden_run after = {"after.db", 0.04, 0.46, STEPS, "8", "32", "h1", "secret-B", 60, 105e6, 52, NULL};
 
 static void test_fix(void)
 {
@@ -160,11 +161,11 @@ static void test_fix(void)
 	/* samples/s: 10 steps × 32 / 10 s, / 5 s */
 	CHECK_NEAR(d.a.samples_per_s, 32, EXACT);
 	CHECK_NEAR(d.b.samples_per_s, 64, EXACT);
-	/* buckets (no GPU: compute is busy): input wait 0.6 → 0.1, busy 0.4 → 0.9 */
+	/* buckets (no GPU: compute is busy): input wait 0.6 → 0.08, busy 0.4 → 0.92 */
 	CHECK(d.a.acct_valid && d.b.acct_valid);
 	CHECK_NEAR(d.a.share[FS_BUCKET_INPUT], 0.6, 1e-9);
-	CHECK_NEAR(d.b.share[FS_BUCKET_INPUT], 0.1, 1e-9);
-	CHECK_NEAR(d.bucket_change[FS_BUCKET_BUSY], 0.5, 1e-9);
+	CHECK_NEAR(d.b.share[FS_BUCKET_INPUT], 0.08, 1e-9);
+	CHECK_NEAR(d.bucket_change[FS_BUCKET_BUSY], 0.52, 1e-9);
 	CHECK_INT(d.largest_bucket, FS_BUCKET_INPUT);
 	CHECK(d.bucket_moved);
 	/* one knob of the main loader differs; pin_memory, batch_size the same */
@@ -188,7 +189,7 @@ static void test_fix(void)
 		CHECK(!ut->changed);
 	}
 	CHECK(!d.identical);
-	CHECK_STR(d.headline, "B is 2× faster per step: input wait 60% → 10% after num_workers 2 → 8");
+	CHECK_STR(d.headline, "B is 2× faster per step: input wait 60% → 8% after num_workers 2 → 8; verdict cpu_preprocess → compute_bound");
 	char *text = render(false), *json = render(true);
 	CHECK(text && strstr(text, "num_workers: 2 → 8"));
 	CHECK(text && !strstr(text, "secret"));
@@ -203,7 +204,7 @@ static void test_fix(void)
 	/* the other way round: B is slower */
 	if (!diff_files(b, a))
 		return;
-	CHECK_STR(d.headline, "B is 2× slower per step: input wait 10% → 60% after num_workers 8 → 2");
+	CHECK_STR(d.headline, "B is 2× slower per step: input wait 8% → 60% after num_workers 8 → 2; verdict compute_bound → cpu_preprocess");
 }
 
 /* A run against itself: nothing differs, and the headline says so. */
@@ -340,8 +341,8 @@ static void test_renamed_loader(void)
 		return;
 	CHECK_INT(d.nknobs, 1);
 	CHECK_STR(d.knobs[0].key, "num_workers");
-	CHECK_STR(d.headline, "B is 2× faster per step: input wait 60% → 10% after loader train → ImageFolder_2,"
-			      " num_workers 2 → 8");
+	CHECK_STR(d.headline, "B is 2× faster per step: input wait 60% → 8% after loader train → ImageFolder_2,"
+			      " num_workers 2 → 8; verdict cpu_preprocess → compute_bound");
 }
 
 int main(void)

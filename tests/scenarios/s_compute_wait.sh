@@ -1,0 +1,28 @@
+# compute_wait: compute-bound with a little input wait (5-10% of the loop,
+# under the input-wait floor of docs/verdicts.md). One persistent worker
+# loads a batch of 8 warm .npy files in about 60 ms (6.5 ms of work per
+# sample) while the accelerator computes 57 ms: the loop waits a few ms a
+# step. Nothing a user changes in the loader is worth it here, so the
+# verdict is compute_bound and no loader recommendation is made (a report
+# that told this job to add workers was the false alarm of issue 29).
+# Run with the hook off by its twin s_nohook_compute_wait.sh.
+. "$FS_TOP/tests/scenarios/lib.sh"
+expect compute_bound job_b_input
+twin
+
+mount_data
+warm "$DATA/npy"
+record run "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy --samples 960 --batch 8 --workers 1 \
+	--persistent --item-sleep-ms 6.5 --compute-ms 57
+DEVICE=$DATA_DEV verdict run
+twin_check
+show job_b_input job_b_busy wait_share gpu_util wk_R wk_D cpu_busy disk_util
+need "job_b_input >= 0.05" "a little input wait (5-10%)"
+need "job_b_input <= 0.10" "a little input wait (5-10%)"
+# no recommendation for the loader (num_workers, prefetch, ...)
+recs=$("$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(len(d["verdict"]["recommendations"]))' "$S/run.json")
+result recommendations "$recs"
+[ "$recs" = 0 ] || EV[verdict]="${EV[verdict]}(with $recs recommendations)"
+finish
