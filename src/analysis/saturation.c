@@ -102,7 +102,8 @@ static void load_ceilings(struct fs_q *q, const struct fs_metrics *m, struct fs_
 			snprintf(key, sizeof key, "cgroup_io.%s.%s_cgroup", devs[i], rules[r].key);
 			fs_q_meta(q, key, cg, sizeof cg);
 			snprintf(key, sizeof key, "cgroup_io.%s.%s", devs[i], rules[r].key);
-			ceiling(s, rules[r].l, fs_q_meta_num(q, key), "cgroup read limit on %s (cgroup %s)", devs[i], cg);
+			ceiling(s, rules[r].l, fs_q_meta_num(q, key), "cgroup read limit on %s%s%s%s", devs[i],
+				cg[0] ? " (cgroup " : "", cg, cg[0] ? ")" : "");
 		}
 	}
 }
