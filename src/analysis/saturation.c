@@ -287,7 +287,10 @@ void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m)
 	double width = tier ? 60 : fmax(sys > 0 ? sys : 1, 0.1);
 	if (!(hi > lo))
 		return;
-	struct bins B = {.t0 = tier ? 60 * floor(lo / 60) : lo, .width = width};
+	/* bins on the machine-wide sources' grid (their rows every `width`
+	 * seconds from the run's start, as the per-minute tables' minutes are):
+	 * a bin then holds one disk row and the ticks of the same interval */
+	struct bins B = {.t0 = width * floor(lo / width), .width = width};
 	B.n = (long)ceil((hi - B.t0) / width) + 1;
 	if (B.n > 4000000)
 		return; /* not a window a report reads raw */

@@ -5,23 +5,5 @@
 # queue depth and bytes per second look like rand_bytes'; what differs is
 # which ceiling they run at. Run with the hook off by its twin
 # s_nohook_rand_iops.sh.
-. "$FS_TOP/tests/scenarios/lib.sh"
-expect storage_latency job_b_input
-expect_limit iops
-twin
-
-mount_data
-cgroup blkio
-read_limit iops 70
-cold
-record run "${HOOK_OPTS[@]}" -- --data "$DATA/rand.bin" --format rand --read-kib 128 --samples 400 \
-	--batch 4 --workers 2 --compute-ms 12
-DEVICE=$DATA_DEV verdict run
-show job_b_busy job_b_input gpu_util disk_rps disk_mbps disk_req_kib disk_await_ms disk_util wk_D input_bound
-twin_check
-need "job_b_input >= 0.5" "input-bound"
-need "disk_req_kib >= 96" "large requests"
-need "disk_rps >= 50" "reads at the limit (70/s)"
-need "disk_rps <= 77" "reads at the limit (70/s)"
-need "wk_D >= 0.5" "workers blocked in I/O"
-finish
+RAND_CAP=iops
+. "$FS_TOP/tests/scenarios/s_rand_bytes.sh"

@@ -15,7 +15,7 @@ mount_data
 cgroup blkio
 read_limit iops 400
 cold
-record run "${HOOK_OPTS[@]}" -- --data "$DATA/rand.bin" --format rand --samples 1600 --batch 16 --workers 2 \
+record run "${HOOK_OPTS[@]}" -- --data "$DATA/rand.bin" --format rand --samples 2400 --batch 16 --workers 2 \
 	--compute-ms 10
 DEVICE=$DATA_DEV verdict run
 show job_b_input wait_share gpu_util disk_rps disk_mbps disk_util disk_req_kib disk_await_ms disk_qd wk_D cpu_busy
