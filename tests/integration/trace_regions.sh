@@ -53,8 +53,12 @@ cmp -s plain.out full.out || fail "the job's output changed on a full /dev/shm: 
 valid full.db
 [ "$(q full.db "SELECT value FROM meta WHERE key = 'exit_code'")" = 3 ] || fail "exit_code meta"
 n=$(q full.db "SELECT count(*) FROM meta WHERE key LIKE 'trace.untraced.%' AND value LIKE '%no room for its region%No space left on device%'")
-# (a page freed when an exited process's region is closed lets the next one in)
-[ "$n" -ge 180 ] || fail "$n processes listed untraced for want of room, expected most of 200: $(q full.db "SELECT * FROM meta WHERE key LIKE 'trace.%' LIMIT 5")"
+all=$(q full.db "SELECT count(*) FROM meta WHERE key LIKE 'trace.untraced.%'")
+# How many get in depends on how soon the recorder frees an exited process's
+# region (a freed page lets the next one in): some do, most need not. Every
+# process listed untraced must be there for want of room, and some must be.
+[ "$n" -ge 1 ] || fail "no process listed untraced for want of room: $(q full.db "SELECT * FROM meta WHERE key LIKE 'trace.%' LIMIT 5")"
+[ "$n" = "$all" ] || fail "$all processes listed untraced, $n of them for want of room: $(q full.db "SELECT * FROM meta WHERE key LIKE 'trace.untraced.%' AND value NOT LIKE '%no room%' LIMIT 5")"
 seen=$(q full.db "SELECT sum(value) FROM meta WHERE key IN ('trace.untraced', 'trace.regions')")
 [ "$seen" -ge 203 ] || fail "$seen processes traced or listed untraced, expected every one of 200 cats, dd, sh and sha256sum"
 [ "$(q full.db "SELECT count(*) FROM meta WHERE key LIKE 'trace.untraced.%' AND value LIKE 'cat: %'")" -ge 1 ] ||
