@@ -64,7 +64,7 @@ for i in 0 1; do
 	JOB_CGROUPS=("$CG_pids")
 	[ $i = 1 ] && JOB_CGROUPS+=("$CG_blkio") # node 1's storage is slow
 	GPU0_BUSY=""
-	[ $i = 1 ] && GPU0_BUSY=$S/node1.busy.1 # its one GPU is rank 1's (train.py: BUSY_FILE.1)
+	[ $i = 1 ] && GPU0_BUSY=$BUSY_DIR/node1.busy.1 # its one GPU is rank 1's (train.py: BUSY_FILE.1)
 	GLOO_SOCKET_IFNAME=${IFACE[i]} GPU0_BUSY=$GPU0_BUSY record_start node$i "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy \
 		--samples 100 --batch 2 --workers 2 --compute-ms 20 --dist --slow-rank 1 --slow-data "$DATA/big" --slow-format bin
 	pids+=("$RECORD_PID")

@@ -137,6 +137,11 @@ class Samples(Dataset):
         self.n = a.samples
         self.decode_s = a.decode_ms / 1000.0
         self.sleep_s = a.item_sleep_ms / 1000.0
+        # a slow sample every --stall-every samples this worker loads (its
+        # own count: a persistent worker's is the job's sample order)
+        self.stall_every = a.stall_every
+        self.stall_s = a.stall_ms / 1000.0
+        self.loaded = 0
         self.fd = -1
         self.records = max(1, a.records)
         self.epoch = 0
@@ -255,6 +260,9 @@ class Samples(Dataset):
         acc = burn(self.decode_s)
         if self.sleep_s > 0:
             time.sleep(self.sleep_s)
+        self.loaded += 1
+        if self.stall_every and self.loaded % self.stall_every == 0:
+            time.sleep(self.stall_s)
         return torch.tensor([nbytes, first, acc & 0xFFFF], dtype=torch.int64)
 
 
@@ -432,6 +440,9 @@ def parse_args():
     ap.add_argument("--decode-ms", type=float, default=0.0)
     ap.add_argument("--item-sleep-ms", type=float, default=0.0)
     ap.add_argument("--init-sleep-ms", type=float, default=0.0)
+    ap.add_argument("--stall-every", type=int, default=0,
+                    help="every N-th sample a worker loads sleeps --stall-ms more (a slow sample)")
+    ap.add_argument("--stall-ms", type=float, default=0.0)
     ap.add_argument("--compute-ms", type=float, default=20.0)
     ap.add_argument("--ckpt-every", type=int, default=0)
     ap.add_argument("--ckpt-mib", type=int, default=0)
