@@ -25,6 +25,19 @@ LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw
 # libhdf5 (Debian's libhdf5-dev: serial, under its own include directory) for
 # bench generate's hdf5 format; only src/bench/format/gen_hdf5.c includes it
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null)
+
+# A machine without the build's Debian packages: say which, before the
+# compiler fails on a missing header. Not for the targets that install them
+# (`make demo`, `make test`, ... run scripts/deps.sh first, then a make of
+# their own that reads this file again, with the packages there), nor for
+# `make clean`. NO_DEPS_CHECK=1 skips it (another distribution).
+DEPS_SETTING_GOALS := deps deps-test test demo bench asan clean fuzz
+ifeq ($(filter $(DEPS_SETTING_GOALS),$(MAKECMDGOALS))$(NO_DEPS_CHECK),)
+MISSING_DEPS := $(strip $(shell scripts/deps.sh missing $(if $(filter 0,$(HAVE_BPF)),core,build) 2>/dev/null))
+ifneq ($(MISSING_DEPS),)
+$(error missing Debian packages: $(MISSING_DEPS). Install them with `sudo make deps` (scripts/deps.sh) or `sudo apt-get install $(MISSING_DEPS)`; `make demo` and `make test` install what they need themselves)
+endif
+endif
 LDLIBS  += $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5)
 
 # make MPI=1: the same sources built with Debian's OpenMPI (mpicc, -DFS_MPI)
@@ -253,10 +266,15 @@ asan: deps-test
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
 	FEEDSCOPE_BUILD=$(BUILD)/asan tests/run.sh
 
-demo: deps-test all
+# deps first, then a make of their own: this file's flags (HDF5's include
+# directory, whether BPF is built) are read when make starts, so a make
+# that installed the packages must read it again to see them.
+demo: deps-test
+	$(MAKE) all
 	scripts/demo.sh $(BUILD)/feedscope $(BUILD)
 
-bench: deps-test all $(TOOL_BIN)
+bench: deps-test
+	$(MAKE) all $(TOOL_BIN)
 	bench/run.sh $(BUILD)/feedscope
 
 install: all

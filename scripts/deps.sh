@@ -10,15 +10,28 @@
 #          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup,
 #          chromium for the HTML report's test, prometheus for the exporter's)
 #   fuzz:  build + clang (libFuzzer) for `make fuzz`
+#   missing core|build|test: print the set's packages that are not
+#          installed (one line, space-separated; empty when none), install
+#          nothing: the Makefile's check before it compiles. core is build
+#          without the BPF path's (HAVE_BPF=0).
 set -eu
-build_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev libhdf5-dev"
+core_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev libhdf5-dev"
+build_pkgs="$core_pkgs clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy python3-h5py iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin chromium prometheus"
 
+only_list=0
+if [ "${1:-}" = missing ]; then
+	only_list=1
+	shift
+	# not a Debian system: nothing to say (the compiler will)
+	command -v dpkg-query >/dev/null 2>&1 || exit 0
+fi
 case "${1:-build}" in
+core) pkgs=$core_pkgs ;;
 build) pkgs=$build_pkgs ;;
 test) pkgs=$test_pkgs ;;
 fuzz) pkgs="$build_pkgs clang" ;;
-*) echo "usage: $0 [build|test|fuzz]" >&2; exit 2 ;;
+*) echo "usage: $0 [build|test|fuzz] | $0 missing core|build|test" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -29,6 +42,10 @@ for p in $pkgs; do
 	*) missing="$missing $p" ;;
 	esac
 done
+if [ $only_list = 1 ]; then
+	echo $missing
+	exit 0
+fi
 [ -z "$missing" ] && exit 0
 
 echo "deps.sh: installing:$missing" >&2

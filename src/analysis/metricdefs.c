@@ -434,6 +434,12 @@ const struct fs_metricdef fs_metricdefs_by[FS_MDK__N] = {
 				  "process-seconds the group's processes were sampled alive", NULL},
 	[FS_MDK_PROCS_MAJOR_FAULTS] = {FS_MDK_PROCS_MAJOR_FAULTS, "procs_major_faults", "count", FS_MS_PROCS,
 				       "sum(majflt_per_s * dt)", "the group's major page faults (mmap'd or swapped-in pages read)", NULL},
+	[FS_MDK_PROCS_BLOCKED_S] = {FS_MDK_PROCS_BLOCKED_S, "procs_blocked_s", "s", FS_MS_PROCS, "sum(blocked_io * dt)",
+				    "the group's thread-seconds in D (blocked in I/O)", NULL},
+	[FS_MDK_PROCS_BLOCKED_META_S] = {FS_MDK_PROCS_BLOCKED_META_S, "procs_blocked_meta_s", "s", FS_MS_PROCS,
+					 "sum(blocked_meta * dt)",
+					 "of those, in D inside a metadata system call (open, stat, getdents, ...: proc.blocked_meta;"
+					 " not recorded before schema 11 or where job.meta_calls is off)", NULL},
 	[FS_MDK_FILES_COUNT] = {FS_MDK_FILES_COUNT, "files_count", "count", FS_MS_FILES_BY_GROUP, "count(DISTINCT path)",
 				"distinct files the group's processes touched (the tracer's)", NULL},
 	[FS_MDK_FILES_OPENS] = {FS_MDK_FILES_OPENS, "files_opens", "count", FS_MS_FILES_BY_GROUP, "sum(opens)",

@@ -217,6 +217,8 @@ static void set_states(struct fs_states *s, const struct fs_metric_row *r, doubl
 	s->blocked = v[FS_MDK_PROCS_BLOCKED_SAMPLES] / n;
 	s->running = v[FS_MDK_PROCS_RUNNING_SAMPLES] / n;
 	s->sleeping = 1 - s->blocked - s->running;
+	double blk_s = v[FS_MDK_PROCS_BLOCKED_S], meta_s = v[FS_MDK_PROCS_BLOCKED_META_S];
+	s->meta_calls = blk_s > 0 && meta_s >= 0 ? fmin(1, meta_s / blk_s) : NAN;
 	s->cpu_cores = time_s > 0 ? v[FS_MDK_PROCS_CPU_S] / time_s : NAN;
 	s->run_wait = time_s > 0 ? v[FS_MDK_PROCS_RUN_WAIT_S] / time_s : NAN;
 }
@@ -224,7 +226,7 @@ static void set_states(struct fs_states *s, const struct fs_metric_row *r, doubl
 static void no_states(struct fs_states *s)
 {
 	memset(s, 0, sizeof *s);
-	s->blocked = s->running = s->sleeping = s->cpu_cores = s->run_wait = NAN;
+	s->blocked = s->running = s->sleeping = s->cpu_cores = s->run_wait = s->meta_calls = NAN;
 }
 
 static double value_or0(double v)
@@ -271,6 +273,7 @@ static void load_job(struct fs_q *q, struct fs_metrics *m)
 		m->loader_read_bytes = lg->v[FS_MDK_PROCS_READ_BYTES];
 		m->loader_time_s = lg->v[FS_MDK_PROCS_ALIVE_S];
 		m->loader_majflt = lg->v[FS_MDK_PROCS_MAJOR_FAULTS];
+		m->have_meta_calls = isfinite(lg->v[FS_MDK_PROCS_BLOCKED_META_S]);
 	}
 	m->job_read_bytes = read;
 	m->job_cpu_cores = time_s > 0 ? cpu / time_s : NAN;

@@ -22,6 +22,8 @@ struct fs_window {
  * asleep. */
 struct fs_states {
 	double blocked, running, sleeping;
+	double meta_calls;    /* of the thread-seconds in D, the share inside metadata system
+			       * calls (proc.blocked_meta); NaN: not recorded, or no time in D */
 	double cpu_cores;     /* mean CPU use, in cores */
 	double run_wait;      /* mean runnable-but-waiting, in threads */
 	long samples;         /* process samples counted */
@@ -64,8 +66,14 @@ struct fs_loop_proc {
 enum fs_limit { FS_LIMIT_BYTES, FS_LIMIT_IOPS, FS_LIMIT_LATENCY, FS_LIMIT_METADATA, FS_LIMIT_NONE, FS_LIMIT__N };
 const char *fs_limit_name(enum fs_limit l);
 
+/* Where the saturation's metadata level comes from: the tracer's call
+ * times (io_classes), the loaders' D inside metadata system calls
+ * (proc.blocked_meta: without the tracer), or nowhere. */
+enum fs_meta_src { FS_META_NONE, FS_META_CALL_TIMES, FS_META_BLOCKED };
+
 struct fs_saturation {
 	bool have;                    /* some wait was weighed */
+	enum fs_meta_src meta_src;
 	bool steps;                   /* the wait weighed is the loop's input wait (steps), else the loaders' time in D */
 	double wait_s;                /* that wait, seconds */
 	double ceiling[FS_LIMIT__N];  /* bytes/s, IO/s, QD 1 latency (s); NaN: not known (metadata, none: always) */
@@ -74,6 +82,12 @@ struct fs_saturation {
 	double level[FS_LIMIT__N];    /* mean use over ceiling during the wait */
 	enum fs_limit named, runner;  /* the largest share and the next (runner FS_LIMIT__N: none known) */
 	char mount[256];              /* where the device is mounted (for the probe command line) */
+	/* The device's queue: reads it holds at most (meta queue.<disk>.*: the
+	 * device's own queue depth where it has one, else the block layer's
+	 * nr_requests; NaN: not recorded) and its mean depth over the window.
+	 * Context for the latency line, not a limit weighed. */
+	double queue_slots, queue_depth;
+	const char *queue_slots_from;
 };
 
 struct fs_metrics {
@@ -160,6 +174,9 @@ struct fs_metrics {
 	double loader_sock_read_s, loader_sock_read_bytes; /* class socket, read-like calls */
 	double loader_file_read_s, loader_file_read_bytes; /* class file, read-like calls */
 	double loader_meta_s;        /* class file, open/close/stat/seek/mmap/readdir */
+	/* proc.blocked_meta was recorded for the loaders (schema 11, job.meta_calls
+	 * not off): loaders.meta_calls is then their D time's share in metadata calls */
+	bool have_meta_calls;
 	double loader_majflt;        /* major page faults of the loaders (proc), total */
 	/* Of the loaders' main threads' socket reads, those from the job's own
 	 * processes (peers: collectives on a loop without workers), whole run;

@@ -14,7 +14,10 @@
  *     latency serves them one after another, so more in flight would
  *     help (a throttled device idles between releases: low util); the
  *     metadata level is the loaders' time in metadata calls over their
- *     storage time (read calls, metadata calls, and D beyond them);
+ *     storage time (read calls, metadata calls, and D beyond them), or
+ *     without the tracer's call times, their thread-seconds in D inside
+ *     metadata system calls over all their thread-seconds in D
+ *     (proc.blocked_meta);
  *   - the bin's limit: metadata when that level is at least
  *     metadata_time_major, else the data resource with the highest level
  *     at or above ceiling_saturated, else none.
@@ -67,6 +70,15 @@ static void load_ceilings(struct fs_q *q, const struct fs_metrics *m, struct fs_
 	if (qd1 > 0)
 		ceiling(s, FS_LIMIT_LATENCY, 1 / qd1, "probe of %s (4 KiB random reads at QD 1, time %s)", m->disk,
 			when);
+	snprintf(key, sizeof key, "queue.%s.device_queue_depth", m->disk);
+	s->queue_slots = fs_q_meta_num(q, key);
+	s->queue_slots_from = "device/queue_depth";
+	if (!(s->queue_slots > 0)) {
+		snprintf(key, sizeof key, "queue.%s.nr_requests", m->disk);
+		s->queue_slots = fs_q_meta_num(q, key);
+		s->queue_slots_from = "queue/nr_requests";
+	}
+	s->queue_depth = m->disk_queue_depth;
 	/* the device, then the disks under it as the mounts table says */
 	char devs[8][64];
 	int nd = 0;
@@ -110,6 +122,7 @@ static void load_ceilings(struct fs_q *q, const struct fs_metrics *m, struct fs_
 
 struct bin {
 	double wait, blocked;          /* s: the wait weighed; the loaders' thread-seconds in D */
+	double blocked_meta;           /* of those, inside metadata system calls (proc.blocked_meta) */
 	double dt, rb, r, await_r, ut; /* the disk: seconds covered, bytes, reads, await x reads, util x s */
 	double meta, read;             /* the loaders' seconds in metadata and read calls on files */
 };
@@ -200,21 +213,32 @@ static void load_loaders(struct fs_q *q, const struct fs_metrics *m, struct bins
 {
 	char sql[1024];
 	const char *pids = fs_m_loaders_sql(q, m);
-	if (tier)
-		snprintf(sql, sizeof sql, "SELECT t - 30, sum(blocked_io * dt_s) FROM proc_1m WHERE pid IN (%s) AND "
-			 FS_Q_TIER_WINDOW("") " GROUP BY t", pids);
-	else
-		snprintf(sql, sizeof sql, "SELECT p.t - k.dt_s / 2, sum(p.blocked_io) * k.dt_s FROM proc p JOIN ticks k"
-			 " ON k.t = p.t WHERE p.pid IN (%s) AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.")
-			 " GROUP BY p.t", pids);
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	while (fs_q_step(q, st)) {
-		struct bin *b = at(B, fs_q_col(st, 0));
-		double v = fs_q_col(st, 1);
-		if (b && v > 0)
-			b->blocked += v;
+	/* blocked_meta: NULL where not recorded (older files: no column) */
+	for (int with_meta = 1; with_meta >= 0; with_meta--) {
+		const char *meta = with_meta ? (tier ? "sum(blocked_meta * dt_s)" : "sum(p.blocked_meta) * k.dt_s") : "NULL";
+		if (tier)
+			snprintf(sql, sizeof sql, "SELECT t - 30, sum(blocked_io * dt_s), %s FROM proc_1m WHERE pid IN (%s) AND "
+				 FS_Q_TIER_WINDOW("") " GROUP BY t", meta, pids);
+		else
+			snprintf(sql, sizeof sql, "SELECT p.t - k.dt_s / 2, sum(p.blocked_io) * k.dt_s, %s FROM proc p JOIN ticks k"
+				 " ON k.t = p.t WHERE p.pid IN (%s) AND p.t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_PROC("p.")
+				 " GROUP BY p.t", meta, pids);
+		if (with_meta && !m->have_meta_calls)
+			continue;
+		sqlite3_stmt *st = fs_q_prep(q, sql);
+		if (!st && with_meta)
+			continue;
+		while (fs_q_step(q, st)) {
+			struct bin *b = at(B, fs_q_col(st, 0));
+			double v = fs_q_col(st, 1), me = fs_q_col(st, 2);
+			if (b && v > 0)
+				b->blocked += v;
+			if (b && me > 0)
+				b->blocked_meta += me;
+		}
+		sqlite3_finalize(st);
+		break;
 	}
-	sqlite3_finalize(st);
 	if (!m->have_classes)
 		return;
 	if (tier)
@@ -224,7 +248,7 @@ static void load_loaders(struct fs_q *q, const struct fs_metrics *m, struct bins
 		snprintf(sql, sizeof sql, "SELECT c.t - k.dt_s / 2, sum(c.meta_s), sum(c.read_s) FROM io_classes c JOIN ticks k"
 			 " ON k.t = c.t WHERE c.class = 'file' AND c.pid IN (%s) AND c.t BETWEEN ?1 AND ?2 AND "
 			 FS_Q_ROWS_IO_CLASSES("c.") " GROUP BY c.t", pids);
-	st = fs_q_prep(q, sql);
+	sqlite3_stmt *st = fs_q_prep(q, sql);
 	while (fs_q_step(q, st)) {
 		struct bin *b = at(B, fs_q_col(st, 0));
 		double me = fs_q_col(st, 1), rd = fs_q_col(st, 2);
@@ -236,15 +260,19 @@ static void load_loaders(struct fs_q *q, const struct fs_metrics *m, struct bins
 	sqlite3_finalize(st);
 }
 
-/* The limit of one bin (levels out: NaN where not known). */
-static enum fs_limit bin_limit(const struct fs_saturation *s, const struct bin *b, bool classes,
+/* The limit of one bin (levels out: NaN where not known). meta: where
+ * the metadata level comes from (the tracer's call times, else the
+ * loaders' D inside metadata calls, else nowhere). */
+static enum fs_limit bin_limit(const struct fs_saturation *s, const struct bin *b, enum fs_meta_src meta,
 			       const struct fs_thresholds *t, double level[FS_LIMIT__N])
 {
 	for (int i = 0; i < FS_LIMIT__N; i++)
 		level[i] = NAN;
-	if (classes) {
+	if (meta == FS_META_CALL_TIMES) {
 		double storage = fmax(b->meta + b->read, b->blocked);
 		level[FS_LIMIT_METADATA] = storage > 0 ? b->meta / storage : 0;
+	} else if (meta == FS_META_BLOCKED) {
+		level[FS_LIMIT_METADATA] = b->blocked > 0 ? fmin(1, b->blocked_meta / b->blocked) : 0;
 	}
 	if (b->dt > 0) {
 		double rbps = b->rb / b->dt, rps = b->r / b->dt, util = fmin(1, b->ut / b->dt / 100);
@@ -272,6 +300,7 @@ void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m)
 	const struct fs_thresholds *t = &fs_thresholds;
 	memset(s, 0, sizeof *s);
 	s->named = s->runner = FS_LIMIT_NONE;
+	s->queue_slots = s->queue_depth = NAN;
 	for (int i = 0; i < FS_LIMIT__N; i++)
 		s->ceiling[i] = s->share[i] = s->level[i] = NAN;
 	if (!m->have_job)
@@ -302,6 +331,7 @@ void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m)
 	load_wait(q, m, &B, tier);
 	load_loaders(q, m, &B, tier);
 	s->steps = m->have_steps;
+	s->meta_src = m->have_classes ? FS_META_CALL_TIMES : m->have_meta_calls ? FS_META_BLOCKED : FS_META_NONE;
 	double sat_w[FS_LIMIT__N] = {0}, lvl_w[FS_LIMIT__N] = {0}, known_w[FS_LIMIT__N] = {0};
 	for (long k = 0; k < B.n; k++) {
 		const struct bin *b = &B.b[k];
@@ -309,7 +339,7 @@ void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m)
 		if (!(w > 0))
 			continue;
 		double level[FS_LIMIT__N];
-		enum fs_limit l = bin_limit(s, b, m->have_classes, t, level);
+		enum fs_limit l = bin_limit(s, b, s->meta_src, t, level);
 		s->wait_s += w;
 		sat_w[l] += w;
 		for (int i = 0; i < FS_LIMIT__N; i++)
@@ -323,7 +353,7 @@ void fs_m_load_saturation(struct fs_q *q, struct fs_metrics *m)
 		return;
 	s->have = true;
 	for (int i = 0; i < FS_LIMIT__N; i++) {
-		bool known = i == FS_LIMIT_NONE || (i == FS_LIMIT_METADATA ? m->have_classes : isfinite(s->ceiling[i]));
+		bool known = i == FS_LIMIT_NONE || (i == FS_LIMIT_METADATA ? s->meta_src != FS_META_NONE : isfinite(s->ceiling[i]));
 		s->share[i] = known ? sat_w[i] / s->wait_s : NAN;
 		s->level[i] = known_w[i] > 0 ? lvl_w[i] / known_w[i] : NAN;
 	}

@@ -17,7 +17,6 @@ const struct fs_thresholds fs_thresholds = {
 	.psi_mem_stalled_pct = 10,
 	.disk_busy_pct = 80,
 	.large_request_bytes = 64 * 1024,
-	.dentries_per_sample = 0.5,
 	.opens_per_sample = 0.5,
 	.small_sample_bytes = 64 * 1024,
 	.mem_limit_full = 0.90,

@@ -33,7 +33,6 @@ struct fs_thresholds {
 	double psi_mem_stalled_pct;  /* /proc/pressure/memory some % */
 	double disk_busy_pct;        /* device %util: busy */
 	double large_request_bytes;  /* mean read request at or above: bandwidth, below: latency */
-	double dentries_per_sample;  /* new dentries per sample loaded: a file (or more) per sample */
 	double opens_per_sample;     /* tracer: files opened per sample loaded */
 	double small_sample_bytes;   /* bytes read per sample below this: per-file costs dominate */
 	double mem_limit_full;       /* cgroup memory usage / limit at or above: full */

@@ -164,6 +164,21 @@ static bool opens_evidence(const struct fs_metrics *m, const struct fs_threshold
 	return holds;
 }
 
+/* The loaders' time in D inside metadata system calls, and the machine's
+ * new dentries beside it (any program's lookups: corroboration only). */
+static void meta_calls_evidence(const struct fs_metrics *m, struct fs_finding *tmp)
+{
+	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	EV(tmp, "loader_meta_calls_share", m->loaders.meta_calls, "fraction", "proc",
+	   "%s' time blocked in I/O: %.0f%% inside open/stat/getdents/close calls (their own threads' system calls)",
+	   who, 100 * m->loaders.meta_calls);
+	double samples = samples_loaded(m);
+	if (m->dentries_growth > 0)
+		EV(tmp, "dentries_growth", m->dentries_growth, "count", "mem",
+		   "the machine looked up %.0f new file names meanwhile%s (all programs: corroboration only)",
+		   m->dentries_growth, samples > 0 && m->dentries_growth >= samples / 2 ? ", about one per sample" : "");
+}
+
 /* The verdict id of a limit of the storage. */
 static enum fs_verdict_id limit_verdict(enum fs_limit l)
 {
@@ -207,7 +222,7 @@ static bool saturation_kind(const struct fs_metrics *m, const struct fs_threshol
 	bool device_known = isfinite(s->ceiling[FS_LIMIT_BYTES]) && isfinite(s->ceiling[FS_LIMIT_IOPS]);
 	if (s->named == FS_LIMIT_NONE && !device_known && !isfinite(s->ceiling[FS_LIMIT_LATENCY]))
 		return false;
-	if (s->named == FS_LIMIT_METADATA && !timed)
+	if (s->named == FS_LIMIT_METADATA && !timed && s->meta_src != FS_META_BLOCKED)
 		return false;
 	*id = limit_verdict(s->named);
 	EV(tmp, "limit_share", s->share[s->named], "fraction", "saturation",
@@ -235,7 +250,6 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 		EV(tmp, "psi_memory_some_pct", m->psi_mem, "%", "psi", "memory pressure %.0f%%", m->psi_mem);
 		return FS_VERDICT_MEMORY_PRESSURE;
 	}
-	double samples = samples_loaded(m);
 	struct fs_loader_shares sh;
 	bool timed = fs_loader_shares(m, &sh);
 	/* Without the loaders' call times, the tracer's count: a file opened
@@ -245,6 +259,8 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 	/* Measured ceilings decide where they are known (saturation.c). */
 	enum fs_verdict_id by_ceiling;
 	if (saturation_kind(m, t, timed, tmp, &by_ceiling)) {
+		if (by_ceiling == FS_VERDICT_METADATA && !timed)
+			meta_calls_evidence(m, tmp);
 		if (by_ceiling == FS_VERDICT_METADATA)
 			opens_evidence(m, t, true, tmp); /* the count corroborates, or not */
 		return by_ceiling;
@@ -263,20 +279,11 @@ static enum fs_verdict_id storage_kind(const struct fs_metrics *m, const struct 
 		return m->disk_req_bytes >= t->large_request_bytes ? FS_VERDICT_STORAGE_BANDWIDTH
 								   : FS_VERDICT_STORAGE_LATENCY;
 	}
-	double per_sample = samples > 0 ? m->dentries_growth / samples : NAN;
-	double bytes_per_sample = samples > 0 ? m->loader_rchar_bytes / samples : NAN;
-	/* Without steps: a new dentry for most disk reads means one file per read. */
-	double reads = m->disk_iops * m->duration_s;
-	bool many_files = isfinite(per_sample) ? per_sample >= t->dentries_per_sample
-					       : (reads > 0 && m->dentries_growth >= 0.5 * reads);
-	bool small = isfinite(bytes_per_sample) ? bytes_per_sample < t->small_sample_bytes
-						: m->disk_req_bytes < t->large_request_bytes;
-	if (many_files && small) {
-		EV(tmp, "dentries_per_sample", isfinite(per_sample) ? per_sample : m->dentries_growth, "count",
-		   "mem", "%.0f new file names looked up%s", m->dentries_growth,
-		   isfinite(per_sample) ? " (about one per sample)" : "");
-		EV(tmp, "bytes_per_sample", bytes_per_sample, "bytes", "proc", "%s read per sample",
-		   fs_fmt_bytes(a, 32, bytes_per_sample));
+	/* Without the tracer's call times: the loaders' own time in D inside
+	 * metadata system calls (proc.blocked_meta). The machine's count of new
+	 * dentries is any program's lookups: it only backs this up. */
+	if (m->have_meta_calls && m->loaders.meta_calls >= t->metadata_time_major) {
+		meta_calls_evidence(m, tmp);
 		return FS_VERDICT_METADATA;
 	}
 	return m->disk_req_bytes >= t->large_request_bytes ? FS_VERDICT_STORAGE_BANDWIDTH

@@ -26,6 +26,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/pfile.h"
 #include "util/pathhash.h"
 #include "util/safefile.h"
 
@@ -168,6 +169,42 @@ static void meta_probes(struct fs_sink *sink, const struct fs_paths *paths)
 	closedir(d);
 }
 
+/* The request queue limits of each disk that has a size (unattached loop
+ * devices have none), as meta queue.<disk>.nr_requests (the block layer's
+ * queue) and queue.<disk>.device_queue_depth (the device's own, SCSI/SATA
+ * only): how many reads can be in flight at most. Nothing where a file
+ * is not readable. */
+static void meta_queues(struct fs_sink *sink, const struct fs_paths *paths)
+{
+	char dir[1024];
+	DIR *d = opendir(fs_sys_path(dir, sizeof dir, paths, "block"));
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > 64)
+			continue;
+		static const struct {
+			const char *file, *key;
+		} f[] = {{"size", NULL}, {"queue/nr_requests", "nr_requests"}, {"device/queue_depth", "device_queue_depth"}};
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+			char rel[128], path[1280], line[64], key[128];
+			snprintf(rel, sizeof rel, "block/%s/%s", e->d_name, f[i].file);
+			char *end;
+			if (fs_read_line(fs_sys_path(path, sizeof path, paths, rel), line, sizeof line) <= 0)
+				continue;
+			long long v = strtoll(line, &end, 10);
+			if (end == line || v <= 0)
+				break; /* no size: not a disk in use */
+			if (!f[i].key)
+				continue;
+			snprintf(key, sizeof key, "queue.%s.%s", e->d_name, f[i].key);
+			fs_sink_metaf(sink, key, "%lld", v);
+		}
+	}
+	closedir(d);
+}
+
 void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, char **argv)
 {
 	struct fs_sink *sink = fs_store_sink(s->store);
@@ -203,6 +240,7 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 		fs_sink_meta(sink, "cwd", s->opts.hash_paths ? h : cwd);
 	}
 	meta_probes(sink, &s->paths);
+	meta_queues(sink, &s->paths);
 }
 
 /* CPU time feedscope has used so far (user + system, all threads), seconds. */

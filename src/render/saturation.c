@@ -69,13 +69,22 @@ char *fs_sat_line(const struct fs_metrics *m, enum fs_limit l, char *out, size_t
 			fs_fmt_sig(a, sizeof a, s->ceiling[l], 3, " IO/s");
 		else
 			fs_fmt_time(a, sizeof a, s->ceiling[l]);
-		snprintf(out, cap, "%-8s %3.0f%% of the wait; ceiling %s%s from the %s; mean use %s of it",
-			 fs_limit_name(l), 100 * s->share[l], a, l == FS_LIMIT_LATENCY ? " a read" : "", s->source[l],
-			 fs_fmt_fixed(b, sizeof b, 100 * s->level[l], 0, "%"));
+		int n = snprintf(out, cap, "%-8s %3.0f%% of the wait; ceiling %s%s from the %s; mean use %s of it",
+				 fs_limit_name(l), 100 * s->share[l], a, l == FS_LIMIT_LATENCY ? " a read" : "",
+				 s->source[l], fs_fmt_fixed(b, sizeof b, 100 * s->level[l], 0, "%"));
+		if (l == FS_LIMIT_LATENCY && isfinite(s->queue_depth) && s->queue_slots > 0 && n >= 0 && (size_t)n < cap)
+			snprintf(out + n, cap - (size_t)n, "; %.2g reads in flight on average of the %.0f it holds (%s)",
+				 s->queue_depth, s->queue_slots, s->queue_slots_from);
 		break;
 	case FS_LIMIT_METADATA:
 		if (!isfinite(s->share[l]))
-			snprintf(out, cap, "%-8s not known: the tracer times the loaders' metadata calls", fs_limit_name(l));
+			snprintf(out, cap, "%-8s not known: the tracer times the loaders' metadata calls; without it the"
+				 " thread-state sources read them (proc.blocked_meta: schema 11, meta job.meta_calls)",
+				 fs_limit_name(l));
+		else if (s->meta_src == FS_META_BLOCKED)
+			snprintf(out, cap, "%-8s %3.0f%% of the wait; metadata system calls held %s of the loaders' time"
+				 " in D (their threads' own calls)",
+				 fs_limit_name(l), 100 * s->share[l], fs_fmt_fixed(b, sizeof b, 100 * s->level[l], 0, "%"));
 		else
 			snprintf(out, cap, "%-8s %3.0f%% of the wait; metadata calls took %s of the loaders' storage time",
 				 fs_limit_name(l), 100 * s->share[l], fs_fmt_fixed(b, sizeof b, 100 * s->level[l], 0, "%"));
@@ -102,6 +111,11 @@ void fs_sat_json(struct fs_json *j, const struct fs_metrics *m)
 	fs_json_number(j, "ceiling_saturated", fs_thresholds.ceiling_saturated);
 	fs_json_string(j, "named", fs_limit_name(s->named));
 	fs_json_number(j, "named_share", s->share[s->named]);
+	fs_json_string(j, "metadata_from", s->meta_src == FS_META_CALL_TIMES ? "tracer_call_times"
+					   : s->meta_src == FS_META_BLOCKED ? "threads_blocked_in_metadata_calls" : NULL);
+	fs_json_number(j, "queue_depth_mean", s->queue_depth);
+	fs_json_number(j, "queue_slots", s->queue_slots);
+	fs_json_string(j, "queue_slots_from", s->queue_slots > 0 ? s->queue_slots_from : NULL);
 	fs_json_string(j, "runner_up", s->runner < FS_LIMIT__N ? fs_limit_name(s->runner) : NULL);
 	fs_json_number(j, "runner_up_share", s->runner < FS_LIMIT__N ? s->share[s->runner] : NAN);
 	fs_json_array(j, "limits");

@@ -179,6 +179,11 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 				      no_settle);
 		else
 			fs_sink_meta(ctx->sink, "job.states_settle", "switches and sched_stat_runtime");
+		const char *no_meta = job_bpf_meta_why(s->bpf);
+		if (no_meta)
+			fs_sink_metaf(ctx->sink, "job.meta_calls", "off: bpf_task_pt_regs: %s", no_meta);
+		else
+			fs_sink_meta(ctx->sink, "job.meta_calls", "bpf");
 		const char *no_io = job_bpf_io_why(s->bpf);
 		if (no_io)
 			fs_sink_metaf(ctx->sink, "job.io", "proc: %s", no_io);
@@ -188,6 +193,7 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 	}
 	fs_sink_meta(ctx->sink, "job.io", "proc");
 	fs_sink_metaf(ctx->sink, "job.states", "proc: %s", why);
+	fs_sink_meta(ctx->sink, "job.meta_calls", "proc");
 	if (ctx->job->states == FS_STATES_BPF)
 		fs_warn("job: --states bpf: %s; thread states are read from /proc", why);
 }
@@ -439,11 +445,15 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	if (k->have_js) {
 		fs_row_real(&r, FS_PROC_running, k->js.running);
 		fs_row_real(&r, FS_PROC_blocked_io, k->js.blocked_io);
+		if (!job_bpf_meta_why(s->bpf))
+			fs_row_real(&r, FS_PROC_blocked_meta, k->js.blocked_meta);
 		fs_row_real(&r, FS_PROC_sleeping, k->js.sleeping);
 		fs_row_real(&r, FS_PROC_other, k->js.other);
 	} else {
 		fs_row_int(&r, FS_PROC_running, k->running);
 		fs_row_int(&r, FS_PROC_blocked_io, k->blocked_io);
+		if (!s->meta_off)
+			fs_row_int(&r, FS_PROC_blocked_meta, k->blocked_meta);
 		fs_row_int(&r, FS_PROC_sleeping, k->sleeping);
 		fs_row_int(&r, FS_PROC_other, k->other);
 	}

@@ -46,6 +46,7 @@ struct jthread {
 	struct fs_schedstat sched;
 	uint64_t blkio_ticks;
 	char state;                      /* from the last stat read; 0: none yet */
+	bool in_meta;                    /* state D inside a metadata call, as last read */
 	uint64_t starttime;              /* clock ticks since boot */
 	uint64_t stat_ns;                /* when stat was last read */
 };
@@ -56,6 +57,7 @@ struct jtick {
 	struct fs_pcounters cur;
 	int nread;                                 /* thread entries read */
 	int running, blocked_io, sleeping, other;
+	int blocked_meta;                          /* of blocked_io, inside a metadata call */
 	bool any_sched, any_blkio;                 /* some thread delta was summed */
 	double wait_ns, blkio_ticks;               /* sums of per-thread deltas */
 	bool born;                                 /* started after the previous tick */
@@ -160,7 +162,8 @@ struct job_state {
 	struct fs_pfile delayacct;
 	int delayacct_on;          /* -1 not yet read */
 	uint64_t delayacct_ns;
-	bool said_io, said_fds, said_env, said_pss;
+	bool said_io, said_fds, said_env, said_pss, said_meta;
+	bool meta_off;                   /* proc path: a syscall file could not be read: blocked_meta NULL */
 	bool pss;                  /* read smaps_rollup (fs_job.pss) */
 	char *envbuf;              /* FS_RANKENV_CAP bytes, wiped after each use */
 	struct fs_cgset cg;
@@ -263,6 +266,9 @@ const char *job_bpf_settle_why(const struct job_bpf *b);
 /* Why the threads' I/O counters are not read from the program (then each
  * process's /proc/PID/io is); NULL: they are. */
 const char *job_bpf_io_why(const struct job_bpf *b);
+/* Why blocked threads' system calls are not classed by the program (then
+ * the proc column blocked_meta is NULL); NULL: they are. */
+const char *job_bpf_meta_why(const struct job_bpf *b);
 /* Follow a thread the kernel did not see fork, in the state its stat's
  * letter says since now_ns; exec_ns and delay_ns: its execution and wait
  * on a runqueue so far (schedstat; ~0 where not read); io: its I/O

@@ -7,6 +7,7 @@
  * Built without the skeleton (no clang, bpftool or libbpf-dev at build
  * time), job_bpf_open says so and the /proc path is used. */
 #include "source/job_int.h"
+#include "source/metacalls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_unseen_in(const struct job_bpf *b) { (void)b; return 0; }
 const char *job_bpf_settle_why(const struct job_bpf *b) { (void)b; return NULL; }
 const char *job_bpf_io_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
+const char *job_bpf_meta_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
 void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
 {
 	(void)b;
@@ -82,6 +84,7 @@ struct job_bpf {
 	uint64_t prev_ns, dt_ns;
 	char settle_why[240]; /* why fs_js_runtime is not attached; "" when it is */
 	char io_why[160];     /* why the threads' I/O counters are not used; "" when they are */
+	char meta_why[240];   /* why blocked threads' calls are not classed; "" when they are */
 };
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
@@ -121,7 +124,21 @@ static struct job_bpf_proc *proc_slot(struct job_bpf *b, uint32_t tgid)
 	return NULL;
 }
 
-static int load_once(struct job_bpf *b, const char **step, bool settle)
+/* The metadata calls (metacalls.h) into the program's meta_sys map. */
+static int fill_meta_sys(struct job_bpf *b)
+{
+	const long *nr;
+	size_t n = fs_metacall_list(&nr);
+	int fd = bpf_map__fd(b->skel->maps.meta_sys);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)nr[i], one = 1;
+		if (nr[i] >= 0 && nr[i] < FS_JS_MAX_SYSCALL && bpf_map_update_elem(fd, &k, &one, BPF_ANY) != 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int load_once(struct job_bpf *b, const char **step, bool settle, bool meta)
 {
 	*step = "open";
 	b->skel = fs_jobstates__open();
@@ -130,8 +147,12 @@ static int load_once(struct job_bpf *b, const char **step, bool settle)
 	int err;
 	if (!settle)
 		bpf_program__set_autoload(b->skel->progs.fs_js_runtime, false);
+	b->skel->rodata->meta_on = meta;
 	*step = "load";
 	if ((err = fs_jobstates__load(b->skel)) != 0)
+		return err;
+	*step = "fill the metadata calls of";
+	if (meta && (err = fill_meta_sys(b)) != 0)
 		return err;
 	*step = "attach";
 	if ((err = fs_jobstates__attach(b->skel)) != 0)
@@ -139,19 +160,30 @@ static int load_once(struct job_bpf *b, const char **step, bool settle)
 	return 0;
 }
 
-/* Load and attach, with the program that settles on-CPU time as the
- * kernel counts it (sched_stat_runtime) if the kernel lets it load, else
- * without it: b->settle_why says why. */
+static void load_failed(struct job_bpf *b, char *why, size_t whylen, const char *step, int err)
+{
+	snprintf(why, whylen, "cannot %s it: %s%s%s", step, strerror(-err), first_msg[0] ? "; libbpf: " : "",
+		 first_msg);
+	fs_jobstates__destroy(b->skel);
+	b->skel = NULL;
+	first_msg[0] = '\0';
+}
+
+/* Load and attach: with the program that settles on-CPU time as the kernel
+ * counts it (sched_stat_runtime) and with the classing of blocked threads'
+ * system calls (bpf_task_pt_regs, 5.15) where the kernel lets them load;
+ * else without the classing (b->meta_why says why), then without the
+ * settling as well (b->settle_why). */
 static int load(struct job_bpf *b, const char **step)
 {
-	int err = load_once(b, step, true);
+	int err = load_once(b, step, true, true);
 	if (err) {
-		snprintf(b->settle_why, sizeof b->settle_why, "cannot %s it: %s%s%s", *step, strerror(-err),
-			 first_msg[0] ? "; libbpf: " : "", first_msg);
-		fs_jobstates__destroy(b->skel);
-		b->skel = NULL;
-		first_msg[0] = '\0';
-		if ((err = load_once(b, step, false)) != 0)
+		load_failed(b, b->meta_why, sizeof b->meta_why, *step, err);
+		err = load_once(b, step, true, false);
+	}
+	if (err) {
+		load_failed(b, b->settle_why, sizeof b->settle_why, *step, err);
+		if ((err = load_once(b, step, false, false)) != 0)
 			return err;
 	}
 	*step = "map the slots of";
@@ -168,6 +200,11 @@ static int load(struct job_bpf *b, const char **step)
 const char *job_bpf_settle_why(const struct job_bpf *b)
 {
 	return b->settle_why[0] ? b->settle_why : NULL;
+}
+
+const char *job_bpf_meta_why(const struct job_bpf *b)
+{
+	return b->meta_why[0] ? b->meta_why : NULL;
 }
 
 /* Whether struct `type` of the kernel's BTF has every member named in

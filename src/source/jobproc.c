@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "source/job_int.h"
+#include "source/metacalls.h"
 #include "util/parse.h"
 
 static bool grow(void **arr, int *cap, int want, size_t elem)
@@ -222,6 +223,37 @@ static bool sched_same(const struct fs_schedstat *a, const struct fs_schedstat *
 	return a->run_ns == b->run_ns && a->wait_ns == b->wait_ns && a->slices == b->slices;
 }
 
+/* Whether the thread, read in D, is inside a metadata system call
+ * (metacalls.h): the number its task/TID/syscall file starts with. A file
+ * that cannot be read for want of permission (another user's process under
+ * attach; ptrace's rules) turns the column off for the run, said once. */
+static bool thread_in_meta_call(struct job_state *s, struct jproc *p, struct jthread *t)
+{
+	if (s->meta_off)
+		return false;
+	char rel[48];
+	snprintf(rel, sizeof rel, "%d/syscall", t->tid);
+	int fd = openat(p->task_fd, rel, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? fs_read_fd(fd, &s->buf) : -1;
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	long nr;
+	if (n > 0)
+		return fs_metacall_parse(s->buf.data, &nr) && fs_metacall_is(nr);
+	if (n < 0 && (err == EACCES || err == EPERM)) {
+		s->meta_off = true;
+		char path[512], prel[64];
+		snprintf(prel, sizeof prel, "%d/task/%d/syscall", p->pid, t->tid);
+		if (!s->said_meta && s->ctx)
+			fs_sink_metaf(s->ctx->sink, "job.meta_calls",
+				      "off: cannot read %s: %s; blocked_meta is NULL",
+				      fs_proc_path(path, sizeof path, &s->paths, prel), strerror(err));
+		s->said_meta = true;
+	}
+	return false;
+}
+
 /* Read the thread's stat into t (and its blkio delta into k). False: gone. */
 static bool thread_stat(struct job_state *s, struct jproc *p, struct jthread *t, bool valid)
 {
@@ -238,6 +270,7 @@ static bool thread_stat(struct job_state *s, struct jproc *p, struct jthread *t,
 	t->state = st.state;
 	t->starttime = st.starttime;
 	t->stat_ns = s->ctx->now_ns;
+	t->in_meta = st.state == 'D' && thread_in_meta_call(s, p, t);
 	if (st.have_blkio) {
 		k->any_blkio = true;
 		add_delta(s, valid, t->prev_blkio, t->blkio_ticks, st.blkio_ticks, st.starttime,
@@ -266,6 +299,8 @@ static bool thread_read(struct job_state *s, struct jproc *p, struct jthread *t)
 	else if (!thread_stat(s, p, t, valid))
 		return false;
 	job_count_state(k, t->state);
+	if (t->state == 'D' && t->in_meta)
+		k->blocked_meta++;
 	k->nread++;
 	if (sched) {
 		k->any_sched = true;

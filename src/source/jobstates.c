@@ -11,11 +11,14 @@ void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js
 	for (int s = 0; s < FS_JS_NSTATES; s++)
 		out->ns[s] = t->ns[s];
 	out->iowait_ns = t->iowait_ns;
+	out->meta_ns = t->meta_ns;
 	if (t->state < FS_JS_NSTATES && now_ns > t->since_ns) {
 		uint64_t open = now_ns - t->since_ns;
 		out->ns[t->state] += open;
 		if (t->iowait)
 			out->iowait_ns += open;
+		if (t->meta)
+			out->meta_ns += open;
 	}
 	out->run_ns = out->ns[FS_JS_ONCPU] + out->ns[FS_JS_RUNQ];
 }
@@ -31,6 +34,7 @@ void fs_js_totals_add_delta(struct fs_js_totals *sum, const struct fs_js_totals 
 	for (int s = 0; s < FS_JS_NSTATES; s++)
 		sum->ns[s] += prev ? up(prev->ns[s], cur->ns[s]) : cur->ns[s];
 	sum->iowait_ns += prev ? up(prev->iowait_ns, cur->iowait_ns) : cur->iowait_ns;
+	sum->meta_ns += prev ? up(prev->meta_ns, cur->meta_ns) : cur->meta_ns;
 	sum->run_ns += prev ? up(prev->run_ns, cur->run_ns) : cur->run_ns;
 }
 
@@ -41,6 +45,8 @@ void fs_js_totals_mark(struct fs_js_totals *mark, const struct fs_js_totals *cur
 			mark->ns[s] = cur->ns[s];
 	if (cur->iowait_ns > mark->iowait_ns)
 		mark->iowait_ns = cur->iowait_ns;
+	if (cur->meta_ns > mark->meta_ns)
+		mark->meta_ns = cur->meta_ns;
 	if (cur->run_ns > mark->run_ns)
 		mark->run_ns = cur->run_ns;
 }
@@ -67,13 +73,16 @@ bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int t
 void fs_js_columns(const struct fs_js_totals *sum, uint64_t dt_ns, struct fs_js_columns *out)
 {
 	if (dt_ns == 0) {
-		out->running = out->blocked_io = out->sleeping = out->other = NAN;
+		out->running = out->blocked_io = out->blocked_meta = out->sleeping = out->other = NAN;
 		out->run_wait_pct = out->blkio_delay_pct = out->cpu_pct = NAN;
 		return;
 	}
 	double dt = (double)dt_ns;
 	out->running = (double)sum->run_ns / dt;
 	out->blocked_io = (double)sum->ns[FS_JS_BLOCKED] / dt;
+	/* never more than the time in D it is part of (the two are marked
+	 * apart: a torn read may settle them at different reads) */
+	out->blocked_meta = (double)(sum->meta_ns < sum->ns[FS_JS_BLOCKED] ? sum->meta_ns : sum->ns[FS_JS_BLOCKED]) / dt;
 	out->sleeping = (double)sum->ns[FS_JS_SLEEP] / dt;
 	out->other = (double)sum->ns[FS_JS_OTHER] / dt;
 	uint64_t on = sum->ns[FS_JS_ONCPU];

@@ -15,6 +15,7 @@
 struct fs_js_totals {
 	uint64_t ns[FS_JS_NSTATES];
 	uint64_t iowait_ns;
+	uint64_t meta_ns; /* of BLOCKED, inside a metadata system call */
 	/* ONCPU + RUNQ (/proc's R), counted against a mark of its own: time
 	 * the kernel moves between the two after a read (a stretch whose
 	 * switch in was seen late, read as RUNQ, then split) cancels in it */
@@ -47,6 +48,7 @@ bool fs_js_copy(struct fs_js_thread *out, const struct fs_js_thread *slot, int t
 struct fs_js_columns {
 	double running;    /* mean threads on a CPU or runnable (/proc's R) */
 	double blocked_io; /* mean threads in D */
+	double blocked_meta; /* of those, mean threads in D inside a metadata call */
 	double sleeping;   /* mean threads in S or I */
 	double other;      /* mean threads stopped, traced, zombie... */
 	double cpu_pct;    /* time on a CPU, % of one core */

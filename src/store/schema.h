@@ -88,7 +88,7 @@
 	X(PROC, other, INTEGER) X(PROC, run_wait_pct, REAL)                      \
 	X(PROC, majflt_per_s, REAL) X(PROC, blkio_delay_pct, REAL)               \
 	X(PROC, wchar_per_s, REAL) X(PROC, pss_bytes, INTEGER)                   \
-	X(PROC, shared_bytes, INTEGER)
+	X(PROC, shared_bytes, INTEGER) X(PROC, blocked_meta, INTEGER)
 
 #define FS_COLS_CGROUP(X)                                                       \
 	X(CGROUP, t, REAL) X(CGROUP, path, TEXT) X(CGROUP, version, INTEGER)     \
@@ -248,6 +248,6 @@ extern const struct fs_table fs_tables[FS_T__COUNT];
 int fs_table_own_dt(enum fs_table_id t);
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 10
+#define FS_SCHEMA_VERSION 11
 
 #endif

@@ -39,6 +39,8 @@ echo "$mm 250" >"$child/blkio.throttle.read_iops_device" || fail "child iops rul
 	fail "iops: $(q r.db "SELECT key, value FROM meta WHERE key LIKE 'cgroup_io.%'")"
 [ "$(q r.db "SELECT value FROM meta WHERE key = 'cgroup_io.$name.read_bps'")" = 8000000 ] || fail "bps"
 [ "$(q r.db "SELECT value FROM meta WHERE key = 'cgroup_io.$name.majmin'")" = "$mm" ] || fail "majmin"
+[ "$(q r.db "SELECT value FROM meta WHERE key = 'queue.$name.nr_requests'")" = "$(cat "/sys/block/$name/queue/nr_requests")" ] ||
+	fail "queue.$name.nr_requests: $(q r.db "SELECT key, value FROM meta WHERE key LIKE 'queue.%'")"
 case $(q r.db "SELECT value FROM meta WHERE key = 'cgroup_io.$name.read_iops_cgroup'") in
 */feedscope-cgio-$$/job) ;;
 *) fail "iops rule's cgroup: $(q r.db "SELECT value FROM meta WHERE key = 'cgroup_io.$name.read_iops_cgroup'")" ;;
@@ -59,6 +61,9 @@ lim = {l["limit"]: l for l in sat["limits"]}
 assert lim["iops"]["ceiling"] == 250 and "cgroup read limit on " + sys.argv[1] in lim["iops"]["source"], lim["iops"]
 assert lim["bytes"]["ceiling"] == 8e6, lim["bytes"]
 assert lim["latency"]["ceiling"] is None and "not known" in lim["latency"]["text"], lim["latency"]
+# the device's queue limit, as recorded at the start (context, not a limit)
+nr = int(open("/sys/block/%s/queue/nr_requests" % sys.argv[1]).read())
+assert sat["queue_slots"] == nr and sat["queue_slots_from"] == "queue/nr_requests", (sat["queue_slots"], nr)
 print("iops %s; bytes %s" % (lim["iops"]["text"], lim["bytes"]["text"]))
 PY
 exit 0

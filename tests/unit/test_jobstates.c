@@ -6,9 +6,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "check.h"
 #include "source/jobstates.h"
+#include "source/metacalls.h"
 #include "source/source.h"
 
 #define MS 1000000ull
@@ -206,8 +208,77 @@ static void test_states_parse(void)
 	CHECK_INT(fs_js_states_parse("procs"), -1);
 }
 
+/* Time in D inside metadata calls: the open stretch of a thread blocked in
+ * one counts, one blocked elsewhere does not; the column is part of D and
+ * never exceeds it (marked apart, a torn read could settle them at
+ * different reads). */
+static void test_meta(void)
+{
+	struct fs_js_thread t = {.state = FS_JS_BLOCKED, .meta = 1, .since_ns = 100 * MS, .meta_ns = 4 * MS};
+	t.ns[FS_JS_BLOCKED] = 6 * MS;
+	struct fs_js_totals a;
+	fs_js_totals_at(&t, 120 * MS, &a);
+	CHECK_INT(a.ns[FS_JS_BLOCKED], 26 * MS);
+	CHECK_INT(a.meta_ns, 24 * MS);
+	t.meta = 0; /* blocked in a read */
+	fs_js_totals_at(&t, 120 * MS, &a);
+	CHECK_INT(a.meta_ns, 4 * MS);
+
+	struct fs_js_totals prev, cur, sum;
+	memset(&prev, 0, sizeof prev);
+	cur = sum = prev;
+	prev.ns[FS_JS_BLOCKED] = 10 * MS;
+	prev.meta_ns = 8 * MS;
+	cur.ns[FS_JS_BLOCKED] = 60 * MS;
+	cur.meta_ns = 38 * MS;
+	fs_js_totals_add_delta(&sum, &prev, &cur);
+	struct fs_js_columns col;
+	fs_js_columns(&sum, 100 * MS, &col);
+	CHECK_NEAR(col.blocked_io, 0.5, 1e-12);
+	CHECK_NEAR(col.blocked_meta, 0.3, 1e-12);
+	/* more metadata time than D in one interval: clamped to D */
+	sum.meta_ns = 70 * MS;
+	fs_js_columns(&sum, 100 * MS, &col);
+	CHECK_NEAR(col.blocked_meta, 0.5, 1e-12);
+	fs_js_columns(&sum, 0, &col);
+	CHECK(isnan(col.blocked_meta));
+	struct fs_js_totals mark = prev;
+	fs_js_totals_mark(&mark, &cur);
+	CHECK_INT(mark.meta_ns, 38 * MS);
+}
+
+/* The table of metadata calls and the syscall file's first field. */
+static void test_metacalls(void)
+{
+	CHECK(fs_metacall_is(SYS_openat));
+	CHECK(fs_metacall_is(SYS_newfstatat) || fs_metacall_is(SYS_fstat));
+	CHECK(fs_metacall_is(SYS_statx));
+	CHECK(fs_metacall_is(SYS_getdents64));
+	CHECK(fs_metacall_is(SYS_close));
+	CHECK(!fs_metacall_is(SYS_read));
+	CHECK(!fs_metacall_is(SYS_pread64));
+	CHECK(!fs_metacall_is(SYS_mmap)); /* blocks on the address space, not on the file system */
+	CHECK(!fs_metacall_is(SYS_futex));
+	CHECK(!fs_metacall_is(-1)); /* outside a call: a page fault */
+	const long *nr;
+	size_t n = fs_metacall_list(&nr);
+	CHECK(n > 20);
+	for (size_t i = 0; i < n; i++)
+		CHECK(nr[i] >= 0 && nr[i] < FS_METACALL_MAX && nr[i] < FS_JS_MAX_SYSCALL);
+	long v = 0;
+	CHECK(fs_metacall_parse("257 0xffffff9c 0x7ffd 0x0 0x0 0x0 0x0 0x7ffd1f18 0x7f3c\n", &v) && v == 257);
+	CHECK(fs_metacall_parse("-1 0x7ffd1f18 0x7f3c\n", &v) && v == -1);
+	CHECK(fs_metacall_parse("running\n", &v) && v == -1);
+	CHECK(fs_metacall_parse("0 0x3 0x7f00 0x1000 0x0 0x0 0x0 0x1 0x2\n", &v) && v == 0);
+	CHECK(!fs_metacall_parse("", &v));
+	CHECK(!fs_metacall_parse("x12", &v));
+	CHECK(!fs_metacall_parse("12x 0x0", &v));
+}
+
 int main(void)
 {
+	test_meta();
+	test_metacalls();
 	test_classify();
 	test_totals_at();
 	test_delta_columns();

@@ -101,6 +101,14 @@ static bool has_knob(const struct fs_verdict *v, const char *knob)
 	return false;
 }
 
+static const struct fs_evidence *find_ev(const struct fs_verdict *v, const char *metric)
+{
+	for (int i = 0; i < v->nev; i++)
+		if (!strcmp(v->ev[i].metric, metric))
+			return &v->ev[i];
+	return NULL;
+}
+
 static const struct fs_recommendation *knob(const struct fs_verdict *v, const char *k)
 {
 	for (int i = 0; i < v->nrec; i++)
@@ -152,11 +160,27 @@ static void test_storage(void)
 	CHECK(has_knob(&v, "num_workers"));
 	m.disk_ceiling_iops = NAN;
 
-	m.dentries_growth = 40000; /* 32000 samples, 1.25 new names each */
+	/* The machine looked up 1.25 new names a sample, 3 KB read each: any
+	 * program's lookups; alone they decide nothing. */
+	m.dentries_growth = 40000; /* 32000 samples */
 	m.loader_rchar_bytes = 32000 * 3000.0;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+	/* The loaders' own threads: 85% of their time in D inside metadata
+	 * system calls (no tracer): metadata, the dentries beside it. */
+	m.have_meta_calls = true;
+	m.loaders.meta_calls = 0.85;
 	v = diagnose(&m);
 	CHECK_STR(fs_verdict_name(v.primary), "metadata");
 	CHECK(has_knob(&v, "dataset layout"));
+	CHECK(find_ev(&v, "loader_meta_calls_share") && find_ev(&v, "loader_meta_calls_share")->value == 0.85);
+	CHECK(find_ev(&v, "dentries_growth") != NULL);
+	/* 30% of it: their reads are the wait, whatever the machine's lookups */
+	m.loaders.meta_calls = 0.3;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "storage_latency");
+	m.have_meta_calls = false;
+	m.loaders.meta_calls = NAN;
 
 	m = base();
 	waits(&m, 75, 50);

@@ -49,6 +49,21 @@ struct {
 	__type(value, __u32);
 } tgids SEC(".maps");
 
+/* The metadata system calls (metacalls.h), by number: 1 for such a call.
+ * Filled by userspace before the program attaches. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FS_JS_MAX_SYSCALL);
+	__type(key, __u32);
+	__type(value, __u32);
+} meta_sys SEC(".maps");
+
+/* Set by userspace before the load: whether to read a blocked thread's
+ * system call (bpf_task_pt_regs, kernel 5.15). Loaded with 0, the code
+ * that would call the helper is dead and the verifier never sees it, so an
+ * older kernel still loads the program. */
+const volatile __u32 meta_on = 0;
+
 __u32 next_slot = 0; /* slots below it have been used */
 /* Threads of tracked processes that found no slot (never accounted), and
  * new processes that found no room in tgids. */
@@ -149,7 +164,33 @@ static __always_inline void account(struct fs_js_thread *t, __u64 now, __u64 exe
 		t->exec_ns = exec;
 	if (t->iowait)
 		t->iowait_ns += d;
+	if (t->meta)
+		t->meta_ns += d;
 	t->since_ns = now;
+}
+
+/* Whether the thread, which has just blocked, is inside a metadata system
+ * call: its call's number (the registers saved at its entry into the
+ * kernel; -1 outside a call, as in a page fault) looked up in meta_sys. */
+static __always_inline __u32 in_meta_call(struct task_struct *task)
+{
+	if (!meta_on)
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
+#if defined(__TARGET_ARCH_x86)
+	long nr = BPF_CORE_READ(regs, orig_ax);
+#elif defined(__TARGET_ARCH_arm64)
+	long nr = BPF_CORE_READ(regs, syscallno);
+#else
+	long nr = -1;
+#endif
+	if (nr < 0 || nr >= FS_JS_MAX_SYSCALL)
+		return 0;
+	__u32 k = (__u32)nr;
+	__u32 *v = bpf_map_lookup_elem(&meta_sys, &k);
+	return v && *v;
 }
 
 /* t is on a CPU now, but its record says otherwise: its switch in (and
@@ -175,12 +216,15 @@ static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 e
 		t->ns[t->state & 7] += rest;
 		if (t->iowait)
 			t->iowait_ns += rest;
+		if (t->meta)
+			t->meta_ns += rest;
 		t->since_ns = now;
 	}
 	t->exec_ns = exec;
 	t->delay_ns = delay;
 	t->state = FS_JS_ONCPU;
 	t->iowait = 0;
+	t->meta = 0;
 	__sync_fetch_and_add(&unseen_in, 1);
 }
 
@@ -205,6 +249,7 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 		p->delay_ns = delay;
 		p->state = fs_js_classify(prev->__state, preempt);
 		p->iowait = p->state != FS_JS_RUNQ && BPF_CORE_READ_BITFIELD(prev, in_iowait);
+		p->meta = p->state == FS_JS_BLOCKED ? in_meta_call(prev) : 0;
 		copy_io(p, prev);
 		write_end(p);
 	}
@@ -221,6 +266,7 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 		n->state = FS_JS_ONCPU;
 		n->exec_ns = next->se.sum_exec_runtime; /* it does not run off a CPU */
 		n->iowait = 0;
+		n->meta = 0;
 		write_end(n);
 	}
 	return 0;
@@ -239,6 +285,7 @@ static __always_inline void woken(struct task_struct *task)
 	account(t, bpf_ktime_get_ns(), NO_EXEC);
 	t->state = FS_JS_RUNQ;
 	t->iowait = 0;
+	t->meta = 0;
 	write_end(t);
 }
 
@@ -336,6 +383,8 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	t->exec_ns = 0;
 	t->delay_ns = 0; /* a new task's sched_info starts at 0 */
 	t->iowait_ns = 0;
+	t->meta = 0;
+	t->meta_ns = 0;
 	for (int i = 0; i < FS_JS_SLOTS; i++)
 		t->ns[i] = 0;
 	for (int i = 0; i < FS_JS_NIO; i++)
@@ -382,6 +431,7 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	copy_io(t, p); /* final: __exit_signal adds them to the process's own */
 	t->state = FS_JS_DEAD;
 	t->iowait = 0;
+	t->meta = 0;
 	write_end(t);
 	bpf_map_delete_elem(&tids, &tid); /* the slot stays until userspace has read it */
 	return 0;

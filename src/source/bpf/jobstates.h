@@ -36,6 +36,8 @@ enum {
 /* Threads followed at most: the `slots` array (memory-mapped, read by
  * userspace without a system call) and the `tids` hash that points into it. */
 #define FS_JS_MAX_THREADS 8192
+/* System call numbers the `meta_sys` map holds (metacalls.h: FS_METACALL_MAX). */
+#define FS_JS_MAX_SYSCALL 1024
 /* Processes followed at most (the `tgids` hash). */
 #define FS_JS_MAX_PROCS 4096
 
@@ -67,6 +69,10 @@ enum {
  * and one on it is at most that stale. io0: their value when it was first
  * followed (0 from a fork; what task/TID/io said when userspace seeded it),
  * so that io - io0 is what it did while followed.
+ * meta_ns: the part of BLOCKED spent inside a metadata system call (open,
+ * stat, readdir, close...: metacalls.h), the call's number read from the
+ * thread's saved registers when it switched out blocked and looked up in
+ * the `meta_sys` map (only when the program was loaded with meta_on).
  * seq: odd while the program writes the record (a reader copies it between
  * two equal even values). */
 struct fs_js_thread {
@@ -76,11 +82,14 @@ struct fs_js_thread {
 	__u32 tid;
 	__u32 execs;   /* programs it has run (exec) since it was followed */
 	__u32 seq;
+	__u32 meta;    /* the current state is BLOCKED inside a metadata call */
+	__u32 unused;
 	__u64 start_ns;
 	__u64 since_ns;
 	__u64 exec_ns;
 	__u64 delay_ns;
 	__u64 iowait_ns;
+	__u64 meta_ns;
 	__u64 ns[FS_JS_SLOTS];
 	__u64 io[FS_JS_NIO];
 	__u64 io0[FS_JS_NIO];
