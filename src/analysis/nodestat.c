@@ -126,7 +126,6 @@ static void fold_disk(struct fs_nodestat *s, const struct fs_row *r)
 	const struct fs_value *name = &r->v[FS_DISK_device];
 	if (name->kind != FS_V_TEXT)
 		return;
-	s->got_disk = true;
 	int i = 0;
 	while (i < s->ndisks && strcmp(s->disks[i].device, name->s))
 		i++;
@@ -162,7 +161,6 @@ static void fold_net(struct fs_nodestat *s, const struct fs_row *r)
 	const struct fs_value *name = &r->v[FS_NET_iface];
 	if (name->kind != FS_V_TEXT)
 		return;
-	s->got_net = true;
 	int i = 0;
 	while (i < s->nifaces && strcmp(s->ifaces[i].name, name->s))
 		i++;
@@ -218,24 +216,23 @@ void fs_nodestat_meta(struct fs_nodestat *s, const char *key, const char *value)
 
 void fs_nodestat_end(struct fs_nodestat *s)
 {
-	if (s->got_disk) {
-		int n = 0;
-		for (int i = 0; i < s->ndisks; i++)
-			if (s->disks[i].seen) {
-				s->disks[n] = s->disks[i];
-				s->disks[n++].seen = false;
-			}
-		s->ndisks = n;
-	}
-	if (s->got_net) {
-		int n = 0;
-		for (int i = 0; i < s->nifaces; i++)
-			if (s->ifaces[i].seen) {
-				s->ifaces[n] = s->ifaces[i];
-				s->ifaces[n++].seen = false;
-			}
-		s->nifaces = n;
-	}
-	s->got_disk = s->got_net = s->got_core = false;
+	/* the disk and net sources write a row for every device they follow at
+	 * every sample: one without a row has gone (a failed read of the whole
+	 * file too: its totals start again, a counter reset) */
+	int n = 0;
+	for (int i = 0; i < s->ndisks; i++)
+		if (s->disks[i].seen) {
+			s->disks[n] = s->disks[i];
+			s->disks[n++].seen = false;
+		}
+	s->ndisks = n;
+	n = 0;
+	for (int i = 0; i < s->nifaces; i++)
+		if (s->ifaces[i].seen) {
+			s->ifaces[n] = s->ifaces[i];
+			s->ifaces[n++].seen = false;
+		}
+	s->nifaces = n;
+	s->got_core = false;
 	s->samples++;
 }

@@ -10,9 +10,11 @@
  * stall), which gives back the kernel's own increase exactly (the rate was
  * that increase / dt_s). So a total is the kernel counter's increase since
  * the exporter's first sample. A row without its interval (a source's
- * first) adds nothing. A device, interface or CPU core absent from a
- * sample that had rows of its kind has gone: it is dropped, and starts
- * again from 0 if it comes back (a counter reset, as Prometheus reads it).
+ * first) adds nothing. A disk or interface without a row in a sample has
+ * gone (its source writes one for each it follows, at every sample): it is
+ * dropped, and starts again from 0 if it comes back (a counter reset, as
+ * Prometheus reads it); a CPU core not listed by a sample that lists
+ * others is offline (its gauge unknown).
  *
  * Pure: no I/O, no clock. Plain data: copied whole to whoever shows it. */
 #ifndef FS_NODESTAT_H
@@ -92,8 +94,7 @@ struct fs_nodestat {
 	int nifaces;
 	struct fs_nodestat_iface ifaces[FS_NODESTAT_IFACES];
 
-	/* within the sample being folded: which kinds had rows */
-	bool got_disk, got_net, got_core;
+	bool got_core; /* the sample being folded had cpu_core rows */
 };
 
 /* An empty s (every total 0, every gauge unknown). */
