@@ -28,10 +28,10 @@ static const char *const sql[] = {
 	[S_HOOK] = "SELECT key, value FROM meta WHERE key >= 'hook.rank.' AND key < 'hook.rank/'",
 };
 
-int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen)
+/* Open the connection and prepare the statements: 0, or -1 with why. */
+static int connect(struct fs_tally *t, char *err, size_t errlen)
 {
-	memset(t, 0, sizeof *t);
-	if (fs_q_open(&t->q, path, err, errlen) < 0) {
+	if (fs_q_open(&t->q, t->path, err, errlen) < 0) {
 		fs_q_close(&t->q);
 		return -1;
 	}
@@ -39,18 +39,28 @@ int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen
 	for (size_t i = 0; i < sizeof sql / sizeof *sql; i++)
 		t->st[i] = fs_q_prep(&t->q, sql[i]); /* NULL: a table this file lacks */
 	if (fs_q_failed(&t->q)) {
-		snprintf(err, errlen, "%s: %s", path, fs_q_failed(&t->q));
-		fs_tally_close(t);
+		snprintf(err, errlen, "%s: %s", t->path, fs_q_failed(&t->q));
+		fs_tally_release(t);
 		return -1;
 	}
+	return 0;
+}
+
+int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof *t);
+	snprintf(t->path, sizeof t->path, "%s", path);
+	if (connect(t, err, errlen) < 0)
+		return -1;
 	fs_q_meta(&t->q, "mode", t->d.mode, sizeof t->d.mode);
 	fs_q_meta(&t->q, "hostname", t->d.host, sizeof t->d.host);
 	for (int r = 0; r < FS_TALLY__ROLES; r++)
 		t->d.cpu_s[r] = 0;
+	t->attached = true;
 	return 0;
 }
 
-void fs_tally_close(struct fs_tally *t)
+void fs_tally_release(struct fs_tally *t)
 {
 	for (size_t i = 0; i < sizeof t->st / sizeof *t->st; i++)
 		sqlite3_finalize(t->st[i]);
@@ -58,6 +68,12 @@ void fs_tally_close(struct fs_tally *t)
 	if (t->open)
 		fs_q_close(&t->q);
 	t->open = false;
+}
+
+void fs_tally_close(struct fs_tally *t)
+{
+	fs_tally_release(t);
+	t->attached = false;
 }
 
 /* Start statement i after rowid `after`, up to tick time t_max. */
@@ -198,6 +214,12 @@ static int rank_of(const struct fs_tally *t, int pid)
 int fs_tally_update(struct fs_tally *t, char *err, size_t errlen)
 {
 	struct fs_tally_data *d = &t->d;
+	if (!t->attached) {
+		snprintf(err, errlen, "not open");
+		return -1;
+	}
+	if (!t->open && connect(t, err, errlen) < 0)
+		return -1;
 	t->q.errors = 0; /* each update on its own: a busy moment is not for ever */
 	t->q.failed[0] = 0;
 	if (!d->complete) {

@@ -67,8 +67,10 @@ struct fs_tally_data {
 };
 
 struct fs_tally {
+	char path[4096];
 	struct fs_q q;
-	bool open;
+	bool attached; /* opened (fs_tally_open) and not closed */
+	bool open;     /* the connection is open (not released) */
 	int64_t last_rowid[6];
 	sqlite3_stmt *st[7];
 	int npids;
@@ -85,6 +87,13 @@ int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen
  * caught up, -1 with why in err when a query failed (SQLite's message). */
 int fs_tally_update(struct fs_tally *t, char *err, size_t errlen);
 
+/* Close the connection, keeping the totals; the next update opens it
+ * again. Between updates of a run being recorded: its recorder can leave
+ * WAL mode at its end (one file again) only while no other connection has
+ * the file open. */
+void fs_tally_release(struct fs_tally *t);
+
+/* Close t (harmless twice, or after a failed open). */
 void fs_tally_close(struct fs_tally *t);
 
 #endif

@@ -21,6 +21,10 @@ static const char usage_text[] =
 	"or Ctrl-C. The process is not touched: signals are not forwarded to it.\n"
 	"\n"
 	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
+	"      --output-dir DIR the default name, in DIR (made when missing)\n"
+	"      --to-runs-dir    the default name, in the runs directory that `feedscope\n"
+	"                       exporter` serves (~/.local/state/feedscope/runs;\n"
+	"                       /var/lib/feedscope/runs as root; docs/exporter.md)\n"
 	"  -f, --force          replace FILE if it is a regular file of yours\n"
 	"  -i, --interval S     sampling interval (default 0.1 s)\n"
 	"      --system-interval S  seconds between samples of the machine-wide counters\n"
@@ -48,6 +52,7 @@ static const struct option long_opts[] = {
 	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
 	{"system-interval", required_argument, NULL, 'M'},
+	{"output-dir", required_argument, NULL, 'D'}, {"to-runs-dir", no_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 

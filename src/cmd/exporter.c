@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,17 +15,25 @@
 #include "serve/exporter.h"
 #include "serve/httpd.h"
 #include "util/log.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 static const char usage_text[] =
-	"usage: feedscope exporter [OPTIONS] RUN.db|DIR [RUN.db|DIR ...]\n"
+	"usage: feedscope exporter [OPTIONS] [--runs-dir DIR]\n"
+	"       feedscope exporter [OPTIONS] RUN.db|DIR [RUN.db|DIR ...]\n"
 	"\n"
-	"Serve the metrics of run files (finished, or being recorded) to Prometheus:\n"
-	"http://ADDR/metrics, one job label per file (its name without .db). DIR: every\n"
-	"*.db file in it when the exporter starts. Runs until SIGINT or SIGTERM.\n"
+	"Serve metrics to Prometheus on http://ADDR/metrics until SIGINT or SIGTERM.\n"
+	"Without run files: the machine's own figures (CPU, pressure, memory, disks,\n"
+	"network: feedscope_node_*, sampled once a second) and every run file in the\n"
+	"runs directory, as they appear there (being recorded, or finished) and until\n"
+	"they vanish: DIR, by default the one `feedscope run --to-runs-dir` writes to\n"
+	"(~/.local/state/feedscope/runs; /var/lib/feedscope/runs as root).\n"
+	"With run files: those (finished, or being recorded), one job label per file\n"
+	"(its name without .db); DIR: every *.db file in it when the exporter starts.\n"
 	"\n"
 	"  -l, --listen ADDR        HOST:PORT, [IPV6]:PORT or PORT (default 127.0.0.1:9464;\n"
 	"                           HOST a numeric address or localhost; port 0: any free one)\n"
+	"      --runs-dir DIR       the runs directory to serve (not with run files)\n"
 	"      --verdict-window S   the verdict is of the last S seconds recorded (default 60;\n"
 	"                           0: the whole run)\n"
 	"      --verdict-every S    recompute it at most every S seconds (default 30)\n"
@@ -33,6 +42,7 @@ static const char usage_text[] =
 static const struct option long_opts[] = {
 	{"listen", required_argument, NULL, 'l'}, {"verdict-window", required_argument, NULL, 'W'},
 	{"verdict-every", required_argument, NULL, 'E'}, {"help", no_argument, NULL, 'h'},
+	{"runs-dir", required_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -115,9 +125,47 @@ static void add_dir(struct fs_exporter *x, const char *dir, int *n)
 	free(names);
 }
 
+/* No run file given: the machine's figures and the runs directory (dir,
+ * or the default), its name (escaped, "" when none) into shown[cap].
+ * Returns 0, or an exit status after saying why. */
+static int node_mode(struct fs_exporter *x, const char *dir, char *shown, size_t cap)
+{
+	char err[512], runs[PATH_MAX];
+	shown[0] = 0;
+	if (fs_exporter_node(x, err, sizeof err) < 0) {
+		fs_error("exporter: %s", err);
+		return 1;
+	}
+	if (!dir && !(dir = fs_runs_dir(runs, sizeof runs))) {
+		fs_warn("exporter: no runs directory (HOME is not set, nor FEEDSCOPE_STATE_DIR): serving the machine's "
+			"figures only");
+		return 0;
+	}
+	if (fs_exporter_watch(x, dir) < 0) {
+		fs_error("exporter: out of memory");
+		return 1;
+	}
+	fs_text_escape(shown, cap, dir);
+	return 0;
+}
+
+/* --runs-dir: a directory, or a name not there yet; anything else is bad. */
+static int check_runs_dir(const char *dir)
+{
+	char shown[1024];
+	struct stat st;
+	if (!*dir)
+		return fs_usage_error("exporter: --runs-dir needs a directory");
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return fs_usage_error("exporter: --runs-dir %s: not a directory", fs_text_escape(shown, sizeof shown, dir));
+	if (stat(dir, &st) < 0 && errno != ENOENT)
+		return fs_usage_error("exporter: --runs-dir %s: %s", fs_text_escape(shown, sizeof shown, dir), strerror(errno));
+	return 0;
+}
+
 int fs_cmd_exporter(int argc, char **argv)
 {
-	const char *listen = FS_EXPORTER_DEFAULT_LISTEN;
+	const char *listen = FS_EXPORTER_DEFAULT_LISTEN, *runs_dir = NULL;
 	struct fs_exporter_opts o = FS_EXPORTER_OPTS_DEFAULT;
 	int opt;
 	opterr = 0;
@@ -129,6 +177,11 @@ int fs_cmd_exporter(int argc, char **argv)
 			return 0;
 		case 'l':
 			listen = optarg;
+			break;
+		case 'R':
+			if (check_runs_dir(optarg) != 0)
+				return 2;
+			runs_dir = optarg;
 			break;
 		case 'W':
 			if (!parse_seconds(optarg, 0, &o.verdict_window_s))
@@ -142,19 +195,20 @@ int fs_cmd_exporter(int argc, char **argv)
 			return fs_bad_option("exporter", opt, argv);
 		}
 	}
-	char err[512];
+	char err[512], shown[1024];
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	if (fs_httpd_parse_addr(listen, &ss, &sslen, err, sizeof err) < 0)
 		return fs_usage_error("exporter: --listen %s", err);
-	if (optind >= argc)
-		return fs_usage_error("exporter: no run file given (usage: feedscope exporter [OPTIONS] RUN.db|DIR ...)");
+	bool node = optind >= argc;
+	if (!node && runs_dir)
+		return fs_usage_error("exporter: --runs-dir, or run files: not both");
 	struct fs_exporter *x = fs_exporter_new(listen, &o, err, sizeof err);
 	if (!x) {
 		fs_error("exporter: cannot listen on %s", err);
 		return 1;
 	}
-	int n = 0;
+	int n = 0, rc = node ? node_mode(x, runs_dir, shown, sizeof shown) : 0;
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
@@ -162,9 +216,13 @@ int fs_cmd_exporter(int argc, char **argv)
 		else
 			add_file(x, argv[i], &n);
 	}
-	if (n == 0) {
+	if (!node && n == 0) {
 		fs_exporter_free(x);
 		return fs_usage_error("exporter: no run file to serve");
+	}
+	if (rc != 0) {
+		fs_exporter_free(x);
+		return rc;
 	}
 	/* SIGINT/SIGTERM/SIGHUP end it: taken here with sigwait, never by the
 	 * threads (they block every signal) */
@@ -179,7 +237,11 @@ int fs_cmd_exporter(int argc, char **argv)
 		fs_exporter_free(x);
 		return 1;
 	}
-	fs_warn("exporter: serving %d run file%s on http://%s/metrics", n, n == 1 ? "" : "s", fs_exporter_addr(x));
+	if (node)
+		fs_warn("exporter: serving the machine's figures%s%s on http://%s/metrics",
+			shown[0] ? " and the run files of " : "", shown, fs_exporter_addr(x));
+	else
+		fs_warn("exporter: serving %d run file%s on http://%s/metrics", n, n == 1 ? "" : "s", fs_exporter_addr(x));
 	int sig = 0;
 	sigwait(&stop, &sig);
 	fs_exporter_free(x);

@@ -26,6 +26,10 @@ static const char usage_text[] =
 	"feedscope exits with CMD's status (128+N if CMD died of signal N).\n"
 	"\n"
 	"  -o, --output FILE    run file to write (default feedscope-YYYYmmdd-HHMMSS.db)\n"
+	"      --output-dir DIR the default name, in DIR (made when missing)\n"
+	"      --to-runs-dir    the default name, in the runs directory that `feedscope\n"
+	"                       exporter` serves (~/.local/state/feedscope/runs;\n"
+	"                       /var/lib/feedscope/runs as root; docs/exporter.md)\n"
 	"  -f, --force          replace FILE if it is a regular file of yours (the new\n"
 	"                       run file is renamed over it when complete)\n"
 	"  -i, --interval S     sampling interval in seconds, or with a unit: 100ms, 1s\n"
@@ -68,6 +72,7 @@ static const struct option long_opts[] = {
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
 	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},
 	{"export", required_argument, NULL, 'X'},
+	{"output-dir", required_argument, NULL, 'D'}, {"to-runs-dir", no_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 

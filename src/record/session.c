@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,30 +29,55 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/pathhash.h"
+#include "util/paths.h"
 #include "util/safefile.h"
+#include "util/text.h"
 
-/* The default run file, feedscope-YYYYmmdd-HHMMSS[-N].db in the cwd: each
- * name is tried with O_EXCL, and one that exists (made by a feedscope
- * started in the same second, say) moves on to the next N. */
-static struct fs_store *create_default(char *out, size_t cap, char *err, size_t errlen)
+/* The default run file, feedscope-YYYYmmdd-HHMMSS[-N].db in dir (NULL:
+ * the cwd): each name is tried with O_EXCL, and one that exists (made by a
+ * feedscope started in the same second, say) moves on to the next N. */
+static struct fs_store *create_default(const char *dir, char *out, size_t cap, char *err, size_t errlen)
 {
+	const char *sep = dir ? "/" : "";
+	dir = dir ? dir : "";
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
 	char stamp[32];
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
 	for (int i = 0; i < 1000; i++) {
-		if (i)
-			snprintf(out, cap, "feedscope-%s-%d.db", stamp, i);
-		else
-			snprintf(out, cap, "feedscope-%s.db", stamp);
+		int n = i ? snprintf(out, cap, "%s%sfeedscope-%s-%d.db", dir, sep, stamp, i)
+			  : snprintf(out, cap, "%s%sfeedscope-%s.db", dir, sep, stamp);
+		if (n < 0 || (size_t)n >= cap) {
+			snprintf(err, errlen, "in %.400s: the name is too long", dir);
+			return NULL;
+		}
 		bool exists;
 		struct fs_store *st = fs_store_create_ex(out, false, &exists, err, errlen);
 		if (st || !exists)
 			return st;
 	}
-	snprintf(err, errlen, "feedscope-%s-*.db: no free name (1000 tried)", stamp);
+	snprintf(err, errlen, "%.400s%sfeedscope-%s-*.db: no free name (1000 tried)", dir, sep, stamp);
 	return NULL;
+}
+
+/* --output-dir or --to-runs-dir: the directory, made when missing, into
+ * dir[cap]. Returns 0, or 2 after saying why. */
+static int output_dir(const struct fs_session_opts *o, char *dir, size_t cap)
+{
+	char shown[1024];
+	if (o->out_path)
+		return fs_usage_error("-o names the run file: not with %s", o->to_runs_dir ? "--to-runs-dir" : "--output-dir");
+	if (o->out_dir && o->to_runs_dir)
+		return fs_usage_error("--output-dir and --to-runs-dir: give one");
+	if (o->to_runs_dir && !fs_runs_dir(dir, cap))
+		return fs_usage_error("--to-runs-dir: no runs directory (HOME is not set, nor FEEDSCOPE_STATE_DIR)");
+	if (!o->to_runs_dir && snprintf(dir, cap, "%s", o->out_dir) >= (int)cap)
+		return fs_usage_error("--output-dir: name too long");
+	if (fs_make_dirs(dir, 0755) < 0)
+		return fs_usage_error("%s %s: %s", o->to_runs_dir ? "--to-runs-dir" : "--output-dir",
+				      fs_text_escape(shown, sizeof shown, dir), strerror(errno));
+	return 0;
 }
 
 int fs_session_create(struct fs_session *s, const struct fs_session_opts *o)
@@ -62,11 +88,15 @@ int fs_session_create(struct fs_session *s, const struct fs_session_opts *o)
 	if (o->hash_paths && fs_pathhash_init(err, sizeof err) < 0)
 		return fs_usage_error("--hash-paths: %s", err);
 	unsetenv(FS_PATHHASH_ENV); /* the key is feedscope's: not handed to the job */
+	char dir[PATH_MAX];
+	if ((o->out_dir || o->to_runs_dir) && output_dir(o, dir, sizeof dir) != 0)
+		return 2;
 	if (o->out_path) {
 		snprintf(s->path, sizeof s->path, "%s", o->out_path);
 		s->store = fs_store_create(s->path, o->force, err, sizeof err);
 	} else {
-		s->store = create_default(s->path, sizeof s->path, err, sizeof err);
+		s->store = create_default(o->out_dir || o->to_runs_dir ? dir : NULL, s->path, sizeof s->path, err,
+					  sizeof err);
 	}
 	if (!s->store)
 		return fs_usage_error("cannot create run file %s", err);
@@ -483,6 +513,14 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		if (!*arg)
 			return fs_usage_error("%s: -o needs a file name", cmd);
 		o->out_path = arg;
+		return 1;
+	case 'D':
+		if (!*arg)
+			return fs_usage_error("%s: --output-dir needs a directory", cmd);
+		o->out_dir = arg;
+		return 1;
+	case 'R':
+		o->to_runs_dir = true;
 		return 1;
 	case 'i':
 		if (!fs_parse_seconds(arg, &o->interval_s) || o->interval_s < FS_INTERVAL_MIN_S ||

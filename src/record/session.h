@@ -13,7 +13,9 @@
 #include "store/store.h"
 
 struct fs_session_opts {
-	const char *out_path;   /* NULL: feedscope-YYYYmmdd-HHMMSS.db in the cwd */
+	const char *out_path;   /* NULL: feedscope-YYYYmmdd-HHMMSS.db in out_dir */
+	const char *out_dir;    /* --output-dir (made when missing); NULL: the cwd */
+	bool to_runs_dir;       /* --to-runs-dir: out_dir is the runs directory (util/paths.h) */
 	double interval_s;
 	double system_interval_s; /* --system-interval (FS_SYSTEM_INTERVAL_S; 0: every tick) */
 	bool no_gpu;
@@ -42,8 +44,10 @@ struct fs_session {
 
 /* Create the run file (before any job is started, so a bad -o path is a
  * usage error): -o's file (store/runfile.h for what may be replaced), or
- * the first free feedscope-YYYYmmdd-HHMMSS[-N].db, each name made with
- * O_EXCL. With hash_paths, makes the hash key first (util/pathhash.h) and
+ * the first free feedscope-YYYYmmdd-HHMMSS[-N].db in out_dir (made, as
+ * mkdir -p, when missing; the runs directory with to_runs_dir; else the
+ * cwd), each name made with O_EXCL. -o with a directory option is a usage
+ * error. With hash_paths, makes the hash key first (util/pathhash.h) and
  * every meta value is hashed from then on. Returns 0, or 2 after saying why
  * on stderr. */
 int fs_session_create(struct fs_session *s, const struct fs_session_opts *o);

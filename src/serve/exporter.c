@@ -1,5 +1,11 @@
 /* exporter.c - the exporter's threads (exporter.h): the HTTP server, the
- * reader of the run files' totals, the verdict of the latest window. */
+ * reader of the run files' totals (and of a runs directory), the verdict
+ * of the latest window, the machine's sampler.
+ *
+ * The jobs: added and removed by the reader alone (or before the start),
+ * under mu; so the reader reads the list without it, the others under it.
+ * A job whose file went away is marked gone (no longer shown) and freed by
+ * the reader once the verdict thread is not using it (busy). */
 #include "serve/exporter.h"
 
 #include <math.h>
@@ -14,10 +20,14 @@
 #include <unistd.h>
 
 #include "analysis/merge.h"
+#include "analysis/query.h"
 #include "analysis/tally.h"
+#include "render/exporter_node.h"
 #include "render/exporter_page.h"
 #include "render/openmetrics.h"
 #include "serve/httpd.h"
+#include "serve/nodesample.h"
+#include "serve/runsdir.h"
 #include "util/clock.h"
 
 #define PAGE_MAX_BYTES (16u << 20)
@@ -31,6 +41,8 @@ struct job {
 	uint64_t verdict_ns, verdict_cost_ns; /* the last one: when, and its CPU time */
 	double verdict_rec_s;
 	/* under mu */
+	bool gone;                  /* its file went away: not shown, freed when not busy */
+	bool busy;                  /* the verdict thread is reading it */
 	bool up, caught_up;
 	struct fs_tally_data snap;
 	struct fs_exporter_verdict v;
@@ -41,10 +53,14 @@ struct fs_exporter {
 	struct fs_exporter_opts o;
 	int njobs;
 	struct job *jobs[FS_EXPORTER_MAX_JOBS];
+	struct fs_runsdir *runs;     /* the reader's own; NULL: none watched */
+	struct fs_nodesample *ns;    /* the sampler thread's own; NULL: no machine figures */
+	struct fs_nodestat node;     /* its latest figures, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool stopping, started;
-	pthread_t th[3];
+	bool stopping;
+	int nthreads;
+	pthread_t th[4];
 };
 
 void fs_exporter_job_name(const char *path, char *out, size_t cap)
@@ -94,16 +110,86 @@ int fs_exporter_add(struct fs_exporter *x, const char *path, const char *job)
 	snprintf(j->path, sizeof j->path, "%s", path);
 	snprintf(j->name, sizeof j->name, "%s", job);
 	j->v.valid = false;
+	pthread_mutex_lock(&x->mu);
 	x->jobs[x->njobs++] = j;
+	pthread_mutex_unlock(&x->mu);
 	return 0;
 }
 
 bool fs_exporter_has_job(const struct fs_exporter *x, const char *job)
 {
 	for (int i = 0; i < x->njobs; i++)
-		if (!strcmp(x->jobs[i]->name, job))
+		if (!x->jobs[i]->gone && !strcmp(x->jobs[i]->name, job))
 			return true;
 	return false;
+}
+
+int fs_exporter_watch(struct fs_exporter *x, const char *dir)
+{
+	fs_runsdir_free(x->runs);
+	return (x->runs = fs_runsdir_new(dir)) ? 0 : -1;
+}
+
+int fs_exporter_node(struct fs_exporter *x, char *err, size_t errlen)
+{
+	if (x->ns)
+		return 0;
+	fs_nodestat_init(&x->node);
+	return (x->ns = fs_nodesample_open(err, errlen)) ? 0 : -1;
+}
+
+/* The runs directory's add(): path served if it opens as a run file (the
+ * reader's thread). */
+static int watch_add(void *arg, const char *path, char *why, size_t whylen)
+{
+	struct fs_exporter *x = arg;
+	char err[600], job[256], name[300];
+	struct fs_q q;
+	if (fs_q_open(&q, path, err, sizeof err) < 0) {
+		/* fs_q_open's reason starts with the path: said with it already */
+		size_t n = strlen(path);
+		snprintf(why, whylen, "%s", !strncmp(err, path, n) && !strncmp(err + n, ": ", 2) ? err + n + 2 : err);
+		return -1;
+	}
+	fs_q_close(&q);
+	fs_exporter_job_name(path, job, sizeof job);
+	snprintf(name, sizeof name, "%s", job);
+	for (int k = 2; fs_exporter_has_job(x, name); k++)
+		snprintf(name, sizeof name, "%s-%d", job, k);
+	if (fs_exporter_add(x, path, name) == 0)
+		return 0;
+	snprintf(why, whylen, "at most %d run files are served", FS_EXPORTER_MAX_JOBS);
+	return -1;
+}
+
+/* The runs directory's drop(): path's job is gone (the reader's thread). */
+static void watch_drop(void *arg, const char *path)
+{
+	struct fs_exporter *x = arg;
+	for (int i = 0; i < x->njobs; i++) {
+		struct job *j = x->jobs[i];
+		if (j->gone || strcmp(j->path, path))
+			continue;
+		fs_tally_close(&j->t);
+		pthread_mutex_lock(&x->mu);
+		j->gone = true;
+		pthread_mutex_unlock(&x->mu);
+	}
+}
+
+/* Free the gone jobs the verdict thread is not reading (the reader's
+ * thread, holding mu). */
+static void reap(struct fs_exporter *x)
+{
+	int n = 0;
+	for (int i = 0; i < x->njobs; i++) {
+		struct job *j = x->jobs[i];
+		if (j->gone && !j->busy)
+			free(j);
+		else
+			x->jobs[n++] = j;
+	}
+	x->njobs = n;
 }
 
 /* Sleep up to ms, or until stopping; returns whether stopping. Holds mu. */
@@ -138,14 +224,19 @@ static void *reader(void *arg)
 	pthread_mutex_lock(&x->mu);
 	while (!x->stopping) {
 		pthread_mutex_unlock(&x->mu);
+		if (x->runs)
+			fs_runsdir_scan(x->runs, watch_add, watch_drop, x, fs_now_ns());
 		bool more = false;
 		for (int i = 0; i < x->njobs; i++) {
 			struct job *j = x->jobs[i];
+			if (j->gone)
+				continue;
 			if (!j->opened)
 				j->opened = fs_tally_open(&j->t, j->path, err, sizeof err) == 0;
 			if (!j->opened || j->done)
 				continue;
 			int rc = fs_tally_update(&j->t, err, sizeof err);
+			fs_tally_release(&j->t); /* the file is not held open between updates (tally.h) */
 			more |= rc == 1;
 			j->done = rc == 0 && j->t.d.complete;
 			pthread_mutex_lock(&x->mu);
@@ -156,6 +247,7 @@ static void *reader(void *arg)
 			pthread_mutex_unlock(&x->mu);
 		}
 		pthread_mutex_lock(&x->mu);
+		reap(x);
 		if (more)
 			continue;
 		wait_ms(x, 1000);
@@ -163,6 +255,32 @@ static void *reader(void *arg)
 	pthread_mutex_unlock(&x->mu);
 	for (int i = 0; i < x->njobs; i++)
 		fs_tally_close(&x->jobs[i]->t);
+	return NULL;
+}
+
+/* The machine's sampler: a sample a second, on a fixed grid from the
+ * first; the figures published under mu as a whole, so a page shows one
+ * sample's. */
+static void *sampler(void *arg)
+{
+	struct fs_exporter *x = arg;
+	lower_priority();
+	uint64_t start = fs_now_ns(), every = (uint64_t)(FS_NODESAMPLE_INTERVAL_S * 1e9);
+	pthread_mutex_lock(&x->mu);
+	for (uint64_t k = 0; !x->stopping; k++) {
+		pthread_mutex_unlock(&x->mu);
+		uint64_t now = fs_now_ns();
+		if (now > start + k * every + every)
+			k = (now - start) / every; /* overran (a stopped VM): skip the missed ones */
+		const struct fs_nodestat *st = fs_nodesample_take(x->ns, (double)(now - start) / 1e9);
+		pthread_mutex_lock(&x->mu);
+		x->node = *st;
+		now = fs_now_ns();
+		uint64_t next = start + (k + 1) * every;
+		if (next > now)
+			wait_ms(x, (long)((next - now + 999999) / 1000000));
+	}
+	pthread_mutex_unlock(&x->mu);
 	return NULL;
 }
 
@@ -208,6 +326,8 @@ static void *verdicts(void *arg)
 	struct fs_merged *g = malloc(sizeof *g);
 	pthread_mutex_lock(&x->mu);
 	while (f && g && !x->stopping) {
+		/* i may skip or repeat a job when the reader removed one meanwhile:
+		 * it is seen again at the next round */
 		for (int i = 0; i < x->njobs && !x->stopping; i++) {
 			struct job *j = x->jobs[i];
 			double rec = j->snap.recorded_s;
@@ -215,15 +335,17 @@ static void *verdicts(void *arg)
 			uint64_t every = (uint64_t)(x->o.verdict_every_s * 1e9);
 			if (every < 10 * j->verdict_cost_ns)
 				every = 10 * j->verdict_cost_ns;
-			if (!j->up || !j->caught_up || rec <= 0 || rec == j->verdict_rec_s ||
+			if (j->gone || !j->up || !j->caught_up || rec <= 0 || rec == j->verdict_rec_s ||
 			    (j->verdict_ns && now - j->verdict_ns < every))
 				continue;
+			j->busy = true;
 			pthread_mutex_unlock(&x->mu);
 			struct fs_exporter_verdict v;
 			uint64_t cpu0 = fs_thread_cpu_ns();
 			int rc = verdict_of(j, &x->o, rec, f, g, &v);
 			j->verdict_cost_ns = fs_thread_cpu_ns() - cpu0;
 			pthread_mutex_lock(&x->mu);
+			j->busy = false;
 			j->verdict_ns = now;
 			j->verdict_rec_s = rec;
 			if (rc == 0)
@@ -259,8 +381,10 @@ static void handle(void *arg, const struct fs_http_req *req, struct fs_http_resp
 	}
 	if (!strcmp(req->path, "/")) {
 		r->status = 200;
-		r->body = dup_text("feedscope exporter\n\n/metrics  the run files' metrics (Prometheus text, or OpenMetrics when "
-				   "asked with Accept: application/openmetrics-text)\n",
+		r->body = dup_text(x->ns ? "feedscope exporter\n\n/metrics  the machine's and the run files' metrics (Prometheus "
+					   "text, or OpenMetrics when asked with Accept: application/openmetrics-text)\n"
+					 : "feedscope exporter\n\n/metrics  the run files' metrics (Prometheus text, or OpenMetrics when "
+					   "asked with Accept: application/openmetrics-text)\n",
 				   &r->len);
 		return;
 	}
@@ -274,10 +398,14 @@ static void handle(void *arg, const struct fs_http_req *req, struct fs_http_resp
 	struct fs_exporter_job views[FS_EXPORTER_MAX_JOBS];
 	struct fs_om o;
 	fs_om_init(&o, req->openmetrics, PAGE_MAX_BYTES);
+	int n = 0;
 	pthread_mutex_lock(&x->mu);
 	for (int i = 0; i < x->njobs; i++)
-		views[i] = (struct fs_exporter_job){x->jobs[i]->name, x->jobs[i]->up, &x->jobs[i]->snap, &x->jobs[i]->v};
-	fs_exporter_page(&o, views, x->njobs, &c);
+		if (!x->jobs[i]->gone)
+			views[n++] = (struct fs_exporter_job){x->jobs[i]->name, x->jobs[i]->up, &x->jobs[i]->snap, &x->jobs[i]->v};
+	fs_exporter_page(&o, views, n, &c);
+	if (x->ns)
+		fs_exporter_node_page(&o, &x->node);
 	pthread_mutex_unlock(&x->mu);
 	r->body = fs_om_finish(&o, &r->len);
 	r->status = r->body ? 200 : 500;
@@ -292,6 +420,21 @@ static void *server(void *arg)
 	return NULL;
 }
 
+/* Stop and join the threads started (none: nothing to do). */
+static void stop(struct fs_exporter *x)
+{
+	if (!x->nthreads)
+		return;
+	pthread_mutex_lock(&x->mu);
+	x->stopping = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	fs_httpd_stop(x->h);
+	for (int i = 0; i < x->nthreads; i++)
+		pthread_join(x->th[i], NULL);
+	x->nthreads = 0;
+}
+
 int fs_exporter_start(struct fs_exporter *x, char *err, size_t errlen)
 {
 	/* the threads start with every signal blocked: signals are the
@@ -299,23 +442,15 @@ int fs_exporter_start(struct fs_exporter *x, char *err, size_t errlen)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	void *(*fn[3])(void *) = {server, reader, verdicts};
-	int n = 0, e = 0;
-	while (n < 3 && (e = pthread_create(&x->th[n], NULL, fn[n], x)) == 0)
-		n++;
+	void *(*fn[4])(void *) = {server, reader, verdicts, sampler};
+	int want = x->ns ? 4 : 3, e = 0;
+	while (x->nthreads < want && (e = pthread_create(&x->th[x->nthreads], NULL, fn[x->nthreads], x)) == 0)
+		x->nthreads++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (n == 3) {
-		x->started = true;
+	if (x->nthreads == want)
 		return 0;
-	}
 	snprintf(err, errlen, "cannot start a thread: %s", strerror(e));
-	pthread_mutex_lock(&x->mu);
-	x->stopping = true;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-	fs_httpd_stop(x->h);
-	for (int i = 0; i < n; i++)
-		pthread_join(x->th[i], NULL);
+	stop(x);
 	return -1;
 }
 
@@ -323,16 +458,10 @@ void fs_exporter_free(struct fs_exporter *x)
 {
 	if (!x)
 		return;
-	if (x->started) {
-		pthread_mutex_lock(&x->mu);
-		x->stopping = true;
-		pthread_cond_broadcast(&x->cv);
-		pthread_mutex_unlock(&x->mu);
-		fs_httpd_stop(x->h);
-		for (int i = 0; i < 3; i++)
-			pthread_join(x->th[i], NULL);
-	}
+	stop(x);
 	fs_httpd_free(x->h);
+	fs_runsdir_free(x->runs);
+	fs_nodesample_close(x->ns);
 	for (int i = 0; i < x->njobs; i++)
 		free(x->jobs[i]);
 	pthread_mutex_destroy(&x->mu);

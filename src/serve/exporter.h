@@ -4,11 +4,15 @@
  * Three threads of its own, none of them the recorder's: the HTTP server
  * (serve/httpd.c), which only renders what the others keep; the reader,
  * which brings each run file's totals up to date once a second
- * (analysis/tally.c, its own read-only SQLite connection); the verdict,
- * which runs the analysis of `feedscope report --window` over the latest
- * window at most every verdict_every_s seconds. A scrape never waits on
- * SQLite: it gets the latest totals and the latest verdict. All three
- * threads run at nice +10 and block every signal. */
+ * (analysis/tally.c, its own read-only SQLite connection) and, when a runs
+ * directory is watched, takes the run files that appear there and drops
+ * those that vanish (serve/runsdir.h); the verdict, which runs the
+ * analysis of `feedscope report --window` over the latest window at most
+ * every verdict_every_s seconds. With the machine's figures
+ * (fs_exporter_node), a fourth samples them once a second
+ * (serve/nodesample.h). A scrape never waits on SQLite nor /proc: it gets
+ * the latest totals, verdict and sample. Every thread runs at nice +10 and
+ * blocks every signal. */
 #ifndef FS_EXPORTER_H
 #define FS_EXPORTER_H
 
@@ -40,6 +44,18 @@ const char *fs_exporter_addr(const struct fs_exporter *x);
  * feedscope_run_file_up 0 meanwhile. Returns 0, or -1 when
  * FS_EXPORTER_MAX_JOBS are served already. */
 int fs_exporter_add(struct fs_exporter *x, const char *path, const char *job);
+
+/* Also serve the run files of dir, as they appear there while the
+ * exporter runs (serve/runsdir.h; a missing dir is said once, and its files
+ * served once it is there). Before fs_exporter_start. Returns 0, or -1
+ * (out of memory). */
+int fs_exporter_watch(struct fs_exporter *x, const char *dir);
+
+/* Also serve the machine's own figures (feedscope_node_*: the machine-wide
+ * sources, sampled once a second). Opens the sources now (one that cannot
+ * be opened is said once on stderr and left out). Before
+ * fs_exporter_start. Returns 0, or -1 with why in err. */
+int fs_exporter_node(struct fs_exporter *x, char *err, size_t errlen);
 
 /* Is job a job label already served? */
 bool fs_exporter_has_job(const struct fs_exporter *x, const char *job);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/paths.h"
+
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS probes ("
 	" device TEXT,"              /* whole disk ("vda"); NULL: none (tmpfs, nfs) */
@@ -56,15 +58,12 @@ void fs_probe_result_init(struct fs_probe_result *r)
 char *fs_probe_db_path(char *out, size_t cap)
 {
 	const char *env = getenv("FEEDSCOPE_PROBE_DB");
+	char state[PATH_MAX];
 	int n;
 	if (env && *env)
 		n = snprintf(out, cap, "%s", env);
-	else if (geteuid() == 0)
-		n = snprintf(out, cap, "/var/lib/feedscope/probes.db");
-	else if ((env = getenv("XDG_STATE_HOME")) && env[0] == '/')
-		n = snprintf(out, cap, "%s/feedscope/probes.db", env);
-	else if ((env = getenv("HOME")) && *env)
-		n = snprintf(out, cap, "%s/.local/state/feedscope/probes.db", env);
+	else if (fs_state_dir(state, sizeof state))
+		n = snprintf(out, cap, "%s/probes.db", state);
 	else
 		return NULL;
 	return n > 0 && (size_t)n < cap ? out : NULL;
@@ -82,17 +81,7 @@ static int make_parents(const char *path)
 	if (!slash || slash == d)
 		return 0;
 	*slash = '\0';
-	for (char *p = d + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(d, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(d, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
+	return fs_make_dirs(d, 0755);
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *s)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/retain.h"
@@ -62,6 +63,26 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* Fold the WAL back into the file and leave WAL mode, so the run file is
+ * one file. Leaving WAL mode needs the file to ourselves: a reader with it
+ * open (`feedscope exporter` serving the recording, which opens it for a
+ * moment each second) makes SQLite answer "database is locked" at once,
+ * busy timeout or not; so tried again every 20 ms for up to FOLD_WAIT_MS.
+ * Returns 0, or -1 with SQLite's reason. */
+#define FOLD_WAIT_MS 5000
+static int fold_wal(sqlite3 *db, char *err, size_t errlen)
+{
+	for (int waited = 0;; waited += 20) {
+		if (exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", err, errlen) == 0)
+			return 0;
+		if (sqlite3_errcode(db) != SQLITE_BUSY && sqlite3_errcode(db) != SQLITE_LOCKED)
+			return -1;
+		if (waited >= FOLD_WAIT_MS)
+			return -1;
+		nanosleep(&(struct timespec){0, 20 * 1000000L}, NULL);
+	}
 }
 
 static int create_tables(sqlite3 *db, char *err, size_t errlen)
@@ -645,8 +666,7 @@ int fs_store_close_at(struct fs_store *st, char *path_out, size_t cap)
 	close_tiers(st);
 	finalize_writes(st);
 	char why[256];
-	bool folded = exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", why,
-			   sizeof why) == 0;
+	bool folded = fold_wal(st->db, why, sizeof why) == 0;
 	if (!folded)
 		fs_error("run file: could not fold the WAL back (%s); keep the -wal file with it", why);
 	sqlite3_close(st->db);

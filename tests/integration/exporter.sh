@@ -5,6 +5,8 @@
 # hostile clients (garbage, an oversize head, a flood of idle connections, a
 # slowloris, pipelining) against the exporter inside the recorder: it still
 # answers, the recording finishes, and nothing crashed. And the usage errors.
+# The exporter without run files (the machine, a runs directory):
+# exporter_node.sh.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"
 need_cmd curl
 need_cmd sqlite3
@@ -75,7 +77,6 @@ expect_status 2 "$F" exporter --listen 127.0.0.1:99999 x.db 2>/dev/null
 expect_status 2 "$F" exporter --listen example.com:80 x.db 2>/dev/null
 expect_status 2 "$F" exporter --verdict-window -1 x.db 2>/dev/null
 expect_status 2 "$F" exporter --bogus x.db 2>/dev/null
-expect_status 2 "$F" exporter 2>/dev/null
 expect_status 2 "$F" exporter --listen "127.0.0.1:$P3" missing.db 2>err
 grep -q "missing.db" err || fail "missing run file not said: $(cat err)"
 expect_status 2 "$F" run -q -o never.db --export 1.2.3.4.5:1 -- true 2>/dev/null

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "render/exporter_node.h"
 #include "render/exporter_page.h"
 #include "render/openmetrics.h"
 
@@ -237,11 +238,69 @@ static void test_page(void)
 	}
 }
 
+/* The machine's families (render/exporter_node.c): valid lines, counters
+ * in base units, an unknown figure without a sample. */
+static void test_node_page(void)
+{
+	static struct fs_nodestat s;
+	fs_nodestat_init(&s);
+	s.samples = 9;
+	s.nsources = 2;
+	snprintf(s.sources[0].name, sizeof s.sources[0].name, "disk");
+	s.sources[0].up = true;
+	snprintf(s.sources[1].name, sizeof s.sources[1].name, "psi");
+	s.have_cpu = true;
+	s.ncpu = 2;
+	for (int m = 0; m < FS_NODE__MODES; m++)
+		s.cpu_ratio[m] = 0;
+	s.cpu_ratio[FS_NODE_USER] = 0.25, s.cpu_ratio[FS_NODE_IDLE] = 0.5, s.cpu_ratio[FS_NODE_IOWAIT] = 0.25;
+	s.ncores = 2;
+	s.core_busy[0] = 0.5, s.core_busy[1] = NAN;
+	s.mem[FS_NODE_MEM_TOTAL] = 1024.0 * 1024 * 1024;
+	s.ndisks = 1;
+	s.disks[0] = (struct fs_nodestat_disk){.device = "nvme0n1", .reads = 3, .read_bytes = 12288, .read_ms = 1500,
+					       .discard_bytes = NAN, .flushes = 4, .util_ratio = 0.5};
+	s.nifaces = 1;
+	s.ifaces[0] = (struct fs_nodestat_iface){.name = "eth0", .rx_bytes = 1e9, .speed_bytes_per_s = NAN};
+	s.npsi = 1;
+	s.psi[0] = (struct fs_nodestat_psi){.resource = "io", .some_us = 2500000, .full_us = NAN, .some_ratio = 0.1, .full_ratio = NAN};
+	for (int om = 0; om < 2; om++) {
+		struct fs_om o;
+		size_t len;
+		fs_om_init(&o, om, 1 << 20);
+		fs_exporter_node_page(&o, &s);
+		char *b = fs_om_finish(&o, &len);
+		CHECK(strstr(b, "feedscope_node_samples_total 9\n"));
+		CHECK(strstr(b, "feedscope_node_source_up{source=\"psi\"} 0\n"));
+		CHECK(strstr(b, "feedscope_node_cpu_busy_ratio 0.25\n"));
+		CHECK(strstr(b, "feedscope_node_cpu_core_busy_ratio{cpu=\"0\"} 0.5\n"));
+		CHECK(!strstr(b, "feedscope_node_cpu_core_busy_ratio{cpu=\"1\"}")); /* offline: no sample */
+		CHECK(strstr(b, "feedscope_node_memory_total_bytes 1073741824\n"));
+		CHECK(!strstr(b, "\nfeedscope_node_memory_free_bytes ")); /* unknown: no sample, not 0 */
+		CHECK(strstr(b, "feedscope_node_disk_read_bytes_total{device=\"nvme0n1\"} 12288\n"));
+		CHECK(strstr(b, "feedscope_node_disk_read_time_seconds_total{device=\"nvme0n1\"} 1.5\n"));
+		CHECK(!strstr(b, "feedscope_node_disk_discarded_bytes_total{"));
+		CHECK(strstr(b, "feedscope_node_network_receive_bytes_total{device=\"eth0\"} 1000000000\n"));
+		CHECK(!strstr(b, "feedscope_node_network_speed_bytes_per_second{"));
+		CHECK(strstr(b, "feedscope_node_pressure_stalled_seconds_total{resource=\"io\",kind=\"some\"} 2.5\n"));
+		CHECK(!strstr(b, "kind=\"full\""));
+		CHECK(!strstr(b, "\nfeedscope_node_major_faults_total "));
+		CHECK(strstr(b, om ? "# TYPE feedscope_node_disk_read_bytes counter\n# UNIT feedscope_node_disk_read_bytes bytes\n"
+				   : "# TYPE feedscope_node_disk_read_bytes_total counter\n"));
+		int samples, families;
+		check_page(b, om, &samples, &families);
+		CHECK(samples > 20);
+		CHECK_INT(families, 47);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	test_escape();
 	test_names();
 	test_text();
 	test_page();
+	test_node_page();
 	return check_exit("test_openmetrics");
 }

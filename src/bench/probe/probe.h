@@ -110,9 +110,9 @@ struct fs_probe_result {
  * the tests early and return FS_PROBE_FAILED after the clean-up). */
 int fs_probe_run(const struct fs_probe_opts *o, struct fs_probe_result *out, char *why, size_t whylen);
 
-/* The probes database: $FEEDSCOPE_PROBE_DB; else /var/lib/feedscope/probes.db
- * for root; else $XDG_STATE_HOME/feedscope/probes.db or
- * ~/.local/state/feedscope/probes.db. Writes it into out[cap] and returns
+/* The probes database: $FEEDSCOPE_PROBE_DB; else probes.db in feedscope's
+ * state directory (util/paths.h: $FEEDSCOPE_STATE_DIR, /var/lib/feedscope
+ * for root, $XDG_STATE_HOME/feedscope or ~/.local/state/feedscope). Writes it into out[cap] and returns
  * out, or NULL when none can be named (no HOME). */
 char *fs_probe_db_path(char *out, size_t cap);
 
