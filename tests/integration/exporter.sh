@@ -40,25 +40,7 @@ while not os.path.exists(sys.argv[2]):
     time.sleep(0.05)
 PYEOF
 
-# pq PORT QUERY: the value of the query's first sample ("none" without one)
-cat > pq.py <<'PYEOF'
-import json, sys, urllib.parse, urllib.request
-u = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
-r = json.load(urllib.request.urlopen(u, timeout=10))
-res = r["data"]["result"] if r.get("status") == "success" else []
-print(res[0]["value"][1] if res else "none")
-PYEOF
-pq() { $PY pq.py "$P2" "$1"; }
-# poll_eq QUERY WANT: wait (at most 30 s) until QUERY gives WANT exactly
-poll_eq() {
-	local got
-	for _ in $(seq 60); do
-		got=$(pq "$1")
-		[ "$got" = "$2" ] && return 0
-		sleep 0.5
-	done
-	fail "$1 = $got, the run file says $2"
-}
+. "$FEEDSCOPE_TOP/tests/lib/promql.sh"
 # poll_near QUERY WANT: the same within 1e-9 (sums in another order)
 poll_near() {
 	local got

@@ -81,23 +81,7 @@ YEOF
 "$PROM" --config.file=prom.yml --storage.tsdb.path=tsdb --web.listen-address="127.0.0.1:$P2" \
 	--log.level=warn >prom.log 2>&1 &
 bgpids+=($!)
-cat >pq.py <<'PYEOF'
-import json, sys, urllib.parse, urllib.request
-u = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
-r = json.load(urllib.request.urlopen(u, timeout=10))
-res = r["data"]["result"] if r.get("status") == "success" else []
-print(res[0]["value"][1] if res else "none")
-PYEOF
-pq() { $PY pq.py "$P2" "$1"; }
-poll_eq() {
-	local got
-	for _ in $(seq 60); do
-		got=$(pq "$1")
-		[ "$got" = "$2" ] && return 0
-		sleep 0.5
-	done
-	fail "$1 = $got, expected $2"
-}
+. "$FEEDSCOPE_TOP/tests/lib/promql.sh"
 for _ in $(seq 120); do
 	curl -sf "http://127.0.0.1:$P2/-/ready" >/dev/null && break
 	sleep 0.5
