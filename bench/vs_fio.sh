@@ -17,7 +17,8 @@
 #   4 KiB random read IOPS, io_uring QD32, O_DIRECT (batches of 512: the
 #   reader keeps 32 in flight across a batch's samples);
 #   1 MiB sequential read MB/s, psync, uncached (O_DIRECT) and page cache:
-#   one file of 256 1 MiB records, no shuffle.
+#   one file of 256 1 MiB records, no shuffle;
+#   the two page-cache figures again with both tools on one CPU (below).
 # fio's buffers come from mmap (--mem=mmap), page-aligned as bench's are:
 # its default (malloc, not page-aligned without O_DIRECT) copied 1 MiB reads
 # out of the page cache at 1.9-2.7 GB/s here, page-aligned ones at 10-13.
@@ -239,20 +240,25 @@ bench_cfg s1m 1048576 256 off
 bench_file() { awk '$1 == "file" && $4 > 0 { print $2; exit }' "$bdir/$1/.feedscope-dataset"; }
 
 # bench's figure: bench_figure NAME FIELD ARGS... prints "X WALL": its
-# JSON's jobs[0].read.FIELD and the pipeline's read.wall_iops
+# JSON's jobs[0].read.FIELD and the pipeline's read.wall_iops ($pin: the
+# command that runs it on one CPU, or nothing)
+pin=
 bench_figure() {
 	n=$1 field=$2
 	shift 2
-	"$fs" bench --config "$bdir/$n.yaml" --dir "$bdir/$n" --json --quiet "$@" 2>/dev/null |
+	# shellcheck disable=SC2086
+	$pin "$fs" bench --config "$bdir/$n.yaml" --dir "$bdir/$n" --json --quiet "$@" 2>/dev/null |
 		$py -c "import json,sys; r=json.load(sys.stdin)['jobs'][0]['read']; print(r['$field'], r['wall_iops'])" 2>/dev/null ||
 		echo "0 0"
 }
 
-# bpair LABEL UNIT NAME FIELD "BENCH_ARGS" FIO_FIELD "FIO_ARGS" PRE: as
-# pair, with fio reading bench's data file (--readonly); PRE warm: the file
-# is read just before each run of either tool
+# bpair LABEL UNIT NAME FIELD "BENCH_ARGS" FIO_FIELD "FIO_ARGS" PRE [PIN]:
+# as pair, with fio reading bench's data file (--readonly); PRE warm: the
+# file is read just before each run of either tool; PIN: both tools run on
+# that one CPU (taskset -c)
 bpair() {
 	a='' b='' wall=''
+	pin=${9:+taskset -c $9}
 	f=$bdir/$3/$(bench_file "$3")
 	for i in $(seq "$rounds"); do
 		for who in $( [ $((i % 2)) = 1 ] && echo "fio fs" || echo "fs fio"); do
@@ -263,7 +269,7 @@ bpair() {
 				a="$a ${v% *}" wall="$wall ${v#* }"
 			else
 				# shellcheck disable=SC2086
-				v=$(fio --name=vs --filename="$f" --readonly --time_based --runtime="$secs" \
+				v=$($pin fio --name=vs --filename="$f" --readonly --time_based --runtime="$secs" \
 					--mem=mmap --output-format=json $7 2>/dev/null |
 					$py -c "import json,sys; r=json.load(sys.stdin)['jobs'][0]['read']; print(r['$6'])" || true)
 				b="$b ${v:-0}"
@@ -291,3 +297,13 @@ bpair "1 MiB sequential read, psync, O_DIRECT (uncached)" MB/s s1m bw_bytes "--d
 	bw_bytes "--rw=read --bs=1M --ioengine=psync --direct=1" cold
 bpair "1 MiB sequential read, psync, page cache" MB/s s1m bw_bytes "++workload.train.epochs=24" bw_bytes \
 	"--rw=read --bs=1M --ioengine=psync --invalidate=0" warm
+# the same two from the page cache, each tool on one CPU (bench's reader and
+# accelerator threads share it): on this VM what runs on the other vCPU
+# slows this one's copies (fio's 1 MiB page-cache reads on CPU 0 went from
+# 12.8 to 4.9-7.9 GB/s beside a process on CPU 1 that only slept 80 us at a
+# time), and bench's accelerator thread wakes there at every batch
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
+bpair "4 KiB random read, psync, page cache, 1 CPU" IOPS r4k iops "++workload.train.epochs=4" iops \
+	"--rw=randread --bs=4k --ioengine=psync --invalidate=0 --norandommap" warm "$cpu"
+bpair "1 MiB sequential read, psync, page cache, 1 CPU" MB/s s1m bw_bytes "++workload.train.epochs=24" bw_bytes \
+	"--rw=read --bs=1M --ioengine=psync --invalidate=0" warm "$cpu"
