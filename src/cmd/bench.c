@@ -491,8 +491,8 @@ static int generate_first(const struct opts *o, const struct fs_workload *w)
 	bool have = stat(path, &st) == 0;
 	/* a checkpoint that will not fit beside the dataset is refused before
 	 * the dataset is written (its nominal bytes: the generator checks its own) */
-	uint64_t data = have ? 0 : (uint64_t)fmin(9e18, (double)w->record_length_bytes * w->num_samples_per_file *
-							    w->num_files_train);
+	uint64_t data = have || !strcmp(w->format, "synthetic") ? 0 : (uint64_t)fmin(9e18, (double)w->record_length_bytes *
+							    w->num_samples_per_file * w->num_files_train);
 	if (w->checkpoint && fs_bench_ckpt_space_check(o->dir, w->checkpoint_bytes, data, o->scale, w->ckpt_keys, why,
 						       sizeof why) < 0)
 		rc = fs_usage_error("bench: %s", why);

@@ -38,7 +38,7 @@ static struct accel *claim(struct epoch *e, bool *all_done)
 }
 
 /* The rank's I/O time (struct epoch's io_ns): a reader starts (begin) or
- * ends reading a batch. Returns the time it took. */
+ * ends reading a batch. Returns the clock's reading (CLOCK_MONOTONIC, ns). */
 static uint64_t io_time(struct epoch *e, bool begin)
 {
 	pthread_mutex_lock(&e->io_mu);

@@ -228,16 +228,21 @@ int fs_bench_ckpt_space_check(const char *dir, uint64_t ckpt_bytes, uint64_t ext
 	if (fs_bench_space_check(dir, total, inner, sizeof inner) == 0)
 		return 0;
 	uint64_t room = 0, avail, keep;
-	char path[PATH_MAX], b[32], fit[64] = "";
-	if (space_room(dir, &room, &avail, &keep, path, sizeof path, why, whylen) == 0 && room > extra_bytes) {
+	char path[PATH_MAX], b[32], d[32], fit[64] = "", data[80] = "";
+	if (space_room(dir, &room, &avail, &keep, path, sizeof path, why, whylen) == 0 && room > extra_bytes &&
+	    ckpt_bytes > 0) {
 		/* the largest scale, to one significant digit, whose checkpoint fits */
 		double s = scale * (double)(room - extra_bytes) / (double)ckpt_bytes;
 		double p = pow(10, floor(log10(s)));
-		snprintf(fit, sizeof fit, "; --scale %g or less fits it", floor(s / p) * p);
+		if (s > 0 && floor(s / p) * p < scale)
+			snprintf(fit, sizeof fit, "; --scale %g or less fits it", floor(s / p) * p);
 	}
-	snprintf(why, whylen, "the checkpoint, %s (%s, at --scale %g), cannot be written in --dir: %s%s",
+	if (extra_bytes)
+		snprintf(data, sizeof data, " beside the dataset to be generated (%s)",
+			 fs_fmt_bytes(d, sizeof d, (double)extra_bytes));
+	snprintf(why, whylen, "the checkpoint, %s (%s, at --scale %g), cannot be written in --dir%s: %s%s",
 		 fs_fmt_bytes(b, sizeof b, (double)ckpt_bytes), from_keys && *from_keys ? from_keys : "the model's size",
-		 scale, inner, fit);
+		 scale, data, inner, fit);
 	return -1;
 }
 
