@@ -42,7 +42,7 @@ best = d.get("max_accelerators", 0)
 for j in d["jobs"]:
     au = "%5.1f%%" % (100 * j["au"]) if j["au"] is not None else "    -"
     print("  trial %4d accelerators: AU %s  %8.0f samples/s  %6.2f GB/s  %s"
-          % (j["accelerators"], au, j["samples_per_s"], j["read"]["bw_bytes"] / 1e9,
+          % (j["accelerators"], au, j["samples_per_s"], j["read"]["wall_bw_bytes"] / 1e9,
              "pass" if j["passed"] else "fail"))
 o = d["global options"]
 print("  resnet50 (%s compute %s s, batch %s, %s reader threads/accelerator, %s), page cache, one core:"

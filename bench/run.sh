@@ -100,7 +100,7 @@ cc -O2 -o "$b/trace_cost" bench/trace_cost.c -lpthread
 "$b/trace_cost" "$b/libfeedscope-trace.so" "${TRACE_ROUNDS:-9}"
 /usr/bin/python3 bench/trace_loader.py "$b/libfeedscope-trace.so" 10000 "${TRACE_LOADER_ROUNDS:-5}"
 echo
-echo "== io engines against fio 3.33 (feedscope probe / fio, same machine, same run)"
+echo "== io engines against fio 3.33 (feedscope probe and bench / fio, same machine, same run)"
 bench/vs_fio.sh "$fs" || echo "  (failed: exit $?)"
 # ---- issue 6, accelerators per client core (bench/accel_per_core.sh) ----
 echo

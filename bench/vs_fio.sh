@@ -2,13 +2,33 @@
 # bench/vs_fio.sh FEEDSCOPE - feedscope's io engines side by side with fio
 # (Debian's fio 3.33), same machine, same run, same file system: prints
 # feedscope / fio for
+#   `feedscope probe`:
 #   4 KiB random read IOPS, psync QD1, from the page cache (file read first);
 #   4 KiB random read IOPS, io_uring QD32, O_DIRECT;
 #   1 MiB sequential read MB/s, io_uring QD16, O_DIRECT (fio run both with
 #   its default submission, one request at a time as the probe submits, and
-#   with batched submission and completion; fio's better way counts).
-# feedscope runs its own command (`feedscope probe --only ...`), fio the
-# equivalent job. Figures only, nothing asserted.
+#   with batched submission and completion; fio's better way counts);
+#   `feedscope bench` (a training run with no compute time, on a dataset it
+#   generated; fio reads the same data file, --readonly):
+#   4 KiB random read IOPS, psync, page cache: one file of 65536 4 KiB
+#   records, sample_shuffle random, batch 1, one reader thread (DLIO's
+#   defaults), the file read just before each run of either tool;
+#   4 KiB random read IOPS, psync, uncached (O_DIRECT on both sides);
+#   4 KiB random read IOPS, io_uring QD32, O_DIRECT (batches of 512: the
+#   reader keeps 32 in flight across a batch's samples);
+#   1 MiB sequential read MB/s, psync, uncached (O_DIRECT) and page cache:
+#   one file of 256 1 MiB records, no shuffle;
+#   the two page-cache figures again with both tools on one CPU (below).
+# fio's buffers come from mmap (--mem=mmap), page-aligned as bench's are:
+# its default (malloc, not page-aligned without O_DIRECT) copied 1 MiB reads
+# out of the page cache at 1.9-2.7 GB/s here, page-aligned ones at 10-13.
+# bench's figure is its JSON's read.iops / read.bw_bytes: reads (bytes)
+# over the readers' I/O time, the time while at least one reader was
+# reading a batch (docs/bench.md), as fio's are over the time its job
+# spent on I/O; the pipeline's own rate (hand-overs to the accelerators
+# included: one per sample at batch 1) is printed beside it (wall_iops).
+# feedscope runs its own command, fio the equivalent job. Figures only,
+# nothing asserted.
 #
 # Where: a scratch directory on the file system of the build directory (the
 # root disk's own file system here, ext4 on /dev/vda): no loop device in
@@ -27,14 +47,20 @@
 # more runs favours the side that has more (fio's two ways once gave it a
 # best of 6 against feedscope's 3).
 #
+# The page cache: this machine kind runs DAMON's reclaim (kdamond: pages
+# idle for ~6 s are paged out, 128 MiB/s), so a file read a minute ago is
+# not cached now: each page-cache run reads its file just before it starts.
+#
 #   VS_FIO_SECONDS  seconds per run (default 3)
 #   VS_FIO_ROUNDS   rounds (default 5)
-#   VS_FIO_SIZE     the test file of the O_DIRECT figures (default 1G)
+#   VS_FIO_SIZE     the test file of the probe's O_DIRECT figures (default 1G)
+#   VS_FIO_ONLY     probe or bench: only that half (default both)
 set -eu
 fs=${1:-build/feedscope}
 secs=${VS_FIO_SECONDS:-3}
 rounds=${VS_FIO_ROUNDS:-5}
 size=${VS_FIO_SIZE:-1G}
+only=${VS_FIO_ONLY:-}
 pc_size=256M
 py=/usr/bin/python3
 
@@ -66,7 +92,6 @@ fio_figure() { # what args...
 
 echo "  (on $(df --output=source,fstype "$scratch" | tail -1 | tr -s ' '), ${secs} s per run, $rounds rounds;"
 echo "   fio $(fio --version | sed 's/^fio-//'), $(nproc) cores; median (lowest-highest run))"
-printf '  %-47s %-26s %-26s %s\n' "figure" "feedscope" "fio" "ratio (rounds)"
 
 # row LABEL UNIT "FS_RUNS" "FIO_RUNS" "WAYS": one value per round in each
 # list (0: that run failed); FIO_RUNS holds a list per way of running fio,
@@ -165,6 +190,8 @@ shmhuge=''
 free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 [ "${free_huge:-0}" -ge 10 ] && shmhuge=';--mem=shmhuge'
 
+[ "$only" = bench ] || {
+printf '  %-47s %-26s %-26s %s\n' "figure" "feedscope probe" "fio" "ratio (rounds)"
 pair "4 KiB random read, psync QD1, page cache" IOPS randread iops \
 	"--only randread --engine psync --buffered --qd 1" iops \
 	"--rw=randread --bs=4k --ioengine=psync --iodepth=1 --direct=0 --invalidate=0" $pc_size warm
@@ -175,3 +202,108 @@ pair "1 MiB sequential read, io_uring QD16, O_DIRECT" MB/s seq_read bytes_per_s 
 	"--iodepth_batch_submit=16 --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=16$shmhuge"
 [ -n "$shmhuge" ] || echo "  (fio's buffers are in 4 KiB pages, feedscope's in transparent huge pages:" \
 	"fio --mem=shmhuge, its way to huge pages, needs 10 free hugetlb pages, vm.nr_hugepages)"
+}
+[ "$only" != probe ] || exit 0
+
+# ---- feedscope bench against fio, on bench's own data file ----
+bdir=$scratch/bench
+mkdir "$bdir"
+# bench_cfg NAME RECORD_BYTES SAMPLES SHUFFLE: a DLIO workload file, and its dataset
+bench_cfg() {
+	cat >"$bdir/$1.yaml" <<EOF
+model:
+  name: vs_fio_$1
+framework: pytorch
+workflow:
+  train: True
+dataset:
+  format: indexed_binary
+  num_files_train: 1
+  num_samples_per_file: $3
+  record_length_bytes: $2
+reader:
+  data_loader: pytorch
+  batch_size: 1
+  read_threads: 1
+  file_shuffle: off
+  sample_shuffle: $4
+train:
+  epochs: 1
+  computation_time: 0
+EOF
+	"$fs" bench generate --config "$bdir/$1.yaml" --dir "$bdir/$1" --quiet >/dev/null 2>&1 ||
+		echo "  bench generate $1 failed"
+}
+bench_cfg r4k 4096 65536 random
+bench_cfg s1m 1048576 256 off
+# the data file of a dataset: its manifest's file with samples
+bench_file() { awk '$1 == "file" && $4 > 0 { print $2; exit }' "$bdir/$1/.feedscope-dataset"; }
+
+# bench's figure: bench_figure NAME FIELD ARGS... prints "X WALL": its
+# JSON's jobs[0].read.FIELD and the pipeline's read.wall_iops ($pin: the
+# command that runs it on one CPU, or nothing)
+pin=
+bench_figure() {
+	n=$1 field=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$pin "$fs" bench --config "$bdir/$n.yaml" --dir "$bdir/$n" --json --quiet "$@" 2>/dev/null |
+		$py -c "import json,sys; r=json.load(sys.stdin)['jobs'][0]['read']; print(r['$field'], r['wall_iops'])" 2>/dev/null ||
+		echo "0 0"
+}
+
+# bpair LABEL UNIT NAME FIELD "BENCH_ARGS" FIO_FIELD "FIO_ARGS" PRE [PIN]:
+# as pair, with fio reading bench's data file (--readonly); PRE warm: the
+# file is read just before each run of either tool; PIN: both tools run on
+# that one CPU (taskset -c)
+bpair() {
+	a='' b='' wall=''
+	pin=${9:+taskset -c $9}
+	f=$bdir/$3/$(bench_file "$3")
+	for i in $(seq "$rounds"); do
+		for who in $( [ $((i % 2)) = 1 ] && echo "fio fs" || echo "fs fio"); do
+			[ "$8" = warm ] && cat "$f" >/dev/null
+			if [ "$who" = fs ]; then
+				# shellcheck disable=SC2086
+				v=$(bench_figure "$3" "$4" $5)
+				a="$a ${v% *}" wall="$wall ${v#* }"
+			else
+				# shellcheck disable=SC2086
+				v=$($pin fio --name=vs --filename="$f" --readonly --time_based --runtime="$secs" \
+					--mem=mmap --output-format=json $7 2>/dev/null |
+					$py -c "import json,sys; r=json.load(sys.stdin)['jobs'][0]['read']; print(r['$6'])" || true)
+				b="$b ${v:-0}"
+			fi
+		done
+	done
+	row "$1" "$2" "$a" "$b" ""
+	echo "$wall" | awk '{ n = split($0, v, " ")
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		m = n == 0 ? 0 : n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "  %-47s (bench pipeline, hand-overs included: %.1f k reads/s)\n", "", m / 1e3 }'
+}
+
+echo
+echo "  feedscope bench (compute time 0, batch 1 unless said) against fio, on the same data file:"
+printf '  %-47s %-26s %-26s %s\n' "figure" "bench" "fio" "ratio (rounds)"
+bpair "4 KiB random read, psync, page cache" IOPS r4k iops "++workload.train.epochs=4" iops \
+	"--rw=randread --bs=4k --ioengine=psync --invalidate=0 --norandommap" warm
+bpair "4 KiB random read, psync, O_DIRECT (uncached)" IOPS r4k iops "--direct --steps 16384" iops \
+	"--rw=randread --bs=4k --ioengine=psync --direct=1 --norandommap" cold
+bpair "4 KiB random read, io_uring QD32, O_DIRECT" IOPS r4k iops \
+	"--direct --engine io_uring --qd 32 ++workload.reader.batch_size=512" iops \
+	"--rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --norandommap" cold
+bpair "1 MiB sequential read, psync, O_DIRECT (uncached)" MB/s s1m bw_bytes "--direct ++workload.train.epochs=8" \
+	bw_bytes "--rw=read --bs=1M --ioengine=psync --direct=1" cold
+bpair "1 MiB sequential read, psync, page cache" MB/s s1m bw_bytes "++workload.train.epochs=24" bw_bytes \
+	"--rw=read --bs=1M --ioengine=psync --invalidate=0" warm
+# the same two from the page cache, each tool on one CPU (bench's reader and
+# accelerator threads share it): on this VM what runs on the other vCPU
+# slows this one's copies (fio's 1 MiB page-cache reads on CPU 0 went from
+# 12.8 to 4.9-7.9 GB/s beside a process on CPU 1 that only slept 80 us at a
+# time), and bench's accelerator thread wakes there at every batch
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
+bpair "4 KiB random read, psync, page cache, 1 CPU" IOPS r4k iops "++workload.train.epochs=4" iops \
+	"--rw=randread --bs=4k --ioengine=psync --invalidate=0 --norandommap" warm "$cpu"
+bpair "1 MiB sequential read, psync, page cache, 1 CPU" MB/s s1m bw_bytes "++workload.train.epochs=24" bw_bytes \
+	"--rw=read --bs=1M --ioengine=psync --invalidate=0" warm "$cpu"

@@ -299,7 +299,7 @@ static int prepare_outputs(const struct opts *o, const struct fs_workload *w, st
 		else if (access(o->dir, F_OK) == 0 && access(o->dir, W_OK) != 0)
 			bad = 1, snprintf(why, sizeof why, "--dir %s: the checkpoint cannot be written there: %s", o->dir,
 					  strerror(errno));
-		else if (fs_bench_space_check(o->dir, w->checkpoint_bytes, why, sizeof why) < 0)
+		else if (fs_bench_ckpt_space_check(o->dir, w->checkpoint_bytes, 0, o->scale, w->ckpt_keys, why, sizeof why) < 0)
 			bad = 1;
 	}
 	fs_mpi_max_double(&bad, 1);
@@ -489,6 +489,16 @@ static int generate_first(const struct opts *o, const struct fs_workload *w)
 	struct stat st;
 	double rc = -1;
 	bool have = stat(path, &st) == 0;
+	/* a checkpoint that will not fit beside the dataset is refused before
+	 * the dataset is written (its nominal bytes: the generator checks its own) */
+	uint64_t data = have || !strcmp(w->format, "synthetic") ? 0 : (uint64_t)fmin(9e18, (double)w->record_length_bytes *
+							    w->num_samples_per_file * w->num_files_train);
+	if (w->checkpoint && fs_bench_ckpt_space_check(o->dir, w->checkpoint_bytes, data, o->scale, w->ckpt_keys, why,
+						       sizeof why) < 0)
+		rc = fs_usage_error("bench: %s", why);
+	fs_mpi_max_double(&rc, 1);
+	if (rc >= 0)
+		return (int)rc;
 	if (fs_mpi_rank() == 0 && have) {
 		fs_warn("bench: %s already holds a dataset: workflow.generate_data does not write it again", o->dir);
 	} else if (fs_mpi_rank() == 0 && strcmp(w->format, "synthetic")) {

@@ -105,6 +105,52 @@ d=$TEST_TMP/d-llama_8b_zero3
 	fail "llama_8b_zero3: 5 steps, a checkpoint each: $(json z.json 'd.get("checkpoint")')"
 accepted=$((accepted + 1))
 
+# ---- llama_1t: a 1.33e12-parameter transformer, a 16.9 TiB checkpoint ----
+# too big for the disk: refused (exit 2) before the dataset or anything else
+# is written, the message naming the keys and a --scale that fits (at
+# --scale 1000 where a disk could hold 17.7 TiB: no disk holds 17 PiB)
+s=1
+[ "$(df --output=avail -B1 "$TEST_TMP" | tail -1)" -lt 19000000000000 ] || s=1000
+d=$TEST_TMP/d-llama_1t
+"$F" bench --config "$FX/llama_1t.yaml" --dir "$d" --scale $s --quiet >out 2>err
+rc=$?
+[ "$rc" -eq 2 ] || fail "llama_1t at --scale $s: exit $rc, not 2 ($(cat err))"
+for k in "model.num_layers 128" "hidden_size 25872" "ffn_hidden_size 98304" "vocab_size 128256" \
+	"cannot be written in --dir" "or less fits it"; do
+	grep -q -- "$k" err || fail "llama_1t: the refusal does not say '$k': $(cat err)"
+done
+[ ! -e "$d" ] || fail "llama_1t: the refused run wrote $(find "$d" | head -5)"
+fits=$(sed -n 's/.*--scale \([0-9.e+-]*\) or less fits it.*/\1/p' err)
+[ -n "$fits" ] || fail "llama_1t: no scale in: $(cat err)"
+# ... and at a small --scale: DLIO's default dataset (no dataset section)
+# generated and read, then one checkpoint (checkpoint_after_epoch 1 of 1
+# epoch; num_checkpoints_write is for checkpoint-only runs, as in DLIO)
+"$F" bench --config "$FX/llama_1t.yaml" --dir "$d" --scale 0.000001 --json --quiet >l1t.json 2>err ||
+	fail "llama_1t at --scale 1e-6: exit $? ($(cat err))"
+[ ! -s err ] || fail "llama_1t: --quiet printed: $(cat err)"
+json l1t.json '(d["checkpoint"]["files"], d["jobs"][0]["samples"])' | grep -qx "(1, 1)" ||
+	fail "llama_1t: not one checkpoint and one sample: $(json l1t.json 'd.get("checkpoint")')"
+ck1=$(json l1t.json 'd["checkpoint"]["bytes"]')
+# the message's scale is what fits: its checkpoint is ck1 x (fits / 1e-6), checked against the free space
+python3 - "$ck1" "$fits" "$(df --output=avail -B1 "$TEST_TMP" | tail -1)" <<'EOF' || fail "llama_1t: --scale $fits does not fit"
+import sys
+ck, fits, avail = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+assert 1.5e13 < ck / 1e-6 < 2e13, ck          # 16.9 TiB at --scale 1
+assert ck / 1e-6 * fits * 1.05 < avail, (ck, fits, avail)
+EOF
+[ -z "$(ls "$d/checkpoints" 2>/dev/null)" ] || fail "llama_1t: checkpoint files left in $d/checkpoints"
+accepted=$((accepted + 1))
+
+# ---- pt_custom_checkpoint: a checkpoint after each of 5 epochs; its Python
+# checkpointing class is not loaded, said once (quiet: not at all) ----
+ok pt_custom_checkpoint 1 4 $FAST
+[ "$(json pt_custom_checkpoint.json 'd["checkpoint"]["bytes"]')" = $((5 * 4096)) ] ||
+	fail "pt_custom_checkpoint: 5 checkpoints of model_size 4096: $(json pt_custom_checkpoint.json 'd.get("checkpoint")')"
+"$F" bench --config "$FX/pt_custom_checkpoint.yaml" --dir "$TEST_TMP/d-pt_custom_checkpoint" --steps 2 --epochs 1 \
+	$FAST >/dev/null 2>err || fail "pt_custom_checkpoint: $(cat err)"
+[ "$(grep -c "checkpoint.checkpoint_mechanism_classname 'dlio_benchmark.plugins.experimental.src.checkpoint.pytorch_checkpointing.CustomPyTorchCheckpointing' is not used" err)" -eq 1 ] ||
+	fail "pt_custom_checkpoint: the class is not said to be unused, once: $(cat err)"
+
 # ---- png, subfolders and the AU window ----
 ok image_png 1 8
 [ "$(find "$TEST_TMP/d-image_png/train" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 4 ] ||

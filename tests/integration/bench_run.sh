@@ -75,6 +75,12 @@ for i, e in enumerate(j["epochs"] + [j]):
     check(r["sample_bytes"] >= r["nominal_bytes"] == e["samples"] * rec, "%s: nominal = samples x record length" % w)
     check(e["au"] is not None and 0 <= e["au"] <= 1, "%s: AU %s in [0, 1]" % (w, e["au"]))
     check(r["total_ios"] >= e["samples"], "%s: a read a sample at least" % w)
+    # fio's rates over the readers' I/O time (within the wall time), the pipeline's over the wall time
+    check(0 < r["io_s"] <= e["duration_s"], "%s: I/O time %s within the wall time %s" % (w, r["io_s"], e["duration_s"]))
+    for rate, n, t in (("iops", "total_ios", "io_s"), ("bw_bytes", "io_bytes", "io_s")):
+        check(abs(r[rate] * r[t] - r[n]) <= 1e-6 * r[n], "%s: %s x %s = %s" % (w, rate, t, n))
+    for rate, n in (("wall_iops", "total_ios"), ("wall_bw_bytes", "io_bytes")):
+        check(abs(r[rate] * e["duration_s"] - r[n]) <= 1e-6 * r[n], "%s: %s x duration_s = %s" % (w, rate, n))
     lat_ok(r, w)
 check(j["passed"] == (j["au"] >= j["au_threshold"]), "passed %s, AU %s, threshold %s" % (j["passed"], j["au"], j["au_threshold"]))
 check(abs(j["au"] - sum(e["au"] for e in j["epochs"]) / epochs) < 1e-9, "AU is the mean of the epochs'")
@@ -110,6 +116,7 @@ $PY -c 'import json; c=json.load(open("ckpt.json"))["checkpoint"]; assert c["byt
 # text output: a table and the pass/fail line; nothing on stderr but warnings
 expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --accelerators $ACC --allow-cache >text.out 2>text.err
 grep -q '^epoch' text.out && grep -q '^all' text.out && grep -Eq '^AU .*(PASS|FAIL)' text.out || fail "text output: $(cat text.out)"
+grep -Eq '^reads: [0-9.]+k?, [0-9.]+[kM]?/s and .* while the readers read' text.out || fail "text output: no reads line: $(cat text.out)"
 
 # --steps beyond the data: samples read again, said in the JSON
 expect_status 0 "$FEEDSCOPE" bench --config w.yaml --dir "$D" --steps 40 --epochs 1 --json --quiet >wrap.json

@@ -175,7 +175,16 @@ static void tiny_run(const char *engine, bool direct)
 				CHECK_INT(r.epoch[e].read_bytes, 240000);
 			CHECK(r.epoch[e].au >= 0 && r.epoch[e].au <= 1.0 + 1e-9);
 			CHECK_INT(r.epoch[e].lat.count, r.epoch[e].reads);
+			/* the readers' I/O time: inside the epoch, and the
+			 * fio-like rates are over it (the wall rates over the epoch) */
+			const struct fs_run_epoch *x = &r.epoch[e];
+			CHECK(x->io_s > 0 && x->io_s <= x->duration_s);
+			CHECK(fabs(x->io_reads_per_s * x->io_s - (double)x->reads) <= 1e-6 * x->reads + 1e-9);
+			CHECK(fabs(x->io_bytes_per_s * x->io_s - (double)x->read_bytes) <= 1e-6 * x->read_bytes + 1e-9);
+			CHECK(fabs(x->read_bytes_per_s * x->duration_s - (double)x->read_bytes) <= 1e-6 * x->read_bytes + 1e-9);
 		}
+		CHECK(fabs(r.total.io_s - r.epoch[0].io_s - r.epoch[1].io_s) < 1e-9);
+		CHECK(fabs(r.total.io_reads_per_s * r.total.io_s - (double)r.total.reads) <= 1e-6 * r.total.reads + 1e-9);
 		CHECK_INT(r.total.samples, 48);
 		CHECK(r.total.au >= 0 && r.total.au <= 1.0 + 1e-9);
 		CHECK(r.passed == (r.total.au >= 0.5));

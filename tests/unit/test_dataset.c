@@ -308,6 +308,23 @@ static void test_safety(void)
 	/* bytes + 5% is 2^64 + 1: it wrapped to 1 byte and passed; never again */
 	CHECK_INT(fs_bench_space_check(path("s"), 17568327689247192017ull, why, sizeof why), -1);
 	CHECK_INT(fs_bench_space_check(path("s"), UINT64_MAX, why, sizeof why), -1);
+	/* a checkpoint: the keys that made it and the scale that fits; the
+	 * scale it names fits, one a tenth more does not... within a digit */
+	CHECK_INT(fs_bench_ckpt_space_check(path("s"), 4096, 4096, 1, "model_size 4096", why, sizeof why), 0);
+	CHECK_INT(fs_bench_ckpt_space_check(path("s"), 1ull << 60, 0, 2, "model.num_layers 9", why, sizeof why), -1);
+	CHECK(strstr(why, "the checkpoint, 1024 PiB (model.num_layers 9, at --scale 2), cannot be written in --dir: "
+			  "not enough space") != NULL);
+	const char *fit = strstr(why, "; --scale ");
+	CHECK(fit != NULL);
+	double s = fit ? strtod(fit + 10, NULL) : 0;
+	CHECK(s > 0 && strstr(why, " or less fits it") != NULL);
+	uint64_t at_s = (uint64_t)((double)(1ull << 60) / 2 * s);
+	CHECK_INT(fs_bench_space_check(path("s"), at_s, why, sizeof why), 0);
+	CHECK_INT(fs_bench_space_check(path("s"), at_s * 2, why, sizeof why), -1);
+	/* the dataset to be written first counts: no room left for it, no scale */
+	CHECK_INT(fs_bench_ckpt_space_check(path("s"), 4096, 1ull << 60, 1, "", why, sizeof why), -1);
+	CHECK(strstr(why, "the checkpoint, 4 KiB (the model's size, at --scale 1)") != NULL);
+	CHECK(strstr(why, "fits it") == NULL);
 }
 
 /* What `bench` reads: a FIFO, a device, a directory or a symlink planted in

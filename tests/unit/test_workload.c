@@ -216,6 +216,9 @@ int main(void)
 	CHECK(!w.train && w.checkpoint);
 	CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14);
 	CHECK_STR(w.name, "llama_8b");
+	/* what made the size, for the messages (a checkpoint too big for --dir) */
+	CHECK_STR(w.ckpt_keys, "model.num_layers 32, model.transformer hidden_size 4096, ffn_hidden_size 14336, "
+			       "vocab_size 128256: 8.03e+09 parameters x 14 bytes");
 	/* DLIO writes model_size as a model-state file of its own, beside the
 	 * layers and optimizer state: the checkpoint is the sum (DLIO's llama
 	 * configs give model_size 5643 with a transformer) */
@@ -223,9 +226,11 @@ int main(void)
 		char *ov[] = {"++workload.model.model_size=5643"};
 		CHECK_INT(load_ov(Y "llama_transformer.yaml", ov, 1, 1, &w, why), 0);
 		CHECK_INT(w.checkpoint_bytes, 8030261248ull * 14 + 5643);
+		CHECK(strstr(w.ckpt_keys, "8.03e+09 parameters x 14 bytes, + model_size 5643") != NULL);
 		char *ov0[] = {"++workload.model.model_size=5643", "++workload.model.num_layers=0"};
 		CHECK_INT(load_ov(Y "llama_transformer.yaml", ov0, 2, 1, &w, why), 0);
 		CHECK_INT(w.checkpoint_bytes, 5643); /* no layers: no layer or optimizer state */
+		CHECK_STR(w.ckpt_keys, "model_size 5643");
 		char *ovn[] = {"++workload.model.num_layers=-1"};
 		CHECK_INT(load_ov(Y "llama_transformer.yaml", ovn, 1, 1, &w, why), -1);
 		CHECK(strstr(why, "model.num_layers") != NULL);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,6 +84,8 @@ static void *accel_main(void *arg)
 	uint64_t prev_end = 0;
 	uint32_t k0, k1;
 	bool window = fs_run_au_window(e->o->w, e->steps, &k0, &k1);
+	/* wake at the deadline, not up to 50 us (the default timer slack) after it */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if (!window)
 		k0 = e->steps, k1 = 0; /* no step in it */
 	for (uint32_t s = 0; s < e->steps; s++) {
@@ -96,14 +99,19 @@ static void *accel_main(void *arg)
 		uint64_t ready = a->ready_ns[a->head];
 		a->head = (a->head + 1) % a->cap;
 		a->ready--;
-		pthread_cond_signal(&e->not_full);
 		pthread_mutex_unlock(&e->mu);
+		/* after the unlock: a reader woken under the lock would block on it */
+		pthread_cond_signal(&e->not_full);
 
 		uint64_t start = s == 0 ? ready : (ready > prev_end ? ready : prev_end);
 		uint64_t d = compute_ns(c, &rng), end = start + d;
+		/* a deadline already past (no compute time, or a late batch)
+		 * is not slept for: clock_nanosleep would still sleep until a
+		 * timer fired (the thread's timer slack) */
 		struct timespec ts = {.tv_sec = (time_t)(end / FS_NS_PER_S), .tv_nsec = (long)(end % FS_NS_PER_S)};
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		if (end > fs_now_ns())
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
 		/* DLIO's AU window (fs_run_au_window): steps [k0, k1]; the time
 		 * counted runs from the end of step k0 - 1 (the epoch's start
 		 * when k0 is 0) to the end of step k1 */
@@ -121,6 +129,7 @@ static void *accel_main(void *arg)
 		prev_end = end;
 		atomic_fetch_add(&a->done, 1);
 	}
+	a->exit_ns = fs_now_ns();
 	return NULL;
 }
 
@@ -216,11 +225,19 @@ static int run_threads(struct epoch *e)
 		if (o->progress)
 			progress(e, t0, true);
 	}
-	for (unsigned i = 0; i < started_r; i++)
+	/* the epoch ends when its last thread does, not when this loop (which
+	 * looks every 100 ms) sees it */
+	e->t1 = 0;
+	for (unsigned i = 0; i < started_r; i++) {
 		pthread_join(e->rd[i].tid, NULL);
-	for (unsigned i = 0; i < started_a; i++)
+		e->t1 = e->rd[i].exit_ns > e->t1 ? e->rd[i].exit_ns : e->t1;
+	}
+	for (unsigned i = 0; i < started_a; i++) {
 		pthread_join(e->acc[i].tid, NULL);
-	e->t1 = fs_now_ns();
+		e->t1 = e->acc[i].exit_ns > e->t1 ? e->acc[i].exit_ns : e->t1;
+	}
+	if (rc || e->t1 < e->t0)
+		e->t1 = fs_now_ns();
 	return e->why[0] ? -1 : 0;
 }
 
@@ -286,9 +303,10 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 		fs_hist_merge(&out->lat, &r->lat);
 	}
 	/* samples delivered = samples read (every batch built was taken) */
-	double d[7] = {au_sum, au_n, compute, dur_s > 0 ? u[0] / dur_s : 0, dur_s > 0 ? u[2] / dur_s : 0, all,
-		       window_sps};
-	fs_mpi_sum_double(d, 7);
+	double io_s = e->io_ns / 1e9;
+	double d[9] = {au_sum, au_n, compute, dur_s > 0 ? u[0] / dur_s : 0, dur_s > 0 ? u[2] / dur_s : 0, all,
+		       window_sps, io_s > 0 ? u[1] / io_s : 0, io_s > 0 ? u[2] / io_s : 0};
+	fs_mpi_sum_double(d, 9);
 	fs_mpi_sum_u64(u, 4);
 	fs_mpi_sum_u64(&out->lat.count, 2); /* count, sum */
 	fs_mpi_sum_u64(out->lat.b, FS_HIST_BUCKETS);
@@ -297,6 +315,7 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 	fs_mpi_min_double(&lo, 1);
 	fs_mpi_max_double(&hi, 1);
 	fs_mpi_max_double(&dmax, 1);
+	fs_mpi_max_double(&io_s, 1);
 	out->lat.min = isfinite(lo) ? (uint64_t)lo : 0;
 	out->lat.max = (uint64_t)hi;
 	out->au = d[1] > 0 ? d[0] / d[1] : NAN;
@@ -310,8 +329,22 @@ static void epoch_stats(const struct epoch *e, double dur_s, struct fs_run_epoch
 	out->compute_s = d[2];
 	out->samples_per_s = d[3];
 	out->read_bytes_per_s = d[4];
+	out->io_s = io_s;
+	out->io_reads_per_s = d[7];
+	out->io_bytes_per_s = d[8];
 	out->nominal_bytes_per_s = d[3] * rec_bytes;
 	out->window_samples_per_s = d[1] > 0 ? d[6] : NAN;
+}
+
+/* The epoch's locks and condition variables: made (init) or destroyed. */
+static void epoch_sync(struct epoch *e, bool init)
+{
+	pthread_mutex_t *mu[] = {&e->err_mu, &e->go_mu, &e->mu, &e->io_mu};
+	pthread_cond_t *cv[] = {&e->not_full, &e->go_cv};
+	for (size_t i = 0; i < sizeof mu / sizeof *mu; i++)
+		init ? pthread_mutex_init(mu[i], NULL) : pthread_mutex_destroy(mu[i]);
+	for (size_t i = 0; i < sizeof cv / sizeof *cv; i++)
+		init ? pthread_cond_init(cv[i], NULL) : pthread_cond_destroy(cv[i]);
 }
 
 /* Whether this or any other rank failed (collective); why says so for a
@@ -360,16 +393,12 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 	if (slot > BLOCK_BYTES)
 		slot = BLOCK_BYTES;
 	double rec_bytes = (double)w->record_length_bytes;
-	double tot_samples_local = 0, tot_bytes_local = 0, tot_dur_local = 0;
+	double tot_samples_local = 0, tot_bytes_local = 0, tot_dur_local = 0, tot_reads_local = 0, tot_io_local = 0;
 	int rc = 0;
 	for (uint32_t ep = 0; ep < w->epochs && rc == 0 && !r->interrupted; ep++) {
 		struct epoch e = {.o = o, .eng = eng, .fds = fds, .dirfd = dirfd, .epoch = ep, .n = o->accelerators,
 				  .batch = w->batch_size, .slot_bytes = slot};
-		pthread_mutex_init(&e.err_mu, NULL);
-		pthread_mutex_init(&e.go_mu, NULL);
-		pthread_mutex_init(&e.mu, NULL);
-		pthread_cond_init(&e.not_full, NULL);
-		pthread_cond_init(&e.go_cv, NULL);
+		epoch_sync(&e, true);
 		if (fs_run_plan_build(&e.plan, o->ds, w, ep, fs_mpi_rank(), fs_mpi_size()) < 0) {
 			snprintf(why, whylen, "out of memory");
 			rc = -1;
@@ -411,16 +440,14 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 			for (unsigned i = 0; i < e.nrd; i++) {
 				tot_samples_local += e.rd[i].samples;
 				tot_bytes_local += e.rd[i].read_bytes;
+				tot_reads_local += e.rd[i].reads;
 			}
 			tot_dur_local += dur;
+			tot_io_local += e.io_ns / 1e9;
 		}
 		free_threads(&e);
 		fs_run_plan_free(&e.plan);
-		pthread_mutex_destroy(&e.err_mu);
-		pthread_mutex_destroy(&e.go_mu);
-		pthread_mutex_destroy(&e.mu);
-		pthread_cond_destroy(&e.not_full);
-		pthread_cond_destroy(&e.go_cv);
+		epoch_sync(&e, false);
 	}
 	fs_run_close_all(o->ds, fds);
 	close(dirfd);
@@ -445,17 +472,22 @@ int fs_bench_run(const struct fs_run_opts *o, struct fs_run_result *r, char *why
 		t->read_bytes += x->read_bytes;
 		t->sample_bytes += x->sample_bytes;
 		t->duration_s += x->duration_s;
+		t->io_s += x->io_s;
 		t->compute_s += x->compute_s;
 		fs_hist_merge(&t->lat, &x->lat);
 	}
-	double rates[2] = {tot_dur_local > 0 ? tot_samples_local / tot_dur_local : 0,
-			   tot_dur_local > 0 ? tot_bytes_local / tot_dur_local : 0};
-	fs_mpi_sum_double(rates, 2);
+	double rates[4] = {tot_dur_local > 0 ? tot_samples_local / tot_dur_local : 0,
+			   tot_dur_local > 0 ? tot_bytes_local / tot_dur_local : 0,
+			   tot_io_local > 0 ? tot_reads_local / tot_io_local : 0,
+			   tot_io_local > 0 ? tot_bytes_local / tot_io_local : 0};
+	fs_mpi_sum_double(rates, 4);
 	t->au = au_n ? au_sum / au_n : NAN;
 	t->window_samples_per_s = wsps_n ? wsps_sum / wsps_n : NAN; /* DLIO's mean over epochs */
 	t->busy = t->duration_s > 0 ? busy_s / t->duration_s : NAN;
 	t->samples_per_s = rates[0];
 	t->read_bytes_per_s = rates[1];
+	t->io_reads_per_s = rates[2];
+	t->io_bytes_per_s = rates[3];
 	t->nominal_bytes_per_s = rates[0] * rec_bytes;
 	r->passed = !isnan(t->au) && t->au >= r->au_threshold;
 	return 0;

@@ -65,7 +65,12 @@ struct fs_run_epoch {
 	uint64_t sample_bytes;        /* bytes of the samples themselves (the manifest's ranges) */
 	double duration_s;            /* wall time (the longest rank's) */
 	double samples_per_s;         /* summed over ranks */
-	double read_bytes_per_s;      /* summed over ranks */
+	double read_bytes_per_s;      /* over the wall time (the pipeline's), summed over ranks */
+	double io_s;                  /* the readers' I/O time: while at least one of a rank's readers
+				       * was reading a batch (claimed, not yet handed over); the longest
+				       * rank's. Waits for a queue slot and hand-overs are not in it */
+	double io_reads_per_s;        /* reads ÷ io_s, summed over ranks: fio's iops */
+	double io_bytes_per_s;        /* read_bytes ÷ io_s, summed over ranks: fio's bw_bytes */
 	double nominal_bytes_per_s;   /* samples_per_s × record_length_bytes, as MLPerf reports */
 	double window_samples_per_s;  /* DLIO's train_throughput: per accelerator, the AU window's steps ×
 				       * batch ÷ the window's time, summed over accelerators and ranks

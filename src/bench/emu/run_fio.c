@@ -70,8 +70,11 @@ void fs_bench_print_fio(FILE *out, const struct fs_bench_report *b)
 		jobs[k].name = text[k].name;
 		jobs[k].nopts = job_opts(&text[k], b, r);
 		jobs[k].opts = text[k].opt;
+		/* read's runtime is the readers' I/O time (fio's: the time the
+		 * job spent on reads), so iops and bw mean what fio's do; the
+		 * job's runtime is the run's wall time */
 		jobs[k].read = (struct fs_fio_dir){.io_bytes = r->total.read_bytes, .total_ios = r->total.reads,
-						   .runtime_s = r->total.duration_s, .lat = &r->total.lat};
+						   .runtime_s = r->total.io_s, .lat = &r->total.lat};
 		jobs[k].job_runtime_s = r->total.duration_s;
 		cpu(&jobs[k], b);
 	}

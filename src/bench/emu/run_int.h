@@ -26,6 +26,7 @@ struct accel {
 	uint64_t first_ns;      /* step 1 */
 	uint64_t first_end_ns, last_end_ns;
 	atomic_uint done;       /* steps finished (progress) */
+	uint64_t exit_ns;       /* when the thread finished (the epoch's end: the last one) */
 	unsigned index;
 	struct epoch *e;
 	pthread_t tid;
@@ -36,6 +37,7 @@ struct reader {
 	pthread_t tid;
 	struct fs_hist lat;
 	uint64_t reads, read_bytes, sample_bytes, samples;
+	uint64_t exit_ns;       /* when the thread finished */
 };
 
 struct epoch {
@@ -47,12 +49,20 @@ struct epoch {
 	uint32_t epoch, steps;
 	unsigned n, batch;
 	size_t slot_bytes;       /* one read request's buffer */
-	uint64_t t0, t1;         /* the readers' start, the last thread's end */
+	uint64_t t0, t1;         /* the readers' start, the last thread's end (its exit_ns) */
 	atomic_int stop;
 	bool interrupted;       /* stopped by fs_bench_interrupt (set by the watching thread) */
 	pthread_mutex_t err_mu;
 	pthread_mutex_t mu;      /* the queues: one lock per batch claimed, handed over, taken */
 	pthread_cond_t not_full; /* a queue has room */
+	/* the rank's I/O time, fio's runtime: while at least one reader is
+	 * reading a batch (from its first request to its last completion; the
+	 * claim and the hand-over are the pipeline's). Its own lock, which
+	 * only readers take, so that it stays in their caches */
+	pthread_mutex_t io_mu;
+	unsigned reading;        /* readers reading a batch now */
+	uint64_t io_from_ns;     /* since when reading > 0 */
+	uint64_t io_ns;          /* the time with reading > 0 */
 	unsigned rr;             /* where the next claim's scan starts */
 	pthread_mutex_t go_mu;   /* readers start together, once every thread exists */
 	pthread_cond_t go_cv;

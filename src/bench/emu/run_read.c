@@ -37,6 +37,20 @@ static struct accel *claim(struct epoch *e, bool *all_done)
 	return best;
 }
 
+/* The rank's I/O time (struct epoch's io_ns): a reader starts (begin) or
+ * ends reading a batch. Returns the clock's reading (CLOCK_MONOTONIC, ns). */
+static uint64_t io_time(struct epoch *e, bool begin)
+{
+	pthread_mutex_lock(&e->io_mu);
+	uint64_t now = fs_now_ns();
+	if (begin && e->reading++ == 0)
+		e->io_from_ns = now;
+	else if (!begin && --e->reading == 0)
+		e->io_ns += now - e->io_from_ns;
+	pthread_mutex_unlock(&e->io_mu);
+	return now;
+}
+
 /* Reads of one batch: every sample's byte range in requests of at most
  * BLOCK_BYTES, up to qd in flight. Returns 0 or -1 (e failed). */
 struct batch_io {
@@ -168,6 +182,7 @@ void *fs_run_reader_main(void *arg)
 		a->reserved++;
 		pthread_mutex_unlock(&e->mu);
 
+		io_time(e, true);
 		for (unsigned k = 0; k < e->batch; k++) {
 			uint64_t pos = (((uint64_t)step * e->batch + k) * e->n + a->index) % e->plan.nsamples;
 			uint32_t fi, ri;
@@ -177,16 +192,20 @@ void *fs_run_reader_main(void *arg)
 		}
 		if (reap(r, &b, (int)e->eng->inflight(b.ctx)) < 0)
 			goto out;
+		uint64_t now = io_time(e, false);
 
-		uint64_t now = fs_now_ns();
 		pthread_mutex_lock(&e->mu);
 		a->reserved--;
 		a->ready_ns[(a->head + a->ready) % a->cap] = now;
 		a->ready++;
-		pthread_cond_signal(&a->not_empty);
 		pthread_mutex_unlock(&e->mu);
+		/* after the unlock: the accelerator woken under the lock would
+		 * block on it, and its wake-up cost this thread a second system
+		 * call (the contended unlock) */
+		pthread_cond_signal(&a->not_empty);
 	}
 out:
+	r->exit_ns = fs_now_ns();
 	if (b.ctx)
 		e->eng->destroy(b.ctx);
 	free(b.req);

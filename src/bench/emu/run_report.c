@@ -38,6 +38,30 @@ static void text_row(FILE *out, const char *label, const struct fs_run_epoch *e)
 		p[0], p[1], p[2], p[3], dur);
 }
 
+/* The storage's side, as fio counts it: reads and bytes over the time the
+ * readers were reading (hand-overs and waits for a queue slot left out). */
+static void count_si(char *out, size_t cap, double x)
+{
+	if (x >= 1e6)
+		snprintf(out, cap, "%.3gM", x / 1e6);
+	else if (x >= 1e3)
+		snprintf(out, cap, "%.3gk", x / 1e3);
+	else
+		snprintf(out, cap, "%.3g", x);
+}
+
+static void text_io(FILE *out, const struct fs_run_epoch *t)
+{
+	char n[32], rate[32], bw[32], io[32], dur[32];
+	count_si(n, sizeof n, (double)t->reads);
+	count_si(rate, sizeof rate, t->io_reads_per_s);
+	fs_fmt_rate(bw, sizeof bw, t->io_bytes_per_s);
+	fs_fmt_time(io, sizeof io, t->io_s);
+	fs_fmt_time(dur, sizeof dur, t->duration_s);
+	fprintf(out, "reads: %s, %s/s and %s while the readers read (%s of %s; as fio's iops and bw)\n", n, rate, bw,
+		io, dur);
+}
+
 bool fs_bench_claim(const struct fs_bench_report *b, const struct fs_run_result *r)
 {
 	return r->passed && (!b->potential_caching || b->allow_cache);
@@ -69,6 +93,7 @@ static void text_run(FILE *out, const struct fs_bench_report *b, const struct fs
 	}
 	if (r->epochs > 1)
 		text_row(out, "all", &r->total);
+	text_io(out, &r->total);
 	char au[16], th[16];
 	pct(au, sizeof au, r->total.au);
 	pct(th, sizeof th, r->au_threshold);
@@ -162,10 +187,16 @@ static void json_read(struct fs_json *j, const struct fs_run_epoch *e, double re
 	fs_json_int(j, "io_bytes", (long long)e->read_bytes);
 	fs_json_int(j, "sample_bytes", (long long)e->sample_bytes);
 	fs_json_int(j, "nominal_bytes", (long long)llround((double)e->samples * rec_bytes));
-	fs_json_number(j, "bw_bytes", e->read_bytes_per_s);
+	/* as fio's: over the time the readers were reading (io_s), which
+	 * leaves out their waits for a queue slot and the hand-overs; the
+	 * pipeline's rates, over the wall time, are wall_* */
+	fs_json_number(j, "bw_bytes", e->io_bytes_per_s);
+	fs_json_number(j, "iops", e->io_reads_per_s);
+	fs_json_number(j, "io_s", e->io_s);
+	fs_json_number(j, "wall_bw_bytes", e->read_bytes_per_s);
+	fs_json_number(j, "wall_iops", e->duration_s > 0 ? e->reads / e->duration_s : 0);
 	fs_json_number(j, "nominal_bw_bytes", e->nominal_bytes_per_s);
 	fs_json_int(j, "total_ios", (long long)e->reads);
-	fs_json_number(j, "iops", e->duration_s > 0 ? e->reads / e->duration_s : 0);
 	json_lat(j, &e->lat);
 	fs_json_end(j);
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,12 +191,13 @@ int fs_bench_dir_prepare(const char *dir, bool create, char *why, size_t whylen)
 	return FS_SAFETY_OK;
 }
 
-int fs_bench_space_check(const char *dir, uint64_t bytes, char *why, size_t whylen)
+/* The free space fs_bench_space_check allows to write under dir (what is
+ * available less 5% of the file system, over 1.05): *room; 0, or -1 with
+ * why. *avail and *keep for its message. */
+static int space_room(const char *dir, uint64_t *room, uint64_t *avail, uint64_t *keep, char *path, size_t cap,
+		      char *why, size_t whylen)
 {
-	if (bytes == 0)
-		return 0;
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s", dir);
+	snprintf(path, cap, "%s", dir);
 	struct stat st;
 	while (stat(path, &st) < 0) {
 		char up[PATH_MAX];
@@ -210,9 +212,48 @@ int fs_bench_space_check(const char *dir, uint64_t bytes, char *why, size_t whyl
 		return -1;
 	}
 	uint64_t frsize = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
-	uint64_t avail = (uint64_t)vfs.f_bavail * frsize;
-	uint64_t size = (uint64_t)vfs.f_blocks * frsize;
-	uint64_t need, keep = size / 20;
+	*avail = (uint64_t)vfs.f_bavail * frsize;
+	*keep = (uint64_t)vfs.f_blocks * frsize / 20;
+	*room = *avail > *keep ? (uint64_t)((double)(*avail - *keep) / 1.05) : 0;
+	return 0;
+}
+
+int fs_bench_ckpt_space_check(const char *dir, uint64_t ckpt_bytes, uint64_t extra_bytes, double scale,
+			      const char *from_keys, char *why, size_t whylen)
+{
+	uint64_t total;
+	if (__builtin_add_overflow(ckpt_bytes, extra_bytes, &total))
+		total = UINT64_MAX;
+	char inner[400];
+	if (fs_bench_space_check(dir, total, inner, sizeof inner) == 0)
+		return 0;
+	uint64_t room = 0, avail, keep;
+	char path[PATH_MAX], b[32], d[32], fit[64] = "", data[80] = "";
+	if (space_room(dir, &room, &avail, &keep, path, sizeof path, why, whylen) == 0 && room > extra_bytes &&
+	    ckpt_bytes > 0) {
+		/* the largest scale, to one significant digit, whose checkpoint fits */
+		double s = scale * (double)(room - extra_bytes) / (double)ckpt_bytes;
+		double p = pow(10, floor(log10(s)));
+		if (s > 0 && floor(s / p) * p < scale)
+			snprintf(fit, sizeof fit, "; --scale %g or less fits it", floor(s / p) * p);
+	}
+	if (extra_bytes)
+		snprintf(data, sizeof data, " beside the dataset to be generated (%s)",
+			 fs_fmt_bytes(d, sizeof d, (double)extra_bytes));
+	snprintf(why, whylen, "the checkpoint, %s (%s, at --scale %g), cannot be written in --dir%s: %s%s",
+		 fs_fmt_bytes(b, sizeof b, (double)ckpt_bytes), from_keys && *from_keys ? from_keys : "the model's size",
+		 scale, data, inner, fit);
+	return -1;
+}
+
+int fs_bench_space_check(const char *dir, uint64_t bytes, char *why, size_t whylen)
+{
+	if (bytes == 0)
+		return 0;
+	char path[PATH_MAX];
+	uint64_t room, avail, keep, need;
+	if (space_room(dir, &room, &avail, &keep, path, sizeof path, why, whylen) < 0)
+		return -1;
 	if (__builtin_add_overflow(bytes, bytes / 20, &need))
 		need = UINT64_MAX; /* never wraps to a small number */
 	if (avail >= need && avail - need >= keep)

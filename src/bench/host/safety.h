@@ -50,6 +50,13 @@ int fs_bench_dir_prepare(const char *dir, bool create, char *why, size_t whylen)
  * after. Returns 0, or -1 with the reason (sizes in IEC units) in why. */
 int fs_bench_space_check(const char *dir, uint64_t bytes, char *why, size_t whylen);
 
+/* fs_bench_space_check for a checkpoint of ckpt_bytes (what from_keys, a
+ * workload's keys, made it at --scale scale) with extra_bytes more to be
+ * written first (a dataset about to be generated). Returns 0, or -1 with a
+ * reason in why that names the keys and the largest --scale that fits. */
+int fs_bench_ckpt_space_check(const char *dir, uint64_t ckpt_bytes, uint64_t extra_bytes, double scale,
+			      const char *from_keys, char *why, size_t whylen);
+
 /* Whether path (absolute, or relative to DIR) lies strictly below DIR: no
  * ".." component, and no existing component below DIR that is a symlink, a
  * mount point (another file system than DIR's) or, but for the last, not a

@@ -121,9 +121,12 @@ static int preset(const char *name, struct fs_workload *w)
 		w->checkpoint = true;
 		w->epochs = 0;
 		w->checkpoint_bytes = fs_wl_transformer_checkpoint_bytes(&llama3_8b);
+		fs_wl_ckpt_keys(w, &llama3_8b, 0);
 	} else {
 		return -1;
 	}
+	if (w->checkpoint_bytes && !w->ckpt_keys[0])
+		fs_wl_ckpt_keys(w, NULL, w->checkpoint_bytes);
 	return 0;
 }
 
@@ -156,6 +159,22 @@ uint64_t fs_wl_transformer_checkpoint_bytes(const struct fs_wl_transformer *t)
 	/* weights in the model's type; optimizer state = fp32 master copy and
 	 * Adam's two moments, in the optimizer's type */
 	return mul_sat(fs_wl_transformer_params(t), add_sat(t->model_dtype_bytes, mul_sat(3, t->optimizer_dtype_bytes)));
+}
+
+void fs_wl_ckpt_keys(struct fs_workload *w, const struct fs_wl_transformer *t, uint64_t model_size_bytes)
+{
+	char more[64] = "";
+	if (model_size_bytes)
+		snprintf(more, sizeof more, ", + model_size %llu", (unsigned long long)model_size_bytes);
+	if (!t) {
+		snprintf(w->ckpt_keys, sizeof w->ckpt_keys, "model_size %llu", (unsigned long long)model_size_bytes);
+		return;
+	}
+	snprintf(w->ckpt_keys, sizeof w->ckpt_keys, "model.num_layers %llu, model.transformer hidden_size %llu, "
+		 "ffn_hidden_size %llu, vocab_size %llu: %.3g parameters x %llu bytes%s",
+		 (unsigned long long)t->num_layers, (unsigned long long)t->hidden, (unsigned long long)t->ffn_hidden,
+		 (unsigned long long)t->vocab, (double)fs_wl_transformer_params(t),
+		 (unsigned long long)(t->model_dtype_bytes + 3 * t->optimizer_dtype_bytes), more);
 }
 
 /* Sizes whose products must fit in int64 (the generator's and the space

@@ -60,6 +60,7 @@ struct fs_workload {
 
 	/* checkpoint */
 	uint64_t checkpoint_bytes;       /* model + optimizer state, after --scale */
+	char ckpt_keys[192];             /* what set checkpoint_bytes, for messages ("model_size 4096") */
 	/* DLIO's schedule: with training, one checkpoint at epochs after, after +
 	 * between, ... (1-based) or, when steps_between > 0, every steps_between
 	 * steps; without training, num_write checkpoints (-1: one). num_read is

@@ -22,6 +22,10 @@ uint64_t fs_wl_transformer_params(const struct fs_wl_transformer *t);
  * fp32 master copy and Adam's two moments) in the optimizer type. */
 uint64_t fs_wl_transformer_checkpoint_bytes(const struct fs_wl_transformer *t);
 
+/* w->ckpt_keys: the keys that made the checkpoint's size, the transformer
+ * t (with model_size_bytes more when not 0) or, t NULL, model_size alone. */
+void fs_wl_ckpt_keys(struct fs_workload *w, const struct fs_wl_transformer *t, uint64_t model_size_bytes);
+
 /* DLIO's defaults (config.rst), before a YAML file or preset overrides them. */
 void fs_workload_defaults(struct fs_workload *w);
 

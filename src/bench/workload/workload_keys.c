@@ -83,7 +83,7 @@ static const struct key reader_keys[] = {
 	{"read_type", K_CHOICE, CH_READ_TYPE}, {"file_access", K_CHOICE, CH_FILE_ACCESS},
 	{"storage_type", K_CHOICE, CH_STORAGE},
 	{"transformed_record_dims", K_SHAPE, NONE}, {"transformed_record_element_type", K_ETYPE, NONE},
-	{"storage_root", K_IGNORE, 0}, {"storage_library", K_STORLIB, 0}, {"storage_options", K_IGNORE, 0},
+	{"storage_root", K_IGNORE, 0}, {"storage_library", K_NOTUSED, 0}, {"storage_options", K_IGNORE, 0},
 	{"protocol", K_IGNORE, 0},
 	{"batch_size_eval", K_IGNORE, 0}, {"computation_threads", K_IGNORE, 0}, {"pin_memory", K_IGNORE, 0},
 	{"shuffle_size", K_IGNORE, 0}, {"transfer_size", K_IGNORE, 0}, {"preprocess_time", K_IGNORE, 0},
@@ -125,8 +125,16 @@ static const struct key checkpoint_keys[] = {
 	{"randomize_tensor", K_IGNORE, 0}, {"ksm", K_IGNORE, 0}, {"type", K_IGNORE, 0},
 	{"optimization_groups", K_IGNORE, 0}, {"num_layers", K_IGNORE, 0}, {"layer_parameters", K_IGNORE, 0},
 	{"model_datatype", K_IGNORE, 0}, {"optimizer_datatype", K_IGNORE, 0},
-	{"checkpoint_mechanism_classname", K_IGNORE, 0},
+	{"checkpoint_mechanism_classname", K_NOTUSED, 1},
 	{NULL, K_IGNORE, 0},
+};
+
+const char *const fs_wl_notused[] = {
+	/* storage_library: DLIO ignores it when storage_type is local_fs, the only type feedscope takes */
+	"storage is local_fs, read through --engine (DLIO ignores it there too)",
+	/* checkpoint_mechanism_classname: a DLIO plugin, Python */
+	"feedscope writes the checkpoint itself (the model's bytes, one file a rank: written, fsynced, read "
+	"back); a Python class is not loaded",
 };
 
 static const struct key metric_keys[] = {
@@ -143,7 +151,7 @@ static const struct key output_keys[] = {
 
 static const struct key storage_keys[] = {
 	{"storage_type", K_CHOICE, CH_STORAGE},
-	{"storage_root", K_IGNORE, 0}, {"storage_library", K_STORLIB, 0}, {"storage_options", K_IGNORE, 0},
+	{"storage_root", K_IGNORE, 0}, {"storage_library", K_NOTUSED, 0}, {"storage_options", K_IGNORE, 0},
 	{NULL, K_IGNORE, 0},
 };
 

@@ -37,7 +37,8 @@ enum kind {
 	K_DTYPE,    /* fp16, bf16, fp32, ... -> bytes (into the transformer) */
 	K_TLAYERS,  /* model.num_layers */
 	K_TRANSF,   /* model.transformer mapping */
-	K_STORLIB,  /* storage_library: not used on local storage; one warning names it */
+	K_NOTUSED,  /* a key whose value feedscope cannot use (storage_library, a Python class): one warning
+		     * names it and says why, fs_wl_notused[off] */
 };
 
 struct key {
@@ -60,6 +61,7 @@ struct fs_wl_section {
 };
 
 extern const struct key *const fs_wl_submaps[];         /* K_SUBMAP, by off */
+extern const char *const fs_wl_notused[];               /* K_NOTUSED: why, by off (at most 32) */
 extern const struct fs_wl_choice fs_wl_choices[];       /* K_CHOICE, by off */
 extern const struct fs_wl_section fs_wl_sections[];     /* the sections read; NULL name ends it */
 extern const struct key fs_wl_transformer_keys[];       /* model.transformer */

@@ -46,7 +46,7 @@ struct yctx {
 	uint64_t elem_bytes;    /* record_element_bytes (or _type's); 0: not given */
 	uint64_t dims_elems;    /* record_dims' product; 0: not given */
 	bool no_lines;          /* an override: no line numbers */
-	bool storlib_warned;    /* storage_library's warning was given */
+	unsigned notused_warned; /* K_NOTUSED warnings given (bit off): one each */
 	char section[48];
 };
 
@@ -205,18 +205,16 @@ static int set_value(struct yctx *c, const struct key *k, yaml_node_t *v, void *
 	if (!s)
 		return fail(c, v, k->name, "%s", "expected a single value");
 	switch (k->kind) {
-	case K_STORLIB:
-		/* DLIO ignores it when storage_type is local_fs (the only type
-		 * feedscope takes): say so once rather than silently */
-		if (!c->storlib_warned) {
-			c->storlib_warned = true;
+	case K_NOTUSED:
+		/* said once rather than silently */
+		if (!(c->notused_warned & 1u << k->off)) {
+			c->notused_warned |= 1u << k->off;
 			if (c->no_lines)
-				fs_warn("bench: %s: %s.storage_library '%s' is not used: storage is local_fs, read "
-					"through --engine (DLIO ignores it there too)", c->path, c->section, s);
+				fs_warn("bench: %s: %s.%s '%s' is not used: %s", c->path, c->section, k->name, s,
+					fs_wl_notused[k->off]);
 			else
-				fs_warn("bench: %s:%lu: %s.storage_library '%s' is not used: storage is local_fs, read "
-					"through --engine (DLIO ignores it there too)", c->path,
-					(unsigned long)v->start_mark.line + 1, c->section, s);
+				fs_warn("bench: %s:%lu: %s.%s '%s' is not used: %s", c->path,
+					(unsigned long)v->start_mark.line + 1, c->section, k->name, s, fs_wl_notused[k->off]);
 		}
 		return 0;
 	case K_U32:
@@ -493,6 +491,9 @@ static int finish(struct yctx *c, const char *src)
 		if (__builtin_add_overflow(t, c->model_size_key ? c->model_bytes : 0, &sum))
 			sum = UINT64_MAX; /* refused by the size check */
 		w->checkpoint_bytes = sum;
+		fs_wl_ckpt_keys(w, &c->tr, c->model_size_key ? c->model_bytes : 0);
+	} else if (c->model_size_key) {
+		fs_wl_ckpt_keys(w, NULL, c->model_bytes);
 	}
 	/* DLIO: record_dims win over record_length; an element is record_element_bytes */
 	if (c->dims_elems)
