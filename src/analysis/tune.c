@@ -97,7 +97,7 @@ void fs_tune_knobs_text(const struct fs_tune_knobs *k, char *out, size_t cap)
 static void clear_figures(struct fs_tune_trial *t)
 {
 	t->steps = 0;
-	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = NAN;
+	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = t->step_se_rel = NAN;
 	t->main_rss_bytes = t->workers_rss_bytes = t->workers_pss_bytes = NAN;
 	t->workers_pss_growth_bytes = t->dev_shm_bytes = t->mem_available_min_bytes = NAN;
 	t->have_verdict = false;
@@ -210,6 +210,62 @@ static int load(const char *path, const struct fs_window *w, struct fs_merge_fil
 	return 0;
 }
 
+/* A knob the trial asked for that the loader did not have (the hook's
+ * record of it): the trial measured another setting, and is no candidate. */
+static void not_applied(struct fs_tune_trial *t)
+{
+	for (int k = 0; k < FS_KNOB__N; k++) {
+		if (t->asked.v[k] < 0 || t->eff.v[k] < 0 || t->asked.v[k] == t->eff.v[k])
+			continue;
+		char a[16], e[16];
+		knob_value(a, sizeof a, k, t->asked.v[k]);
+		knob_value(e, sizeof e, k, t->eff.v[k]);
+		snprintf(t->status, sizeof t->status, "not_applied");
+		snprintf(t->status_text, sizeof t->status_text,
+			 "asked for %s=%s, the loader had %s=%s: the trial measured another setting", knob_names[k], a,
+			 knob_names[k], e);
+		return;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define NOISE_BLOCKS 8
+#define NOISE_MIN_BLOCKS 4
+
+double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round)
+{
+	if (round < 1)
+		round = 1;
+	long rounds = (n - first) / round;
+	if (rounds < NOISE_MIN_BLOCKS)
+		return NAN;
+	int nb = rounds < NOISE_BLOCKS ? (int)rounds : NOISE_BLOCKS;
+	double mean[NOISE_BLOCKS], dev[NOISE_BLOCKS];
+	for (int b = 0; b < nb; b++) {
+		long i0 = first + (long)b * rounds / nb * round, i1 = first + (long)(b + 1) * rounds / nb * round;
+		double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
+		mean[b] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
+	}
+	double med = median(mean, nb);
+	if (!(med > 0))
+		return NAN;
+	for (int b = 0; b < nb; b++)
+		dev[b] = fabs(mean[b] - med);
+	/* 1.4826 × MAD estimates a normal spread's standard deviation */
+	return 1.4826 * median(dev, nb) / sqrt((double)nb) / med;
+}
+
 static int fail(struct fs_tune_trial *t, const char *status, const char *text)
 {
 	snprintf(t->status, sizeof t->status, "%s", status);
@@ -256,6 +312,9 @@ int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t)
 	double wait = 0;
 	for (long i = warmup; i < n; i++)
 		wait += s->wait[i];
+	/* whole rounds of the workers, as the window: a block is not cut in a burst */
+	int round = workers > 1 && (n - warmup) % workers == 0 ? workers : 1;
+	double noise = fs_tune_step_noise(s->end, w.start_s, warmup, n, round);
 	fs_merge_file_free(f);
 
 	/* Then the steady state: the verdict and the figures over the window. */
@@ -266,6 +325,7 @@ int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t)
 	double span = w.end_s - w.start_s;
 	t->steps = n - warmup;
 	t->step_s = span > 0 ? span / (double)t->steps : NAN;
+	t->step_se_rel = noise;
 	t->wait_share = span > 0 ? fmin(1, wait / span) : NAN;
 	t->samples_per_s = f->m.batch_size > 0 && span > 0 ? (double)t->steps * f->m.batch_size / span : NAN;
 	t->cpu_cores = f->m.job_cpu_cores;
@@ -283,6 +343,7 @@ int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t)
 	}
 	snprintf(t->status, sizeof t->status, "ok");
 	t->status_text[0] = 0;
+	not_applied(t);
 	out_of_memory(&f->m, t);
 	fs_merge_file_free(f);
 	rc = 0;
@@ -323,6 +384,19 @@ double fs_tune_speedup(const struct fs_tune_trial *a, const struct fs_tune_trial
 	if (ba > 0 && bb > 0 && ba != bb)
 		return isfinite(a->samples_per_s) && a->samples_per_s > 0 ? b->samples_per_s / a->samples_per_s : NAN;
 	return a->step_s / b->step_s;
+}
+
+double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_trial *b)
+{
+	const struct fs_thresholds *th = &fs_thresholds;
+	double se = sqrt(a->step_se_rel * a->step_se_rel + b->step_se_rel * b->step_se_rel);
+	return isfinite(se) ? fmax(th->tune_min_gain, th->tune_noise_z * se) : th->tune_min_gain;
+}
+
+bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b)
+{
+	double s = fs_tune_speedup(a, b);
+	return isfinite(s) && s >= 1 + fs_tune_gain_needed(a, b);
 }
 
 static bool tried(const struct fs_tune *T, const struct fs_tune_knobs *k)
@@ -422,18 +496,43 @@ static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int
 }
 
 /* The best trial: the first usable one, replaced by a later one only when
- * that is clearly faster. Of two settings within the gain of each other,
- * the earlier (cheaper, closer to the job's own) stays. */
+ * that is faster by the gain needed (fs_tune_faster: the minimum gain, and
+ * beyond the two measurements' noise). Of two settings within that of
+ * each other, the earlier (cheaper, closer to the job's own) stays. */
 static void update_best(struct fs_tune *T)
 {
 	T->best = -1;
 	for (int i = 0; i < T->ntrials; i++) {
 		if (!usable(&T->trials[i]))
 			continue;
-		double s = T->best < 0 ? INFINITY : fs_tune_speedup(&T->trials[T->best], &T->trials[i]);
-		if (isfinite(s) ? s >= 1 + FS_TUNE_MIN_GAIN : T->best < 0)
+		if (T->best < 0 || fs_tune_faster(&T->trials[T->best], &T->trials[i]))
 			T->best = i;
 	}
+}
+
+bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
+{
+	why[0] = 0;
+	if (T->best < 0) {
+		snprintf(why, cap, "no change recommended: no trial gave a steady state");
+		return false;
+	}
+	const struct fs_tune_trial *base = &T->trials[0], *B = &T->trials[T->best];
+	if (T->best == 0) {
+		int n = snprintf(why, cap, "no change recommended: the job's own settings (trial 0) are the fastest measured");
+		if (T->ntrials > 1 && base->have_verdict && isfinite(base->predicted_speedup) && n > 0 && (size_t)n < cap)
+			snprintf(why + n, cap - (size_t)n, "; the baseline's verdict, %s, predicted %.2f×, and no trial "
+							   "of what it points to gained what counts",
+				 fs_verdict_name(base->verdict), base->predicted_speedup);
+		return false;
+	}
+	if (!fs_tune_faster(base, B)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under the %.1f%% gain "
+				   "needed (the minimum, or %.0f standard errors of the two measurements)",
+			 B->id, fs_tune_speedup(base, B), 100 * fs_tune_gain_needed(base, B), fs_thresholds.tune_noise_z);
+		return false;
+	}
+	return true;
 }
 
 enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, char *why, size_t cap)
@@ -456,12 +555,12 @@ enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, ch
 		double s = fs_tune_speedup(B, t);
 		char k[160];
 		fs_tune_knobs_text(&t->asked, k, sizeof k);
-		if (isfinite(s))
-			snprintf(why, cap, "trial %d (%s) was %.3f× trial %d: a gain under %.0f%%", t->id, k, s, B->id,
-				 100 * FS_TUNE_MIN_GAIN);
+		if (usable(t))
+			snprintf(why, cap, "trial %d (%s) was %.3f× trial %d: a gain under the %.1f%% needed", t->id, k, s,
+				 B->id, 100 * fs_tune_gain_needed(B, t));
 		else
-			snprintf(why, cap, "trial %d (%s) gave no steady state (%s)", t->id, k,
-				 t->status_text[0] ? t->status_text : t->status);
+			snprintf(why, cap, "trial %d (%s) is no candidate (%s: %s)", t->id, k, t->status,
+				 t->status_text[0] ? t->status_text : "no steady state");
 		return FS_TUNE_CONVERGED;
 	}
 	const struct fs_tune_trial *B = &T->trials[T->best];

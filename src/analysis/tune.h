@@ -15,18 +15,8 @@
 
 #include "analysis/verdict.h"
 
-/* A trial ends the search's climb when it is not faster than the best so
- * far by this share of the best's step time (issue 13: "it stops when a
- * step gains < 3%"; two runs of one setting differ by about 1–2% on this
- * machine, docs/tune.md gives the measurement). */
-#define FS_TUNE_MIN_GAIN 0.03
-
-/* A trial's steady state must hold this many samples (of the recorder's
- * interval) for its verdict to be worth following: the verdict's sampled
- * states (loaders running, sleeping, in D) are shares of samples, and 30
- * samples put a share of 0.5 within about ±0.09 (one standard error of a
- * binomial share at 30). A shorter baseline is run again over more steps. */
-#define FS_TUNE_MIN_SAMPLES 30.0
+/* The thresholds of the search (a gain that counts, the samples a verdict
+ * needs) are in the one table, analysis/thresholds.c (tune_*). */
 
 enum fs_tune_knob {
 	FS_KNOB_NUM_WORKERS,
@@ -68,13 +58,15 @@ struct fs_tune_trial {
 	char why[160];             /* "baseline", or what the verdict pointed to */
 	struct fs_tune_knobs asked;   /* what the trial set */
 	struct fs_tune_knobs eff;     /* the main loader's settings as the hook saw them (-1 unknown) */
-	char status[24];           /* "ok", "failed" (exit status not 0), "too_few_steps", "budget", "unreadable" */
+	char status[24];           /* "ok", "failed" (exit status not 0), "too_few_steps", "budget", "unreadable",
+				      "memory" (ran short), "not_applied" (the loader had other settings) */
 	char status_text[720];
 	int exit_code;
 	double duration_s;         /* the whole trial, start to exit */
 	/* the steady state (NaN when unknown) */
 	long steps;                /* measured (after the warm-up) */
 	double step_s, samples_per_s, wait_share;
+	double step_se_rel;        /* the step time's standard error, a share of it (fs_tune_step_noise) */
 	double cpu_cores;          /* the job's CPU use over the window, in cores */
 	double main_rss_bytes, workers_rss_bytes, workers_pss_bytes, workers_pss_growth_bytes;
 	double dev_shm_bytes, mem_available_min_bytes;
@@ -94,8 +86,20 @@ struct fs_tune_trial {
 /* Read trial t's figures from its run file (t->id, why, asked, status,
  * exit_code and duration_s are the caller's). warmup: the steps skipped.
  * Returns 0, or -1 with t->status "unreadable" / "too_few_steps" and
- * status_text saying why. */
+ * status_text saying why. A trial read (0) whose figures are no candidate
+ * has status "memory" or "not_applied" (a knob it asked for that the
+ * loader, as the hook recorded it, did not have). */
 int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t);
+
+/* The noise of a mean step time over steps first..n-1, whose ends are
+ * end_s[first-1] (start_s when first is 0) .. end_s[n-1]: the window cut
+ * into 8 blocks of whole rounds of `round` steps (at least 4 blocks of a
+ * round or more; else NaN), each block's mean step, and the standard
+ * error of their mean from their median absolute deviation (robust batch
+ * means: a block holding a one-off cost, an epoch start, weighs as one
+ * block, not as noise). Returns it as a share of the blocks' median step;
+ * NaN when there are too few steps. */
+double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round);
 
 /* The search's state: the trials so far (trials[0] the baseline). */
 struct fs_tune {
@@ -109,7 +113,7 @@ struct fs_tune {
 /* Why the search stopped (a stable id: docs/tune.md). */
 enum fs_tune_stop {
 	FS_TUNE_GOING,
-	FS_TUNE_CONVERGED,         /* the last trial gained < FS_TUNE_MIN_GAIN, or no move is left */
+	FS_TUNE_CONVERGED,         /* the last trial gained less than fs_tune_gain_needed, or no move is left */
 	FS_TUNE_NO_KNOB_HELPS,     /* the baseline's cause is not the loader's (its resource is full) */
 	FS_TUNE_COMPUTE_BOUND,     /* the loop does not wait for input: nothing to gain */
 	FS_TUNE_BUDGET,            /* the time budget is spent */
@@ -119,9 +123,26 @@ enum fs_tune_stop {
 };
 const char *fs_tune_stop_name(enum fs_tune_stop s);
 
-/* Trial b's speedup over trial a: step times, or samples/s when their
- * batch sizes differ. NaN when either is unknown. */
+/* Trial b's speedup over trial a: a's step time over b's, or b's samples/s
+ * over a's when their batch sizes differ. The one definition: every
+ * speedup tune prints (table, best line, JSON, progress) is this one,
+ * against the baseline trial unless said otherwise. NaN when either is
+ * unknown. */
 double fs_tune_speedup(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
+
+/* The gain (a share: 0.03) b must show over a to count as faster: the
+ * larger of tune_min_gain and tune_noise_z standard errors of their ratio
+ * (from both trials' step_se_rel; tune_min_gain alone where one is
+ * unknown). */
+double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
+
+/* Whether b is faster than a by at least the gain needed. */
+bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
+
+/* Whether tune recommends a change: the best trial is not the baseline
+ * and is faster than it (fs_tune_faster). When not, why says so ("no
+ * change recommended: ..."); when so, why is "". */
+bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap);
 
 /* After a trial: update T->best. Then the next setting to try, from the
  * best trial's verdict (its loader-knob recommendations; docs/tune.md), in

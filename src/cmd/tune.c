@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/thresholds.h"
 #include "analysis/tune.h"
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
@@ -38,8 +39,11 @@ static const char usage_text[] =
 	"finally blocks and atexit handlers run). The first trial is the job as it is;\n"
 	"each next one is what the best trial's verdict points to (more workers for\n"
 	"late input with idle cores or slow storage, persistent workers for costly\n"
-	"epoch starts, ...). It stops when a trial gains less than 3%, when no loader\n"
-	"setting relieves the cause, or when the budget is spent.\n"
+	"epoch starts, ...). It stops when a trial gains less than the gain needed\n"
+	"(3%, or two standard errors of the trials' step times where they vary more),\n"
+	"when no loader setting relieves the cause, or when the budget is spent. A\n"
+	"change is recommended only when its trial is faster than the baseline by the\n"
+	"gain needed; else it says \"no change recommended\".\n"
 	"\n"
 	"Side effects are the job's own: each trial runs its first steps for real\n"
 	"(files it writes, checkpoints, logs, network calls). Pass a dry-run flag of\n"
@@ -304,8 +308,10 @@ struct progress {
 	double start, budget_s;
 };
 
-/* Trial t's line: while it runs (started at t0), or its result (final). */
-static void progress_line(const struct progress *p, const struct fs_tune_trial *t, double t0, double now, bool final)
+/* Trial t's line: while it runs (started at t0), or its result (final),
+ * with its speedup over the baseline trial base (NULL: t is the baseline). */
+static void progress_line(const struct progress *p, const struct fs_tune_trial *t, const struct fs_tune_trial *base,
+			  double t0, double now, bool final)
 {
 	if (p->quiet || (!p->tty && !final))
 		return;
@@ -315,6 +321,10 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 	if (!final)
 		fprintf(stderr, "running, %s; budget left %s", fs_fmt_time(a, sizeof a, now - t0),
 			fs_fmt_time(b, sizeof b, fmax(0, p->budget_s - (now - p->start))));
+	else if (!strcmp(t->status, "ok") && base)
+		fprintf(stderr, "%s a step (%.2f× the baseline), input wait %.0f%%, %s\n", fs_fmt_time(a, sizeof a, t->step_s),
+			fs_tune_speedup(base, t), 100 * t->wait_share,
+			t->have_verdict ? fs_verdict_name(t->verdict) : "no verdict");
 	else if (!strcmp(t->status, "ok"))
 		fprintf(stderr, "%s a step, input wait %.0f%%, %s\n", fs_fmt_time(a, sizeof a, t->step_s), 100 * t->wait_share,
 			t->have_verdict ? fs_verdict_name(t->verdict) : "no verdict");
@@ -325,7 +335,7 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 /* Run trial t (its asked knobs, id and why set) until it exits or the
  * budget ends; then read it. Returns false when it was interrupted. */
 static bool run_trial(const struct opts *o, long steps, const char *self, const char *dir, struct fs_tune_trial *t,
-		      const struct progress *p)
+		      const struct fs_tune_trial *base, const struct progress *p)
 {
 	char db[4200], log[4200], env[512];
 	snprintf(db, sizeof db, "%s/trial-%d.db", dir, t->id);
@@ -364,7 +374,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 			sent = 2;
 		}
 		if (now - last_progress >= 1) {
-			progress_line(p, t, t0, now, false);
+			progress_line(p, t, base, t0, now, false);
 			last_progress = now;
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
@@ -385,18 +395,18 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 		snprintf(t->status_text, sizeof t->status_text, "the job exited with status %d%s%s (its output: %.400s)",
 			 t->exit_code, was[0] ? "; " : "", was, log);
 	}
-	progress_line(p, t, t0, now_s(), true);
+	progress_line(p, t, base, t0, now_s(), true);
 	return !interrupted;
 }
 
 /* The baseline's steady state was too short for a verdict (fewer than
- * FS_TUNE_MIN_SAMPLES samples): its files are kept as trial-0-short.*, and
+ * tune_min_samples samples, thresholds.c): its files are kept as trial-0-short.*, and
  * *steps becomes what covers that many at its step time (at most 100 times
  * more). Returns true when the baseline is to be run again. */
 static bool short_window(const struct opts *o, const struct fs_tune_trial *t, long steps, const char *dir, char *note,
 			 size_t cap, long *out)
 {
-	double need_s = FS_TUNE_MIN_SAMPLES * o->interval_s;
+	double need_s = fs_thresholds.tune_min_samples * o->interval_s;
 	if (strcmp(t->status, "ok") || !isfinite(t->step_s) || t->step_s <= 0 || t->steps * t->step_s >= need_s)
 		return false;
 	long want = (long)ceil(need_s / t->step_s);
@@ -413,7 +423,7 @@ static bool short_window(const struct opts *o, const struct fs_tune_trial *t, lo
 	}
 	snprintf(note, cap, "%ld steps lasted %s, fewer than the %.0f samples a verdict needs (%s): each trial measured %ld "
 			    "steps instead (the first baseline: trial-0-short.db)",
-		 steps, fs_fmt_time(a, sizeof a, t->steps * t->step_s), FS_TUNE_MIN_SAMPLES, fs_fmt_time(b, sizeof b, need_s),
+		 steps, fs_fmt_time(a, sizeof a, t->steps * t->step_s), fs_thresholds.tune_min_samples, fs_fmt_time(b, sizeof b, need_s),
 		 want);
 	if (!o->quiet)
 		fs_warn("tune: %s", note);
@@ -481,7 +491,7 @@ static int tune(const struct opts *o)
 		t->id = T.ntrials;
 		t->asked = next;
 		snprintf(t->why, sizeof t->why, "%s", T.ntrials ? why : "baseline");
-		bool ok = run_trial(o, steps, self, dir, t, &p);
+		bool ok = run_trial(o, steps, self, dir, t, T.ntrials ? &T.trials[0] : NULL, &p);
 		T.ntrials++;
 		if (ok && T.ntrials == 1 && !note[0] && short_window(o, t, steps, dir, note, sizeof note, &steps)) {
 			T.ntrials = 0; /* the baseline again, over enough steps */

@@ -32,6 +32,15 @@ static const char *speedup_text(char *out, size_t cap, double x)
 	return out;
 }
 
+/* A step time's standard error, as a share: "±0.6%" ("-" unknown). */
+static const char *noise(char *out, size_t cap, double x)
+{
+	if (!isfinite(x))
+		return "-";
+	snprintf(out, cap, "±%.*f%%", 100 * x < 9.95 ? 1 : 0, 100 * x);
+	return out;
+}
+
 /* The workers' memory: PSS when known (it counts shared pages once), else RSS. */
 static const char *workers_mem(char *out, size_t cap, const struct fs_tune_trial *t)
 {
@@ -53,7 +62,7 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 		char shown[800];
 		fprintf(out, "(%s)\n", fs_text_escape(shown, sizeof shown, r->note));
 	}
-	fprintf(out, "trial workers prefetch pin persist batch    step samples/s  wait cores  "
+	fprintf(out, "trial workers prefetch pin persist batch    step  noise samples/s  wait cores  "
 		     "main RSS workers  speedup  verdict\n");
 	for (int i = 0; i < T->ntrials; i++) {
 		const struct fs_tune_trial *t = &T->trials[i];
@@ -66,8 +75,10 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 			fprintf(out, "  %s: %s\n", t->status, fs_text_escape(shown, sizeof shown, t->status_text));
 			continue;
 		}
-		fprintf(out, " %7s %9s %5s %5s %8s %7s %8s  %s", fs_fmt_time(f, sizeof f, t->step_s),
-			fs_fmt_sig(g, sizeof g, t->samples_per_s, 3, ""), pct(h, sizeof h, t->wait_share),
+		char n[48];
+		fprintf(out, " %7s %6s %9s %5s %5s %8s %7s %8s  %s", fs_fmt_time(f, sizeof f, t->step_s),
+			noise(n, sizeof n, t->step_se_rel), fs_fmt_sig(g, sizeof g, t->samples_per_s, 3, ""),
+			pct(h, sizeof h, t->wait_share),
 			fs_fmt_fixed(x, sizeof x, t->cpu_cores, 1, ""), fs_fmt_bytes(a, sizeof a, t->main_rss_bytes),
 			workers_mem(b, sizeof b, t), speedup_text(c, sizeof c, fs_tune_speedup(&T->trials[0], t)),
 			t->have_verdict ? fs_verdict_name(t->verdict) : "-");
@@ -82,16 +93,19 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 	}
 	char shown[1200];
 	fprintf(out, "stopped (%s): %s\n", fs_tune_stop_name(r->stop), fs_text_escape(shown, sizeof shown, r->stop_text));
-	if (T->best >= 0) {
+	char no[400];
+	if (fs_tune_recommends(T, no, sizeof no)) {
 		const struct fs_tune_trial *B = &T->trials[T->best], *base = &T->trials[0];
 		char py[400];
 		fs_tune_python(T, py, sizeof py);
-		fprintf(out, "best: trial %d, %s the baseline's speed", B->id,
-			speedup_text(a, sizeof a, fs_tune_speedup(base, B)));
+		fprintf(out, "best: trial %d, %s the baseline's speed (a gain counts from %.1f%%)", B->id,
+			speedup_text(a, sizeof a, fs_tune_speedup(base, B)), 100 * fs_tune_gain_needed(base, B));
 		if (base->have_verdict)
-			fprintf(out, " (the baseline's verdict, %s, predicted %s)", fs_verdict_name(base->verdict),
+			fprintf(out, "; the baseline's verdict, %s, predicted %s", fs_verdict_name(base->verdict),
 				speedup_text(b, sizeof b, base->predicted_speedup));
 		fprintf(out, "\n    %s\n", py);
+	} else if (T->best >= 0) {
+		fprintf(out, "%s\n", fs_text_escape(shown, sizeof shown, no));
 	}
 	fprintf(out, "trials' run files and job output: %s/trial-N.db, trial-N.log\n",
 		fs_text_escape(shown, sizeof shown, r->dir));
@@ -126,6 +140,7 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	knobs_json(j, "knobs", &t->eff);
 	fs_json_int(j, "steps", t->steps);
 	fs_json_number(j, "step_s", t->step_s);
+	fs_json_number(j, "step_se_rel", t->step_se_rel);
 	fs_json_number(j, "samples_per_s", t->samples_per_s);
 	fs_json_number(j, "wait_share", t->wait_share);
 	fs_json_number(j, "speedup", fs_tune_speedup(&T->trials[0], t));
@@ -164,6 +179,10 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 	for (int i = 0; i < T->ntrials; i++)
 		trial_json(&j, T, &T->trials[i], r->dir);
 	fs_json_end(&j);
+	char no[400];
+	bool rec = fs_tune_recommends(T, no, sizeof no);
+	fs_json_bool(&j, "recommend", rec);
+	fs_json_string(&j, "recommend_text", rec ? NULL : no);
 	if (T->best >= 0) {
 		const struct fs_tune_trial *B = &T->trials[T->best];
 		char py[400];
@@ -173,6 +192,7 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 		knobs_json(&j, "knobs", &B->eff);
 		fs_json_string(&j, "python", py);
 		fs_json_number(&j, "speedup", fs_tune_speedup(&T->trials[0], B));
+		fs_json_number(&j, "gain_needed", fs_tune_gain_needed(&T->trials[0], B));
 		fs_json_number(&j, "predicted_speedup", T->trials[0].predicted_speedup);
 		fs_json_end(&j);
 	} else {

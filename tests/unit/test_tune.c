@@ -62,8 +62,11 @@ static void test_read(void)
 	snprintf(path, sizeof path, "%s/trial.db", dir);
 	write_run(path, 5e8);
 	struct fs_tune_trial t = {0};
+	fs_tune_knobs_unset(&t.asked);
 	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
 	CHECK(!strcmp(t.status, "ok"));
+	/* every fast step alike: no noise (20 steps, 5 rounds of 4 workers: 5 blocks) */
+	CHECK_NEAR(t.step_se_rel, 0, 1e-9);
 	/* the window is from the end of step WARM-1 to the end of the last:
 	 * FAST steps of 0.2 s; half of each is wait; 16 samples a step */
 	CHECK_INT(t.steps, FAST);
@@ -99,6 +102,17 @@ static void test_read(void)
 	CHECK(strstr(t.status_text, "ran short of memory") != NULL);
 	CHECK_NEAR(t.step_s, 0.2, 1e-6);
 	CHECK_NEAR(t.mem_available_min_bytes, 4e7, 1);
+	/* a knob asked for that the loader did not have (6 workers asked, the
+	 * hook recorded 4): the figures are another setting's, no candidate */
+	snprintf(path, sizeof path, "%s/trial.db", dir);
+	t.asked.v[FS_KNOB_NUM_WORKERS] = 6;
+	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	CHECK(!strcmp(t.status, "not_applied"));
+	CHECK(strstr(t.status_text, "num_workers=6") && strstr(t.status_text, "num_workers=4"));
+	t.asked.v[FS_KNOB_NUM_WORKERS] = 4; /* what it had: a candidate */
+	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	CHECK(!strcmp(t.status, "ok"));
+	fs_tune_knobs_unset(&t.asked);
 	/* not a run file */
 	snprintf(path, sizeof path, "%s/none.db", dir);
 	CHECK_INT(fs_tune_trial_read(path, 0, &t), -1);
@@ -199,7 +213,7 @@ static void test_climb(void)
 	T.ntrials = 3;
 	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
 	CHECK_INT(T.best, 1);
-	CHECK(strstr(why, "under 3%") != NULL);
+	CHECK(strstr(why, "1.020× trial 1: a gain under the 3.0% needed") != NULL);
 
 	char py[200];
 	fs_tune_python(&T, py, sizeof py);
@@ -330,6 +344,153 @@ static void test_batch_and_text(void)
 	}
 }
 
+/* The noise of a mean step (robust batch means), on step ends made by hand. */
+static void test_noise(void)
+{
+	double end[64];
+	/* 48 steps of 0.1 s after a start at 0: no noise */
+	for (int i = 0; i < 48; i++)
+		end[i] = 0.1 * (i + 1);
+	CHECK_NEAR(fs_tune_step_noise(end, 0, 0, 48, 1), 0, 1e-9);
+	/* one block (of 8, 6 steps each) holds a 1 s epoch start: one block of
+	 * eight is no noise (the median absolute deviation is 0) */
+	for (int i = 20; i < 48; i++)
+		end[i] += 1;
+	CHECK_NEAR(fs_tune_step_noise(end, 0, 0, 48, 1), 0, 1e-9);
+	/* blocks alternately 0.09 s and 0.11 s a step: median 0.1, every
+	 * deviation 0.01: 1.4826 × 0.01 / √8 / 0.1 */
+	double t = 0;
+	for (int b = 0; b < 8; b++)
+		for (int i = 0; i < 6; i++)
+			end[b * 6 + i] = (t += b % 2 ? 0.11 : 0.09);
+	CHECK_NEAR(fs_tune_step_noise(end, 0, 0, 48, 1), 1.4826 * 0.01 / sqrt(8) / 0.1, 1e-9);
+	/* the same after a warm-up of 4 steps, from end[3] */
+	double w[64];
+	for (int i = 0; i < 4; i++)
+		w[i] = 0.5 * (i + 1);
+	for (int i = 0; i < 48; i++)
+		w[4 + i] = 2 + end[i];
+	CHECK_NEAR(fs_tune_step_noise(w, 0, 4, 52, 1), 1.4826 * 0.01 / sqrt(8) / 0.1, 1e-9);
+	/* rounds of 8 workers: 6 rounds, 6 blocks of one round each */
+	CHECK(isfinite(fs_tune_step_noise(end, 0, 0, 48, 8)));
+	/* 3 rounds of 16: too few blocks to tell */
+	CHECK(isnan(fs_tune_step_noise(end, 0, 0, 48, 16)));
+	CHECK(isnan(fs_tune_step_noise(end, 0, 0, 3, 1)));
+}
+
+/* The gain needed, whether a change is recommended, and that every
+ * speedup printed (table, best line, JSON) is fs_tune_speedup's. */
+static void test_gain_and_recommend(void)
+{
+	struct fs_tune_trial tr[3];
+	struct fs_tune T = {.trials = tr, .ntrials = 2, .best = -1, .knobs = all, .max_workers = 8};
+	struct fs_tune_knobs next;
+	char why[400];
+	tr[0] = trial(0, 0.1, 16, 4, FS_VERDICT_UNDETERMINED);
+	tr[1] = trial(1, 0.1 / 1.05, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 8;
+	/* quiet trials: the minimum, 3%; 5% faster counts */
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.002;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 0.03, 1e-12);
+	CHECK(fs_tune_faster(&tr[0], &tr[1]));
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 1);
+	CHECK(fs_tune_recommends(&T, why, sizeof why));
+	CHECK_STR(why, "");
+	/* noisy trials (±3% each): 2 × √(2 × 0.03²) = 8.5% needed; 5% is noise:
+	 * the baseline stays best and no change is recommended */
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.03;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 2 * sqrt(2 * 0.03 * 0.03), 1e-12);
+	CHECK(!fs_tune_faster(&tr[0], &tr[1]));
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK_INT(T.best, 0);
+	CHECK(strstr(why, "1.050× trial 0") && strstr(why, "8.5% needed"));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "no change recommended") != NULL);
+	/* unknown noise (too few steps to tell): the minimum alone */
+	tr[1].step_se_rel = NAN;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 0.03, 1e-12);
+
+	/* a best trial (2, made so by hand) 10% faster than the baseline, the
+	 * two ±5%: 2 × √(2 × 0.05²) = 14.1% needed, so no change is
+	 * recommended (a chain of gains over trial 1 can end so) */
+	tr[0].step_se_rel = 0.05;
+	tr[1].step_se_rel = NAN;
+	tr[2] = trial(2, 0.1 / 1.1, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
+	tr[2].step_se_rel = 0.05;
+	T.ntrials = 3;
+	T.best = 2;
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "trial 2's 1.100×") != NULL);
+
+	/* the text and the JSON print the same speedup, fs_tune_speedup's:
+	 * 0.1 s against 0.04 s, 2.50× */
+	tr[0] = trial(0, 0.1, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1] = trial(1, 0.04, 16, 4, FS_VERDICT_COMPUTE_BOUND);
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 4;
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.01;
+	T.ntrials = 2;
+	T.best = -1;
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 1);
+	char *argv[] = {"python3", "train.py"};
+	struct fs_tune_result r = {.T = &T, .stop = FS_TUNE_CONVERGED, .stop_text = "done", .time_s = 3,
+				   .budget_s = 600, .steps = 50, .warmup = 10, .dir = dir, .argc = 2, .argv = argv};
+	char path[256], cmd[1200];
+	snprintf(path, sizeof path, "%s/rec.txt", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fs_tune_render_text(f, &r);
+		fclose(f);
+		/* trial 1's row ends in "2.50×  compute_bound"; the best line says 2.50× and the Python */
+		snprintf(cmd, sizeof cmd, "grep -q '^\\*1 .* 2.50×  compute_bound$' %s && grep -q '^best: trial 1, 2.50× ' %s "
+					  "&& grep -q 'DataLoader(..., num_workers=4)' %s && ! grep -q 'no change' %s",
+			 path, path, path, path);
+		CHECK(system(cmd) == 0);
+	}
+	snprintf(path, sizeof path, "%s/rec.json", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_json(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "assert d[\"recommend\"] is True and d[\"recommend_text\"] is None; "
+					  "assert abs(d[\"best\"][\"speedup\"] - 2.5) < 1e-9; "
+					  "assert abs(d[\"trials\"][1][\"speedup\"] - 2.5) < 1e-9; "
+					  "assert abs(d[\"trials\"][1][\"step_se_rel\"] - 0.01) < 1e-9' %s",
+			 path);
+		CHECK(system(cmd) == 0);
+	}
+	/* the same trials, trial 1 only 2% faster: no change, said so; no DataLoader line */
+	tr[1].step_s = 0.1 / 1.02;
+	tr[1].samples_per_s = 16 / tr[1].step_s;
+	T.best = -1;
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 0);
+	snprintf(path, sizeof path, "%s/norec.txt", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_text(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "grep -q '^no change recommended: ' %s && ! grep -q 'DataLoader(' %s && "
+					  "! grep -q '^best:' %s && grep -q '^ 1 .* 1.02×  compute_bound$' %s",
+			 path, path, path, path);
+		CHECK(system(cmd) == 0);
+	}
+	snprintf(path, sizeof path, "%s/norec.json", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_json(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "assert d[\"recommend\"] is False and d[\"recommend_text\"].startswith(\"no change\"); "
+					  "assert d[\"best\"][\"trial\"] == 0' %s",
+			 path);
+		CHECK(system(cmd) == 0);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -340,6 +501,8 @@ int main(void)
 	test_stops();
 	test_climb();
 	test_batch_and_text();
+	test_noise();
+	test_gain_and_recommend();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
