@@ -1,5 +1,5 @@
-/* tune.c - one trial's figures from its run file, and the search's next
- * setting (tune.h; docs/tune.md). */
+/* tune.c - the knobs, and the search's next setting (tune.h;
+ * docs/tune.md). One trial's figures: tune_trial.c. */
 #include "analysis/tune.h"
 
 #include <math.h>
@@ -34,7 +34,7 @@ int fs_tune_knob_parse(const char *name)
 	return -1;
 }
 
-static bool is_bool(int k)
+bool fs_tune_knob_is_bool(int k)
 {
 	return k == FS_KNOB_PIN_MEMORY || k == FS_KNOB_PERSISTENT_WORKERS;
 }
@@ -68,9 +68,9 @@ void fs_tune_knobs_env(const struct fs_tune_knobs *k, long steps, char *out, siz
 		snprintf(out + n, cap - n, "steps=%ld", steps);
 }
 
-static void knob_value(char *out, size_t cap, int k, int v)
+void fs_tune_knob_value(char *out, size_t cap, int k, int v)
 {
-	if (is_bool(k))
+	if (fs_tune_knob_is_bool(k))
 		snprintf(out, cap, "%s", v ? "True" : "False");
 	else
 		snprintf(out, cap, "%d", v);
@@ -83,274 +83,13 @@ void fs_tune_knobs_text(const struct fs_tune_knobs *k, char *out, size_t cap)
 		if (k->v[i] < 0)
 			continue;
 		char v[16];
-		knob_value(v, sizeof v, i, k->v[i]);
+		fs_tune_knob_value(v, sizeof v, i, k->v[i]);
 		size_t n = strlen(out);
 		if (n < cap)
 			snprintf(out + n, cap - n, "%s%s=%s", n ? ", " : "", knob_names[i], v);
 	}
 	if (!out[0])
 		snprintf(out, cap, "the job's own settings");
-}
-
-/* ------------------------------------------------------------ one trial */
-
-static void clear_figures(struct fs_tune_trial *t)
-{
-	t->steps = 0;
-	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = t->step_se_rel = NAN;
-	t->main_rss_bytes = t->workers_rss_bytes = t->workers_pss_bytes = NAN;
-	t->workers_pss_growth_bytes = t->dev_shm_bytes = t->mem_available_min_bytes = NAN;
-	t->have_verdict = false;
-	t->predicted_speedup = NAN;
-	t->relieves[0] = 0;
-	t->nmoves = 0;
-	t->ncpu = 0;
-	t->quota_cores = NAN;
-	fs_tune_knobs_unset(&t->eff);
-}
-
-static int bool_knob(const char *s)
-{
-	return !strcmp(s, "true") ? 1 : !strcmp(s, "false") ? 0 : -1;
-}
-
-/* The main loader's settings, as the hook recorded them (metrics.h). */
-static void effective(const struct fs_metrics *m, struct fs_tune_knobs *k)
-{
-	fs_tune_knobs_unset(k);
-	k->v[FS_KNOB_NUM_WORKERS] = m->num_workers;
-	k->v[FS_KNOB_BATCH_SIZE] = m->batch_size;
-	k->v[FS_KNOB_PREFETCH_FACTOR] = m->prefetch_factor;
-	k->v[FS_KNOB_PIN_MEMORY] = bool_knob(m->pin_memory);
-	k->v[FS_KNOB_PERSISTENT_WORKERS] = bool_knob(m->persistent_workers);
-}
-
-/* The loader knobs among the verdict's recommendations, as moves. */
-static void moves_of(const struct fs_verdict *v, struct fs_tune_trial *t)
-{
-	t->nmoves = 0;
-	for (int i = 0; i < v->nrec && t->nmoves < FS_MAX_RECS; i++) {
-		const struct fs_recommendation *r = &v->rec[i];
-		int k = fs_tune_knob_parse(r->knob);
-		if (k < 0)
-			continue;
-		int value;
-		if (is_bool(k)) {
-			value = bool_knob(r->suggested);
-		} else {
-			char *end;
-			long x = strtol(r->suggested, &end, 10);
-			value = end != r->suggested && *end == 0 && x > 0 && x < 100000 ? (int)x : -1;
-		}
-		if (value < 0)
-			continue;
-		struct fs_tune_move *mv = &t->moves[t->nmoves++];
-		mv->knob = k;
-		mv->value = value;
-		snprintf(mv->relieves, sizeof mv->relieves, "%s", r->relieves);
-	}
-}
-
-static double value(const struct fs_metric_values *mv, enum fs_md_id id)
-{
-	return fs_metricdefs_valid(mv, id) ? mv->v[id] : NAN;
-}
-
-/* The memory figures, from the metric definitions over the window (the
- * trainer's RSS, its workers' RSS and PSS, their PSS growth, /dev/shm). */
-static void definitions(const char *path, const struct fs_window *w, int trainer_pid, struct fs_tune_trial *t)
-{
-	struct fs_q q;
-	char err[600];
-	if (fs_q_open(&q, path, err, sizeof err) == 0) {
-		q.w0 = w->start_s;
-		q.w1 = w->end_s;
-		q.trainer = trainer_pid;
-		struct fs_metric_values mv;
-		fs_metricdefs_load(&q, &mv);
-		t->main_rss_bytes = value(&mv, FS_MD_MAIN_RSS_MAX_BYTES);
-		t->workers_rss_bytes = value(&mv, FS_MD_WORKERS_RSS_MAX_BYTES);
-		t->workers_pss_bytes = value(&mv, FS_MD_WORKERS_PSS_MAX_BYTES);
-		t->workers_pss_growth_bytes = value(&mv, FS_MD_WORKERS_PSS_GROWTH_BYTES);
-		t->dev_shm_bytes = value(&mv, FS_MD_DEV_SHM_USED_MAX_BYTES);
-	}
-	fs_q_close(&q);
-}
-
-/* A faster setting that runs the machine out of memory is not the best:
- * the trial is marked "memory", no candidate. The limit is the verdict's
- * own (thresholds.c: mem_available_low); MemAvailable counts the page
- * cache that can be reclaimed, so a dataset filling the cache is no
- * shortage. (A cgroup's usage is not used: in cgroup v1 it includes that
- * cache. A trial killed by the OOM killer exits 137: "failed".) */
-static void out_of_memory(const struct fs_metrics *m, struct fs_tune_trial *t)
-{
-	const struct fs_thresholds *th = &fs_thresholds;
-	char a[32], b[32];
-	if (isfinite(m->mem_available_min_bytes) && m->mem_total_bytes > 0 &&
-	    m->mem_available_min_bytes < th->mem_available_low * m->mem_total_bytes) {
-		snprintf(t->status, sizeof t->status, "memory");
-		snprintf(t->status_text, sizeof t->status_text,
-			 "memory available fell to %s of %s (under %.0f%%): the machine ran short of memory",
-			 fs_fmt_bytes(a, sizeof a, m->mem_available_min_bytes), fs_fmt_bytes(b, sizeof b, m->mem_total_bytes),
-			 100 * th->mem_available_low);
-	}
-}
-
-static int load(const char *path, const struct fs_window *w, struct fs_merge_file *f, char *err, size_t cap)
-{
-	memset(f, 0, sizeof *f);
-	if (fs_merge_head(path, f, err, cap) < 0)
-		return -1;
-	f->want_steps = true; /* the steady state is read off them */
-	if (fs_merge_load(f, w, err, cap) < 0) {
-		fs_merge_file_free(f);
-		return -1;
-	}
-	return 0;
-}
-
-/* A knob the trial asked for that the loader did not have (the hook's
- * record of it): the trial measured another setting, and is no candidate. */
-static void not_applied(struct fs_tune_trial *t)
-{
-	for (int k = 0; k < FS_KNOB__N; k++) {
-		if (t->asked.v[k] < 0 || t->eff.v[k] < 0 || t->asked.v[k] == t->eff.v[k])
-			continue;
-		char a[16], e[16];
-		knob_value(a, sizeof a, k, t->asked.v[k]);
-		knob_value(e, sizeof e, k, t->eff.v[k]);
-		snprintf(t->status, sizeof t->status, "not_applied");
-		snprintf(t->status_text, sizeof t->status_text,
-			 "asked for %s=%s, the loader had %s=%s: the trial measured another setting", knob_names[k], a,
-			 knob_names[k], e);
-		return;
-	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-#define NOISE_BLOCKS 8
-#define NOISE_MIN_BLOCKS 4
-
-double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round)
-{
-	if (round < 1)
-		round = 1;
-	long rounds = (n - first) / round;
-	if (rounds < NOISE_MIN_BLOCKS)
-		return NAN;
-	int nb = rounds < NOISE_BLOCKS ? (int)rounds : NOISE_BLOCKS;
-	double mean[NOISE_BLOCKS], dev[NOISE_BLOCKS];
-	for (int b = 0; b < nb; b++) {
-		long i0 = first + (long)b * rounds / nb * round, i1 = first + (long)(b + 1) * rounds / nb * round;
-		double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
-		mean[b] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
-	}
-	double med = median(mean, nb);
-	if (!(med > 0))
-		return NAN;
-	for (int b = 0; b < nb; b++)
-		dev[b] = fabs(mean[b] - med);
-	/* 1.4826 × MAD estimates a normal spread's standard deviation */
-	return 1.4826 * median(dev, nb) / sqrt((double)nb) / med;
-}
-
-static int fail(struct fs_tune_trial *t, const char *status, const char *text)
-{
-	snprintf(t->status, sizeof t->status, "%s", status);
-	snprintf(t->status_text, sizeof t->status_text, "%.600s", text);
-	return -1;
-}
-
-int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t)
-{
-	char err[600];
-	clear_figures(t);
-	struct fs_merge_file *f = malloc(sizeof *f);
-	struct fs_merged *g = malloc(sizeof *g);
-	int rc = -1;
-	if (!f || !g) {
-		fail(t, "unreadable", "out of memory");
-		goto out;
-	}
-	/* The whole run first: the trainer's steps give the window. */
-	if (load(path, NULL, f, err, sizeof err) < 0) {
-		fail(t, "unreadable", err);
-		goto out;
-	}
-	effective(&f->m, &t->eff);
-	int L = f->m.trainer;
-	const struct fs_steps_series *s = L >= 0 ? &f->steps[L] : NULL;
-	long n = s ? (long)s->n : 0;
-	if (n < warmup + 2) {
-		char text[200];
-		snprintf(text, sizeof text, "%ld steps recorded, %ld needed (the warm-up and 2)", n, warmup + 2);
-		fs_merge_file_free(f);
-		fail(t, "too_few_steps", text);
-		t->steps = n;
-		goto out;
-	}
-	/* Workers started together hand their batches over together: a window
-	 * of whole rounds (a multiple of the workers) has no phase error, so
-	 * the first (n - warmup) mod workers steps after the warm-up are left
-	 * out too, as long as 2 steps remain. */
-	int workers = t->eff.v[FS_KNOB_NUM_WORKERS];
-	if (workers > 1 && (n - warmup) % workers && n - warmup - (n - warmup) % workers >= 2)
-		warmup += (n - warmup) % workers;
-	struct fs_window w = {warmup > 0 ? s->end[warmup - 1] : f->m.loops[L].t0, s->end[n - 1]};
-	double wait = 0;
-	for (long i = warmup; i < n; i++)
-		wait += s->wait[i];
-	/* whole rounds of the workers, as the window: a block is not cut in a burst */
-	int round = workers > 1 && (n - warmup) % workers == 0 ? workers : 1;
-	double noise = fs_tune_step_noise(s->end, w.start_s, warmup, n, round);
-	fs_merge_file_free(f);
-
-	/* Then the steady state: the verdict and the figures over the window. */
-	if (load(path, &w, f, err, sizeof err) < 0) {
-		fail(t, "unreadable", err);
-		goto out;
-	}
-	double span = w.end_s - w.start_s;
-	t->steps = n - warmup;
-	t->step_s = span > 0 ? span / (double)t->steps : NAN;
-	t->step_se_rel = noise;
-	t->wait_share = span > 0 ? fmin(1, wait / span) : NAN;
-	t->samples_per_s = f->m.batch_size > 0 && span > 0 ? (double)t->steps * f->m.batch_size / span : NAN;
-	t->cpu_cores = f->m.job_cpu_cores;
-	t->mem_available_min_bytes = f->m.mem_available_min_bytes;
-	t->ncpu = f->m.ncpu;
-	t->quota_cores = f->m.cg_quota_cores;
-	definitions(path, &w, f->m.trainer_pid, t);
-	if (fs_merge(f, 1, &w, g) == 0) {
-		t->have_verdict = true;
-		t->verdict = g->v.primary;
-		t->predicted_speedup = g->v.predicted_speedup;
-		if (g->v.nrec > 0)
-			snprintf(t->relieves, sizeof t->relieves, "%s", g->v.rec[0].relieves);
-		moves_of(&g->v, t);
-	}
-	snprintf(t->status, sizeof t->status, "ok");
-	t->status_text[0] = 0;
-	not_applied(t);
-	out_of_memory(&f->m, t);
-	fs_merge_file_free(f);
-	rc = 0;
-out:
-	free(f);
-	free(g);
-	return rc;
 }
 
 /* ------------------------------------------------------------ the search */
@@ -503,19 +242,31 @@ static void update_best(struct fs_tune *T)
 {
 	T->best = -1;
 	for (int i = 0; i < T->ntrials; i++) {
-		if (!usable(&T->trials[i]))
+		if (!usable(&T->trials[i]) || T->trials[i].confirms)
 			continue;
 		if (T->best < 0 || fs_tune_faster(&T->trials[T->best], &T->trials[i]))
 			T->best = i;
 	}
 }
 
-bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
+/* The second run of the baseline, NULL if none. */
+static const struct fs_tune_trial *confirm_trial(const struct fs_tune *T)
+{
+	for (int i = 1; i < T->ntrials; i++)
+		if (T->trials[i].confirms)
+			return &T->trials[i];
+	return NULL;
+}
+
+/* 1: a change is recommended unless a second run of the baseline says
+ * otherwise (a small gain: it needs one); 2: recommended outright; 0: no
+ * change, why says so. */
+static int recommends(const struct fs_tune *T, char *why, size_t cap)
 {
 	why[0] = 0;
 	if (T->best < 0) {
 		snprintf(why, cap, "no change recommended: no trial gave a steady state");
-		return false;
+		return 0;
 	}
 	const struct fs_tune_trial *base = &T->trials[0], *B = &T->trials[T->best];
 	if (T->best == 0) {
@@ -524,12 +275,48 @@ bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
 			snprintf(why + n, cap - (size_t)n, "; the baseline's verdict, %s, predicted %.2f×, and no trial "
 							   "of what it points to gained what counts",
 				 fs_verdict_name(base->verdict), base->predicted_speedup);
-		return false;
+		return 0;
 	}
+	double s = fs_tune_speedup(base, B);
 	if (!fs_tune_faster(base, B)) {
 		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under the %.1f%% gain "
 				   "needed (the minimum, or %.0f standard errors of the two measurements)",
-			 B->id, fs_tune_speedup(base, B), 100 * fs_tune_gain_needed(base, B), fs_thresholds.tune_noise_z);
+			 B->id, s, 100 * fs_tune_gain_needed(base, B), fs_thresholds.tune_noise_z);
+		return 0;
+	}
+	return s < 1 + fs_thresholds.tune_confirm_below ? 1 : 2;
+}
+
+bool fs_tune_needs_confirm(const struct fs_tune *T)
+{
+	char why[400];
+	return recommends(T, why, sizeof why) == 1 && !confirm_trial(T);
+}
+
+bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
+{
+	int r = recommends(T, why, cap);
+	if (r != 1)
+		return r == 2;
+	const struct fs_tune_trial *B = &T->trials[T->best], *C = confirm_trial(T);
+	double s = fs_tune_speedup(&T->trials[0], B);
+	if (!C) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under %.0f%%, and no "
+				   "second run of the baseline confirmed it (a gain that small is recommended only then)",
+			 B->id, s, 100 * fs_thresholds.tune_confirm_below);
+		return false;
+	}
+	if (!usable(C)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: the "
+				   "baseline's second run (trial %d) gave no steady state",
+			 B->id, s, C->id);
+		return false;
+	}
+	if (!fs_tune_faster(C, B)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline did not hold against the "
+				   "baseline's second run (trial %d, %.3f× the first): %.3f×, under the %.1f%% needed",
+			 B->id, s, C->id, fs_tune_speedup(&T->trials[0], C), fs_tune_speedup(C, B),
+			 100 * fs_tune_gain_needed(C, B));
 		return false;
 	}
 	return true;
@@ -615,7 +402,7 @@ void fs_tune_python(const struct fs_tune *T, char *out, size_t cap)
 		if (v < 0 || v == value_in(base, k))
 			continue;
 		char s[16];
-		knob_value(s, sizeof s, k, v);
+		fs_tune_knob_value(s, sizeof s, k, v);
 		size_t len = strlen(out);
 		if (len < cap)
 			snprintf(out + len, cap - len, ", %s=%s", knob_names[k], s);

@@ -32,6 +32,11 @@ enum fs_tune_knob {
 const char *fs_tune_knob_name(enum fs_tune_knob k);
 int fs_tune_knob_parse(const char *name);
 
+/* Whether knob k is a boolean (pin_memory, persistent_workers); value v of
+ * knob k as Python writes it ("True", "8") into out. */
+bool fs_tune_knob_is_bool(int k);
+void fs_tune_knob_value(char *out, size_t cap, int k, int v);
+
 /* A setting: each knob's value, -1 for "the job's own" (booleans 0/1). */
 struct fs_tune_knobs {
 	int v[FS_KNOB__N];
@@ -53,9 +58,19 @@ struct fs_tune_move {
 	char relieves[64];
 };
 
+/* How a trial's steady-state window is cut (fs_tune_span). */
+enum fs_tune_window {
+	FS_TUNE_WINDOW_AUTO,       /* whole epochs where the trial holds an epoch start after the
+				      warm-up and a whole epoch, else steps */
+	FS_TUNE_WINDOW_STEPS,      /* steps inside one epoch, clear of its first and last prefill */
+	FS_TUNE_WINDOW_EPOCHS,     /* whole epochs (each with its start and one end) */
+};
+const char *fs_tune_window_name(enum fs_tune_window w); /* "auto", "steps", "epochs" */
+
 struct fs_tune_trial {
 	int id;
 	char why[160];             /* "baseline", or what the verdict pointed to */
+	bool confirms;             /* the baseline run again, to confirm a small gain (no candidate) */
 	struct fs_tune_knobs asked;   /* what the trial set */
 	struct fs_tune_knobs eff;     /* the main loader's settings as the hook saw them (-1 unknown) */
 	char status[24];           /* "ok", "failed" (exit status not 0), "too_few_steps", "budget", "unreadable",
@@ -65,6 +80,10 @@ struct fs_tune_trial {
 	double duration_s;         /* the whole trial, start to exit */
 	/* the steady state (NaN when unknown) */
 	long steps;                /* measured (after the warm-up) */
+	long first_step;           /* the window's first step (0-based; steps from there are measured) */
+	enum fs_tune_window window; /* how the window was cut (STEPS or EPOCHS once read) */
+	long epoch_steps;          /* steps in the trial's first epoch, 0 when it did not end */
+	long prefill;              /* batches its loader asks for at each iterator start (workers x prefetch) */
 	double step_s, samples_per_s, wait_share;
 	double step_se_rel;        /* the step time's standard error, a share of it (fs_tune_step_noise) */
 	double cpu_cores;          /* the job's CPU use over the window, in cores */
@@ -84,12 +103,67 @@ struct fs_tune_trial {
 };
 
 /* Read trial t's figures from its run file (t->id, why, asked, status,
- * exit_code and duration_s are the caller's). warmup: the steps skipped.
- * Returns 0, or -1 with t->status "unreadable" / "too_few_steps" and
- * status_text saying why. A trial read (0) whose figures are no candidate
- * has status "memory" or "not_applied" (a knob it asked for that the
- * loader, as the hook recorded it, did not have). */
-int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t);
+ * exit_code and duration_s are the caller's), over the window fs_tune_span
+ * cuts (warmup: the steps skipped at least; window: how). Returns 0, or -1
+ * with t->status "unreadable" / "too_few_steps" and status_text saying
+ * why. A trial read (0) whose figures are no candidate has status "memory"
+ * or "not_applied" (a knob it asked for that the loader, as the hook
+ * recorded it, did not have). */
+int fs_tune_trial_read(const char *path, long warmup, enum fs_tune_window window, struct fs_tune_trial *t);
+
+/* The batches a loader asks for when an iterator starts: workers x
+ * prefetch_factor (2 when unknown); 0 without workers. */
+long fs_tune_prefill(int workers, int prefetch_factor);
+
+/* A trial's steady-state window over its n steps, starts[i] set where step
+ * i begins an iterator (an epoch; starts[0] the first). An iterator's start
+ * asks for `prefill` batches at once and its last `prefill` steps ask for
+ * none (the sampler is spent), so a window cut near either end measures
+ * more or less than a step's share of the work (a sampler drawn in the
+ * training process: 1.4x for nothing). Whole epochs hold each of those
+ * once; inside one epoch, a window clear of prefill steps after its start
+ * and before its end holds neither. Both skip at least `warmup` steps and
+ * the first prefill. STEPS also drops the first (steps mod workers) steps
+ * (workers started together hand their batches over together).
+ * AUTO: whole epochs if one fits, else STEPS, else (a baseline too short
+ * for either) the steps after the warm-up and prefill, epochs or not.
+ * Returns true with the window's first and last step (inclusive), the
+ * cut used and the first epoch's steps (0: it did not end); false when no
+ * window of 2 steps (EPOCHS: of a whole epoch) fits. */
+struct fs_tune_span {
+	long first, last;
+	enum fs_tune_window window;
+	long epoch_steps;
+};
+bool fs_tune_span(const unsigned char *starts, long n, long warmup, long prefill, int workers,
+		  enum fs_tune_window window, struct fs_tune_span *out);
+
+/* How every trial is measured: at least `warmup` steps skipped, about
+ * `steps` measured, the window cut so (STEPS or EPOCHS once the baseline
+ * is read; AUTO before), epoch_steps the baseline's epoch. */
+struct fs_tune_plan {
+	long warmup, steps;
+	enum fs_tune_window window;
+	long epoch_steps;
+};
+
+/* After the baseline trial base (read with AUTO): how the trials are to be
+ * measured. With allow_rerun, the plan may ask for the baseline to be run
+ * again (returns non-zero, note saying why): 1 when its window held fewer
+ * than tune_min_samples samples of interval_s (pl->steps becomes what
+ * covers them, at most 100 times more), 2 when it crossed an epoch's end
+ * without holding a whole epoch after its warm-up (pl->window becomes
+ * EPOCHS, if that trial is at most 4 times as long), or both (3). Returns 0
+ * otherwise, pl->window and epoch_steps then the baseline's own. Pure. */
+int fs_tune_replan(struct fs_tune_plan *pl, const struct fs_tune_trial *base, double interval_s, bool allow_rerun,
+		   char *note, size_t cap);
+
+/* The steps a trial runs (the hook ends it after them) to measure about
+ * `steps` of them: warm-up and prefill, then the steps; with whole epochs
+ * of epoch_steps, the epochs after those that cover the warm-up and
+ * prefill, round(steps / epoch_steps) of them (at least 1), and one step of
+ * the next (its start closes the last). */
+long fs_tune_trial_length(long warmup, long steps, long prefill, enum fs_tune_window window, long epoch_steps);
 
 /* The noise of a mean step time over steps first..n-1, whose ends are
  * end_s[first-1] (start_s when first is 0) .. end_s[n-1]: the window cut
@@ -100,6 +174,14 @@ int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t);
  * block, not as noise). Returns it as a share of the blocks' median step;
  * NaN when there are too few steps. */
 double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round);
+
+/* The same for a window of whole epochs, steps first..last, epochs
+ * starting where starts[i] is set: each epoch cut into 8 blocks (fewer in
+ * an epoch of fewer steps) by its position, and the spread of each block's
+ * mean step about that block's mean over the epochs (the epoch's own shape,
+ * its start and its end, is no noise). Returns it as a share of the
+ * blocks' median step; NaN under 2 epochs (or over 63). */
+double fs_tune_epoch_noise(const double *end_s, double start_s, const unsigned char *starts, long first, long last);
 
 /* The search's state: the trials so far (trials[0] the baseline). */
 struct fs_tune {
@@ -140,9 +222,15 @@ double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_t
 bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
 
 /* Whether tune recommends a change: the best trial is not the baseline
- * and is faster than it (fs_tune_faster). When not, why says so ("no
- * change recommended: ..."); when so, why is "". */
+ * and is faster than it (fs_tune_faster); and, when its speedup is under
+ * 1 + tune_confirm_below, faster too than a second run of the baseline
+ * (a trial with confirms set). When not, why says so ("no change
+ * recommended: ..."); when so, why is "". */
 bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap);
+
+/* Whether the search's result needs that second run of the baseline: a
+ * change would be recommended but for it. */
+bool fs_tune_needs_confirm(const struct fs_tune *T);
 
 /* After a trial: update T->best. Then the next setting to try, from the
  * best trial's verdict (its loader-knob recommendations; docs/tune.md), in

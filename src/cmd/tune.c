@@ -332,15 +332,30 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 		fprintf(stderr, "%s (%s)\n", t->status, fs_text_escape(shown, sizeof shown, t->status_text));
 }
 
+/* The batches trial t's loader asks for at an iterator's start: its
+ * knobs, else the baseline's (base; NULL: unknown yet, 0). */
+static long prefill_of(const struct fs_tune_trial *t, const struct fs_tune_trial *base)
+{
+	if (!base)
+		return 0;
+	int w = t->asked.v[FS_KNOB_NUM_WORKERS], pf = t->asked.v[FS_KNOB_PREFETCH_FACTOR];
+	return fs_tune_prefill(w >= 0 ? w : base->eff.v[FS_KNOB_NUM_WORKERS],
+			       pf >= 0 ? pf : base->eff.v[FS_KNOB_PREFETCH_FACTOR]);
+}
+
 /* Run trial t (its asked knobs, id and why set) until it exits or the
- * budget ends; then read it. Returns false when it was interrupted. */
-static bool run_trial(const struct opts *o, long steps, const char *self, const char *dir, struct fs_tune_trial *t,
-		      const struct fs_tune_trial *base, const struct progress *p)
+ * budget ends, for the steps plan pl asks of it; then read it (the
+ * baseline, base NULL, with its window cut as it fits). Returns false when
+ * it was interrupted. */
+static bool run_trial(const struct opts *o, const struct fs_tune_plan *pl, const char *self, const char *dir,
+		      struct fs_tune_trial *t, const struct fs_tune_trial *base, const struct progress *p)
 {
 	char db[4200], log[4200], env[512];
 	snprintf(db, sizeof db, "%s/trial-%d.db", dir, t->id);
 	snprintf(log, sizeof log, "%s/trial-%d.log", dir, t->id);
-	fs_tune_knobs_env(&t->asked, o->warmup + steps, env, sizeof env);
+	fs_tune_knobs_env(&t->asked,
+			  fs_tune_trial_length(pl->warmup, pl->steps, prefill_of(t, base), pl->window, pl->epoch_steps),
+			  env, sizeof env);
 	double t0 = now_s();
 	fflush(NULL);
 	pid_t pid = fork();
@@ -382,7 +397,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 	}
 	t->duration_s = now_s() - t0;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-	fs_tune_trial_read(db, o->warmup, t);
+	fs_tune_trial_read(db, pl->warmup, base ? pl->window : FS_TUNE_WINDOW_AUTO, t);
 	if (over && strcmp(t->status, "ok")) {
 		snprintf(t->status, sizeof t->status, "budget");
 		snprintf(t->status_text, sizeof t->status_text, "stopped when the budget ran out, after %s",
@@ -399,35 +414,26 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 	return !interrupted;
 }
 
-/* The baseline's steady state was too short for a verdict (fewer than
- * tune_min_samples samples, thresholds.c): its files are kept as trial-0-short.*, and
- * *steps becomes what covers that many at its step time (at most 100 times
- * more). Returns true when the baseline is to be run again. */
-static bool short_window(const struct opts *o, const struct fs_tune_trial *t, long steps, const char *dir, char *note,
-			 size_t cap, long *out)
+/* After baseline run `run` (0, 1): whether to run it again, the plan
+ * changed (fs_tune_replan); its files are then kept as trial-0-run1.*
+ * (the first run), trial-0-run2.*, and note says why. */
+static bool rerun_baseline(const struct opts *o, const struct fs_tune_trial *t, struct fs_tune_plan *pl, int run,
+			   const char *dir, char *note, size_t cap)
 {
-	double need_s = fs_thresholds.tune_min_samples * o->interval_s;
-	if (strcmp(t->status, "ok") || !isfinite(t->step_s) || t->step_s <= 0 || t->steps * t->step_s >= need_s)
+	char why[300];
+	if (!fs_tune_replan(pl, t, o->interval_s, run < 2, why, sizeof why))
 		return false;
-	long want = (long)ceil(need_s / t->step_s);
-	if (want > 100 * steps)
-		want = 100 * steps;
-	if (want <= steps)
-		return false;
-	char from[4200], to[4200], a[32], b[32];
+	char from[4200], to[4200];
 	for (int i = 0; i < 2; i++) {
 		snprintf(from, sizeof from, "%s/trial-0.%s", dir, i ? "log" : "db");
-		snprintf(to, sizeof to, "%s/trial-0-short.%s", dir, i ? "log" : "db");
+		snprintf(to, sizeof to, "%s/trial-0-run%d.%s", dir, run + 1, i ? "log" : "db");
 		if (rename(from, to) < 0)
 			return false;
 	}
-	snprintf(note, cap, "%ld steps lasted %s, fewer than the %.0f samples a verdict needs (%s): each trial measured %ld "
-			    "steps instead (the first baseline: trial-0-short.db)",
-		 steps, fs_fmt_time(a, sizeof a, t->steps * t->step_s), fs_thresholds.tune_min_samples, fs_fmt_time(b, sizeof b, need_s),
-		 want);
+	size_t n = strlen(note);
+	snprintf(note + n, cap - n, "%s%s (the baseline's run %d: trial-0-run%d.db)", n ? "; " : "", why, run + 1, run + 1);
 	if (!o->quiet)
-		fs_warn("tune: %s", note);
-	*out = want;
+		fs_warn("tune: %s; the baseline runs again", why);
 	return true;
 }
 
@@ -465,8 +471,9 @@ static int tune(const struct opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	struct progress p = {.tty = isatty(2), .quiet = o->quiet, .start = now_s(), .budget_s = o->budget_s};
 
-	long steps = o->steps;
-	char note[400] = "";
+	struct fs_tune_plan pl = {.warmup = o->warmup, .steps = o->steps, .window = FS_TUNE_WINDOW_AUTO};
+	int baseline_runs = 0;
+	char note[800] = "";
 	enum fs_tune_stop stop = FS_TUNE_GOING;
 	char why[400] = "baseline: the job's own settings";
 	struct fs_tune_knobs next;
@@ -491,10 +498,10 @@ static int tune(const struct opts *o)
 		t->id = T.ntrials;
 		t->asked = next;
 		snprintf(t->why, sizeof t->why, "%s", T.ntrials ? why : "baseline");
-		bool ok = run_trial(o, steps, self, dir, t, T.ntrials ? &T.trials[0] : NULL, &p);
+		bool ok = run_trial(o, &pl, self, dir, t, T.ntrials ? &T.trials[0] : NULL, &p);
 		T.ntrials++;
-		if (ok && T.ntrials == 1 && !note[0] && short_window(o, t, steps, dir, note, sizeof note, &steps)) {
-			T.ntrials = 0; /* the baseline again, over enough steps */
+		if (ok && T.ntrials == 1 && rerun_baseline(o, t, &pl, baseline_runs++, dir, note, sizeof note)) {
+			T.ntrials = 0; /* the baseline again, measured as every trial will be */
 			memset(t, 0, sizeof *t);
 			continue;
 		}
@@ -505,13 +512,28 @@ static int tune(const struct opts *o)
 		}
 		stop = fs_tune_next(&T, &next, why, sizeof why);
 	}
+	/* a small gain is recommended only if it holds against a second run
+	 * of the baseline (fs_tune_recommends): that run, if the budget and
+	 * the table have room for it */
+	if (!interrupted && fs_tune_needs_confirm(&T) && T.ntrials < MAX_TRIALS &&
+	    now_s() - p.start + longest(&T) <= o->budget_s) {
+		struct fs_tune_trial *t = &T.trials[T.ntrials];
+		t->id = T.ntrials;
+		fs_tune_knobs_unset(&t->asked);
+		t->confirms = true;
+		snprintf(t->why, sizeof t->why, "the baseline again: trial %d's gain is under %.0f%%, so it must hold "
+						"against a second run of the job's own settings",
+			 T.best, 100 * fs_thresholds.tune_confirm_below);
+		run_trial(o, &pl, self, dir, t, &T.trials[0], &p);
+		T.ntrials++;
+	}
 	if (interrupted) {
 		fs_tune_next(&T, &next, why, sizeof why); /* the best so far */
 		stop = FS_TUNE_INTERRUPTED;
 		snprintf(why, sizeof why, "interrupted by signal %d", (int)interrupted);
 	}
 	struct fs_tune_result r = {.T = &T, .stop = stop, .stop_text = why, .time_s = now_s() - p.start,
-				   .budget_s = o->budget_s, .steps = steps, .warmup = o->warmup, .dir = dir, .note = note,
+				   .budget_s = o->budget_s, .plan = &pl, .dir = dir, .note = note,
 				   .argc = o->ncmd, .argv = o->cmd};
 	if (o->json)
 		fs_tune_render_json(stdout, &r);

@@ -55,9 +55,15 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 {
 	const struct fs_tune *T = r->T;
 	char a[48], b[48], c[48], d[48], e[48], f[48], g[48], h[48], x[48];
-	fprintf(out, "feedscope tune: %d trial%s in %s (budget %s), %ld steps measured after %ld of warm-up\n\n",
-		T->ntrials, T->ntrials == 1 ? "" : "s", fs_fmt_time(a, sizeof a, r->time_s),
-		fs_fmt_time(b, sizeof b, r->budget_s), r->steps, r->warmup);
+	const struct fs_tune_plan *pl = r->plan;
+	fprintf(out, "feedscope tune: %d trial%s in %s (budget %s), ", T->ntrials, T->ntrials == 1 ? "" : "s",
+		fs_fmt_time(a, sizeof a, r->time_s), fs_fmt_time(b, sizeof b, r->budget_s));
+	if (pl->window == FS_TUNE_WINDOW_EPOCHS)
+		fprintf(out, "whole epochs of %ld steps measured (%ld steps or more) after %ld of warm-up\n\n",
+			pl->epoch_steps, pl->steps > pl->epoch_steps ? pl->steps - pl->epoch_steps / 2 : pl->epoch_steps,
+			pl->warmup);
+	else
+		fprintf(out, "%ld steps measured after %ld of warm-up\n\n", pl->steps, pl->warmup);
 	if (r->note && r->note[0]) {
 		char shown[800];
 		fprintf(out, "(%s)\n", fs_text_escape(shown, sizeof shown, r->note));
@@ -131,6 +137,7 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	fs_json_object(j, NULL);
 	fs_json_int(j, "trial", t->id);
 	fs_json_string(j, "why", t->why);
+	fs_json_bool(j, "confirms", t->confirms);
 	snprintf(path, sizeof path, "%s/trial-%d.db", dir, t->id);
 	fs_json_string(j, "run_file", path);
 	fs_json_string(j, "status", t->status);
@@ -139,6 +146,10 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	knobs_json(j, "asked", &t->asked);
 	knobs_json(j, "knobs", &t->eff);
 	fs_json_int(j, "steps", t->steps);
+	fs_json_int(j, "first_step", t->first_step);
+	fs_json_string(j, "window", fs_tune_window_name(t->window));
+	fs_json_int(j, "epoch_steps", t->epoch_steps);
+	fs_json_int(j, "prefill", t->prefill);
 	fs_json_number(j, "step_s", t->step_s);
 	fs_json_number(j, "step_se_rel", t->step_se_rel);
 	fs_json_number(j, "samples_per_s", t->samples_per_s);
@@ -171,8 +182,10 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 	fs_json_string(&j, "stop_text", r->stop_text);
 	fs_json_number(&j, "time_s", r->time_s);
 	fs_json_number(&j, "budget_s", r->budget_s);
-	fs_json_int(&j, "steps", r->steps);
-	fs_json_int(&j, "warmup", r->warmup);
+	fs_json_int(&j, "steps", r->plan->steps);
+	fs_json_int(&j, "warmup", r->plan->warmup);
+	fs_json_string(&j, "window", fs_tune_window_name(r->plan->window));
+	fs_json_int(&j, "epoch_steps", r->plan->epoch_steps);
 	fs_json_string(&j, "steps_note", r->note && r->note[0] ? r->note : NULL);
 	fs_json_string(&j, "dir", r->dir);
 	fs_json_array(&j, "trials");

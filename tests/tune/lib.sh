@@ -193,8 +193,11 @@ judge() {
 
 # physical NAME: the physical evidence of tune's baseline trial (its run
 # file $S/NAME/trial-0.db, evidence.py, as the scenarios read theirs) into
-# EV, for need checks
+# EV, for need checks; the job's own figures (job_*) from its output,
+# trial-0.log (train.py's summary: a trial's job prints it as tune's hook
+# ends it)
 physical() {
 	[ -f "$S/$1/trial-0.db" ] || die "tune left no baseline run file $S/$1/trial-0.db"
+	cp "$S/$1/trial-0.log" "$S/$1/trial-0.out" 2>/dev/null
 	DEVICE=${DATA_DEV:-} verdict "$1/trial-0"
 }
