@@ -39,10 +39,6 @@ const struct fs_thresholds fs_thresholds = {
 	/* Two standard errors: a gain that large comes from noise alone in
 	 * about 2% of comparisons (one-sided, normal errors). */
 	.tune_noise_z = 2.0,
-	/* Twice the widest spread of one setting's trials seen on the 2-core
-	 * test VM: the sampler job's baseline in 4 tune runs, 56.2-59.0 ms a
-	 * step (5%), each run's own noise under 1% (docs/tune.md). */
-	.tune_confirm_below = 0.10,
 	/* 30 samples put a sampled share of 0.5 within about +-0.09 (one
 	 * standard error of a binomial share at 30). */
 	.tune_min_samples = 30,

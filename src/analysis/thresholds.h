@@ -53,10 +53,6 @@ struct fs_thresholds {
 	 * a gain under that is no gain, and no change is recommended. */
 	double tune_min_gain;
 	double tune_noise_z;
-	/* A recommended gain under this share is checked first against a
-	 * second run of the baseline (the runs of one setting drift apart by
-	 * more than either's own steps show). */
-	double tune_confirm_below;
 	/* A trial's steady state holds at least this many samples (of the
 	 * recorder's interval) for its verdict to be followed. */
 	double tune_min_samples;

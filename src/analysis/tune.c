@@ -258,15 +258,14 @@ static const struct fs_tune_trial *confirm_trial(const struct fs_tune *T)
 	return NULL;
 }
 
-/* 1: a change is recommended unless a second run of the baseline says
- * otherwise (a small gain: it needs one); 2: recommended outright; 0: no
- * change, why says so. */
-static int recommends(const struct fs_tune *T, char *why, size_t cap)
+/* Whether a change is recommended but for the second run of the
+ * baseline; when not, why says so. */
+static bool recommends(const struct fs_tune *T, char *why, size_t cap)
 {
 	why[0] = 0;
 	if (T->best < 0) {
 		snprintf(why, cap, "no change recommended: no trial gave a steady state");
-		return 0;
+		return false;
 	}
 	const struct fs_tune_trial *base = &T->trials[0], *B = &T->trials[T->best];
 	if (T->best == 0) {
@@ -275,35 +274,34 @@ static int recommends(const struct fs_tune *T, char *why, size_t cap)
 			snprintf(why + n, cap - (size_t)n, "; the baseline's verdict, %s, predicted %.2f×, and no trial "
 							   "of what it points to gained what counts",
 				 fs_verdict_name(base->verdict), base->predicted_speedup);
-		return 0;
+		return false;
 	}
 	double s = fs_tune_speedup(base, B);
 	if (!fs_tune_faster(base, B)) {
 		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under the %.1f%% gain "
 				   "needed (the minimum, or %.0f standard errors of the two measurements)",
 			 B->id, s, 100 * fs_tune_gain_needed(base, B), fs_thresholds.tune_noise_z);
-		return 0;
+		return false;
 	}
-	return s < 1 + fs_thresholds.tune_confirm_below ? 1 : 2;
+	return true;
 }
 
 bool fs_tune_needs_confirm(const struct fs_tune *T)
 {
 	char why[400];
-	return recommends(T, why, sizeof why) == 1 && !confirm_trial(T);
+	return recommends(T, why, sizeof why) && !confirm_trial(T);
 }
 
 bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
 {
-	int r = recommends(T, why, cap);
-	if (r != 1)
-		return r == 2;
+	if (!recommends(T, why, cap))
+		return false;
 	const struct fs_tune_trial *B = &T->trials[T->best], *C = confirm_trial(T);
 	double s = fs_tune_speedup(&T->trials[0], B);
 	if (!C) {
-		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under %.0f%%, and no "
-				   "second run of the baseline confirmed it (a gain that small is recommended only then)",
-			 B->id, s, 100 * fs_thresholds.tune_confirm_below);
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: no second "
+				   "run of the baseline was made (no time left in the budget, or interrupted)",
+			 B->id, s);
 		return false;
 	}
 	if (!usable(C)) {

@@ -222,10 +222,11 @@ double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_t
 bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
 
 /* Whether tune recommends a change: the best trial is not the baseline
- * and is faster than it (fs_tune_faster); and, when its speedup is under
- * 1 + tune_confirm_below, faster too than a second run of the baseline
- * (a trial with confirms set). When not, why says so ("no change
- * recommended: ..."); when so, why is "". */
+ * and is faster (fs_tune_faster) than it and than a second run of the
+ * baseline made after the search (a trial with confirms set: trials drift
+ * apart with what else the machine does, by more than either's own steps
+ * show). When not, why says so ("no change recommended: ..."); when so,
+ * why is "". */
 bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap);
 
 /* Whether the search's result needs that second run of the baseline: a

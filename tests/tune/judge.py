@@ -16,7 +16,8 @@ trial also records memory overheads"); "best" is one of the trials, with
 that trial's knobs, and its "speedup" is the baseline trial's step over
 the best trial's (within 2%); "recommend" is there, and true only with a
 best trial that is not the baseline and whose speedup is at least 1 +
-its "gain_needed".
+its "gain_needed", and faster by 3% or more than the one trial that
+"confirms" (the baseline's second run, with the baseline's knobs).
 
 --clock: the job's own clock too (train.py --step-ends: each step's end,
 on the job's clock, in each trial's log, trial-K.log beside its run file).
@@ -175,6 +176,13 @@ def built_in(doc, path):
         bad.append("recommends trial %s at %s, under 1 + its gain_needed %s" % (best.get("trial"), sp, need))
     elif not rec and not doc.get("recommend_text"):
         bad.append("recommends nothing and says no why (recommend_text)")
+    if rec is True:
+        conf = [t for t in trials if t.get("confirms")]
+        cs = conf[0].get("step_s") if conf else None
+        if len(conf) != 1 or conf[0].get("status") != "ok" or conf[0].get("knobs") != by_n.get(0, {}).get("knobs"):
+            bad.append("recommends with no one second run of the baseline (a trial with confirms)")
+        elif not isinstance(cs, (int, float)) or not isinstance(bs, (int, float)) or cs / bs < 1.03:
+            bad.append("recommends trial %s, not 3%% faster than the baseline's second run" % best.get("trial"))
     return bad
 
 
