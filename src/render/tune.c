@@ -93,9 +93,14 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 		fputc('\n', out);
 	}
 	fprintf(out, "\n");
-	for (int i = 1; i < T->ntrials; i++) {
+	for (int i = 0; i < T->ntrials; i++) {
+		const struct fs_tune_trial *t = &T->trials[i];
 		char shown[400];
-		fprintf(out, "trial %d: %s\n", T->trials[i].id, fs_text_escape(shown, sizeof shown, T->trials[i].why));
+		fprintf(out, "trial %d", t->id);
+		if (isfinite(t->step_s))
+			fprintf(out, " (steps %ld-%ld%s)", t->first_step, t->first_step + t->steps - 1,
+				t->window == FS_TUNE_WINDOW_EPOCHS ? ", whole epochs" : "");
+		fprintf(out, ": %s\n", fs_text_escape(shown, sizeof shown, t->why));
 	}
 	char shown[1200];
 	fprintf(out, "stopped (%s): %s\n", fs_tune_stop_name(r->stop), fs_text_escape(shown, sizeof shown, r->stop_text));
@@ -106,6 +111,10 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 		fs_tune_python(T, py, sizeof py);
 		fprintf(out, "best: trial %d, %s the baseline's speed (a gain counts from %.1f%%)", B->id,
 			speedup_text(a, sizeof a, fs_tune_speedup(base, B)), 100 * fs_tune_gain_needed(base, B));
+		for (int i = 1; i < T->ntrials; i++)
+			if (T->trials[i].confirms)
+				fprintf(out, ", %s its second run's (trial %d)",
+					speedup_text(c, sizeof c, fs_tune_speedup(&T->trials[i], B)), T->trials[i].id);
 		if (base->have_verdict)
 			fprintf(out, "; the baseline's verdict, %s, predicted %s", fs_verdict_name(base->verdict),
 				speedup_text(b, sizeof b, base->predicted_speedup));
