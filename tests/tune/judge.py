@@ -215,7 +215,7 @@ def job_clock(trial, base):
 
 def clock(doc, path):
     """--clock: tune's figures against the job's own clock; (failures, table)."""
-    bad, rows = [], []
+    bad, rows, worst = [], [], 0.0
     base = os.path.dirname(os.path.abspath(path))
     trials = [t for t in doc.get("trials") or [] if isinstance(t.get("step_s"), (int, float))]
     job = {}
@@ -225,6 +225,7 @@ def clock(doc, path):
             bad.append("trial %s: %s" % (t.get("trial"), why))
             continue
         job[t["trial"]] = c
+        worst = max(worst, abs(t["step_s"] / c["step_s"] - 1))
         if abs(t["step_s"] / c["step_s"] - 1) > CLOCK_TOL:
             bad.append("trial %s: tune's step %.5fs, the job's own %.5fs over the same %d steps (more than %.1f%% apart)"
                        % (t["trial"], t["step_s"], c["step_s"], t["steps"], 100 * CLOCK_TOL))
@@ -245,6 +246,7 @@ def clock(doc, path):
             "*" if t["trial"] == b else " ", t["trial"], k.get("num_workers", "-"),
             word(k.get("persistent_workers", "-")), 1e3 * t["step_s"], 1e3 * c["step_s"], t.get("speedup") or 0,
             job[0]["step_s"] / c["step_s"] if 0 in job else float("nan"), c["steps"], c["ended"]))
+    rows.append("    tune's step against the job's own: %.1e apart at most (bound %.1e)" % (worst, CLOCK_TOL))
     return bad, "\n".join(rows)
 
 
