@@ -145,6 +145,7 @@ struct fs_tune_plan {
 	long warmup, steps;
 	enum fs_tune_window window;
 	long epoch_steps;
+	long prefill;              /* the baseline's (fs_tune_prefill), once it ran: for its runs again */
 };
 
 /* After the baseline trial base (read with AUTO): how the trials are to be
@@ -154,7 +155,8 @@ struct fs_tune_plan {
  * covers them, at most 100 times more), 2 when it crossed an epoch's end
  * without holding a whole epoch after its warm-up (pl->window becomes
  * EPOCHS, if that trial is at most 4 times as long), or both (3). Returns 0
- * otherwise, pl->window and epoch_steps then the baseline's own. Pure. */
+ * otherwise, pl->window and epoch_steps then the baseline's own; either
+ * way pl->prefill is the baseline's. Pure. */
 int fs_tune_replan(struct fs_tune_plan *pl, const struct fs_tune_trial *base, double interval_s, bool allow_rerun,
 		   char *note, size_t cap);
 

@@ -331,6 +331,7 @@ int fs_tune_replan(struct fs_tune_plan *pl, const struct fs_tune_trial *base, do
 		   char *note, size_t cap)
 {
 	note[0] = 0;
+	pl->prefill = base->prefill;
 	bool ok = !strcmp(base->status, "ok") && isfinite(base->step_s) && base->step_s > 0;
 	if (!allow_rerun || !ok) {
 		pl->window = base->window == FS_TUNE_WINDOW_EPOCHS ? FS_TUNE_WINDOW_EPOCHS : FS_TUNE_WINDOW_STEPS;

@@ -334,11 +334,12 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 }
 
 /* The batches trial t's loader asks for at an iterator's start: its
- * knobs, else the baseline's (base; NULL: unknown yet, 0). */
-static long prefill_of(const struct fs_tune_trial *t, const struct fs_tune_trial *base)
+ * knobs, else the baseline's (base; NULL: t is the baseline, whose first
+ * run told the plan, or nothing yet: 0). */
+static long prefill_of(const struct fs_tune_trial *t, const struct fs_tune_trial *base, const struct fs_tune_plan *pl)
 {
 	if (!base)
-		return 0;
+		return pl->prefill;
 	int w = t->asked.v[FS_KNOB_NUM_WORKERS], pf = t->asked.v[FS_KNOB_PREFETCH_FACTOR];
 	return fs_tune_prefill(w >= 0 ? w : base->eff.v[FS_KNOB_NUM_WORKERS],
 			       pf >= 0 ? pf : base->eff.v[FS_KNOB_PREFETCH_FACTOR]);
@@ -355,7 +356,7 @@ static bool run_trial(const struct opts *o, const struct fs_tune_plan *pl, const
 	snprintf(db, sizeof db, "%s/trial-%d.db", dir, t->id);
 	snprintf(log, sizeof log, "%s/trial-%d.log", dir, t->id);
 	fs_tune_knobs_env(&t->asked,
-			  fs_tune_trial_length(pl->warmup, pl->steps, prefill_of(t, base), pl->window, pl->epoch_steps),
+			  fs_tune_trial_length(pl->warmup, pl->steps, prefill_of(t, base, pl), pl->window, pl->epoch_steps),
 			  env, sizeof env);
 	double t0 = now_s();
 	fflush(NULL);
