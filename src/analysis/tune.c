@@ -249,17 +249,23 @@ static void update_best(struct fs_tune *T)
 	}
 }
 
-/* The second run of the baseline, NULL if none. */
-static const struct fs_tune_trial *confirm_trial(const struct fs_tune *T)
+void fs_tune_again(const struct fs_tune *T, const struct fs_tune_trial **base_again,
+		   const struct fs_tune_trial **best_again)
 {
-	for (int i = 1; i < T->ntrials; i++)
-		if (T->trials[i].confirms)
-			return &T->trials[i];
-	return NULL;
+	*base_again = *best_again = NULL;
+	for (int i = 1; i < T->ntrials; i++) {
+		const struct fs_tune_trial *t = &T->trials[i];
+		if (!t->confirms)
+			continue;
+		if (fs_tune_knobs_equal(&t->asked, &T->trials[0].asked))
+			*base_again = t;
+		else if (T->best > 0 && fs_tune_knobs_equal(&t->asked, &T->trials[T->best].asked))
+			*best_again = t;
+	}
 }
 
-/* Whether a change is recommended but for the second run of the
- * baseline; when not, why says so. */
+/* Whether a change is recommended but for the second pair of runs; when
+ * not, why says so. */
 static bool recommends(const struct fs_tune *T, char *why, size_t cap)
 {
 	why[0] = 0;
@@ -289,32 +295,36 @@ static bool recommends(const struct fs_tune *T, char *why, size_t cap)
 bool fs_tune_needs_confirm(const struct fs_tune *T)
 {
 	char why[400];
-	return recommends(T, why, sizeof why) && !confirm_trial(T);
+	const struct fs_tune_trial *a, *b;
+	fs_tune_again(T, &a, &b);
+	return recommends(T, why, sizeof why) && (!a || !b);
 }
 
 bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
 {
 	if (!recommends(T, why, cap))
 		return false;
-	const struct fs_tune_trial *B = &T->trials[T->best], *C = confirm_trial(T);
+	const struct fs_tune_trial *B = &T->trials[T->best], *A2, *B2;
+	fs_tune_again(T, &A2, &B2);
 	double s = fs_tune_speedup(&T->trials[0], B);
-	if (!C) {
+	if (!A2 || !B2) {
 		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: no second "
-				   "run of the baseline was made (no time left in the budget, or interrupted)",
+				   "pair of runs (its setting's and the baseline's again) was made (no time left in the "
+				   "budget, or interrupted)",
 			 B->id, s);
 		return false;
 	}
-	if (!usable(C)) {
-		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: the "
-				   "baseline's second run (trial %d) gave no steady state",
-			 B->id, s, C->id);
+	if (!usable(A2) || !usable(B2)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: trial %d "
+				   "(%s again) gave no steady state",
+			 B->id, s, usable(B2) ? A2->id : B2->id, usable(B2) ? "the baseline" : "its setting");
 		return false;
 	}
-	if (!fs_tune_faster(C, B)) {
-		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline did not hold against the "
-				   "baseline's second run (trial %d, %.3f× the first): %.3f×, under the %.1f%% needed",
-			 B->id, s, C->id, fs_tune_speedup(&T->trials[0], C), fs_tune_speedup(C, B),
-			 100 * fs_tune_gain_needed(C, B));
+	if (!fs_tune_faster(A2, B2)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline did not hold in a second "
+				   "pair of runs: trial %d (its setting again) was %.3f× trial %d (the baseline again), "
+				   "under the %.1f%% needed",
+			 B->id, s, B2->id, fs_tune_speedup(A2, B2), A2->id, 100 * fs_tune_gain_needed(A2, B2));
 		return false;
 	}
 	return true;

@@ -70,7 +70,8 @@ const char *fs_tune_window_name(enum fs_tune_window w); /* "auto", "steps", "epo
 struct fs_tune_trial {
 	int id;
 	char why[160];             /* "baseline", or what the verdict pointed to */
-	bool confirms;             /* the baseline run again, to confirm a small gain (no candidate) */
+	bool confirms;             /* a run again after the search, of the best's setting or the
+				      baseline's, to confirm a gain (no candidate) */
 	struct fs_tune_knobs asked;   /* what the trial set */
 	struct fs_tune_knobs eff;     /* the main loader's settings as the hook saw them (-1 unknown) */
 	char status[24];           /* "ok", "failed" (exit status not 0), "too_few_steps", "budget", "unreadable",
@@ -224,21 +225,23 @@ double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_t
 bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b);
 
 /* Whether tune recommends a change: the best trial is not the baseline
- * and is faster (fs_tune_faster) than it and than a second run of the
- * baseline made after the search (a trial with confirms set: trials drift
- * apart with what else the machine does, by more than either's own steps
- * show). When not, why says so ("no change recommended: ..."); when so,
- * why is "". */
+ * and is faster (fs_tune_faster) than it, and so is a second run of its
+ * setting than a second run of the baseline, both made after the search,
+ * in that order (trials with confirms set: trials drift apart with what
+ * else the machine does, by more than either's own steps show, and one
+ * lucky run of the best would beat two of the baseline). When not, why
+ * says so ("no change recommended: ..."); when so, why is "". */
 bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap);
 
-/* Whether the search's result needs that second run of the baseline: a
- * change would be recommended but for it. */
+/* Whether the search's result needs that second pair: a change would be
+ * recommended but for it. */
 bool fs_tune_needs_confirm(const struct fs_tune *T);
 
-/* After a trial: update T->best. Then the next setting to try, from the
- * best trial's verdict (its loader-knob recommendations; docs/tune.md), in
- * *next with a reason in why; or why the search ends (not FS_TUNE_GOING),
- * with the reason in why. Pure. */
+/* The second pair: the runs again of the baseline's setting (*base_again)
+ * and of the best trial's (*best_again), NULL where not made. */
+void fs_tune_again(const struct fs_tune *T, const struct fs_tune_trial **base_again,
+		   const struct fs_tune_trial **best_again);
+
 enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, char *why, size_t cap);
 
 /* The best setting as one line of Python ("DataLoader(..., num_workers=8,

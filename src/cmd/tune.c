@@ -42,9 +42,9 @@ static const char usage_text[] =
 	"epoch starts, ...). It stops when a trial gains less than the gain needed\n"
 	"(3%, or two standard errors of the trials' step times where they vary more),\n"
 	"when no loader setting relieves the cause, or when the budget is spent. A\n"
-	"change is recommended only when its trial is faster by the gain needed than\n"
-	"the baseline and than a second run of the baseline made last; else it says\n"
-	"\"no change recommended\".\n"
+	"change is recommended only when its trial is faster than the baseline by the\n"
+	"gain needed, and so is a second run of its setting than a second run of the\n"
+	"baseline, made last; else it says \"no change recommended\".\n"
 	"\n"
 	"Side effects are the job's own: each trial runs its first steps for real\n"
 	"(files it writes, checkpoints, logs, network calls). Pass a dry-run flag of\n"
@@ -439,6 +439,35 @@ static bool rerun_baseline(const struct opts *o, const struct fs_tune_trial *t, 
 	return true;
 }
 
+static double longest(const struct fs_tune *T);
+
+/* A gain is recommended only if it holds in a second pair of runs, the
+ * best's setting then the baseline's (fs_tune_recommends): those runs, if
+ * the budget and the table have room for them. */
+static void confirm(const struct opts *o, const struct fs_tune_plan *pl, const char *self, const char *dir,
+		    struct fs_tune *T, const struct progress *p)
+{
+	if (interrupted || !fs_tune_needs_confirm(T) || T->ntrials > MAX_TRIALS - 2 ||
+	    now_s() - p->start + 2 * longest(T) > o->budget_s)
+		return;
+	int best = T->best;
+	for (int k = 0; k < 2 && !interrupted; k++) {
+		struct fs_tune_trial *t = &T->trials[T->ntrials];
+		t->id = T->ntrials;
+		t->asked = k ? T->trials[0].asked : T->trials[best].asked;
+		t->confirms = true;
+		if (k)
+			snprintf(t->why, sizeof t->why, "the baseline again: the second pair's baseline, after trial %d",
+				 t->id - 1);
+		else
+			snprintf(t->why, sizeof t->why, "trial %d again: its gain must hold in a second pair of runs, "
+							"its setting's then the baseline's",
+				 best);
+		run_trial(o, pl, self, dir, t, &T->trials[0], p);
+		T->ntrials++;
+	}
+}
+
 /* The longest trial so far: what the next one is expected to take. */
 static double longest(const struct fs_tune *T)
 {
@@ -487,9 +516,9 @@ static int tune(const struct opts *o)
 			break;
 		}
 		double used = now_s() - p.start;
-		/* with a change found, the time of one more trial is kept for the
-		 * baseline's second run */
-		if (T.ntrials > 0 && used + longest(&T) * (T.best > 0 ? 2 : 1) > o->budget_s) {
+		/* with a change found, the time of two more trials is kept for
+		 * the second pair of runs */
+		if (T.ntrials > 0 && used + longest(&T) * (T.best > 0 ? 3 : 1) > o->budget_s) {
 			stop = FS_TUNE_BUDGET;
 			char a[32], b[32], was[200];
 			snprintf(was, sizeof was, "%.190s", why);
@@ -516,21 +545,7 @@ static int tune(const struct opts *o)
 		}
 		stop = fs_tune_next(&T, &next, why, sizeof why);
 	}
-	/* a gain is recommended only if it holds against a second run of the
-	 * baseline (fs_tune_recommends): that run, if the budget and the table
-	 * have room for it */
-	if (!interrupted && fs_tune_needs_confirm(&T) && T.ntrials < MAX_TRIALS &&
-	    now_s() - p.start + longest(&T) <= o->budget_s) {
-		struct fs_tune_trial *t = &T.trials[T.ntrials];
-		t->id = T.ntrials;
-		fs_tune_knobs_unset(&t->asked);
-		t->confirms = true;
-		snprintf(t->why, sizeof t->why, "the baseline again: trial %d's gain must hold against a second run of "
-						"the job's own settings",
-			 T.best);
-		run_trial(o, &pl, self, dir, t, &T.trials[0], &p);
-		T.ntrials++;
-	}
+	confirm(o, &pl, self, dir, &T, &p);
 	if (interrupted) {
 		fs_tune_next(&T, &next, why, sizeof why); /* the best so far */
 		stop = FS_TUNE_INTERRUPTED;

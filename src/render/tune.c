@@ -111,10 +111,10 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 		fs_tune_python(T, py, sizeof py);
 		fprintf(out, "best: trial %d, %s the baseline's speed (a gain counts from %.1f%%)", B->id,
 			speedup_text(a, sizeof a, fs_tune_speedup(base, B)), 100 * fs_tune_gain_needed(base, B));
-		for (int i = 1; i < T->ntrials; i++)
-			if (T->trials[i].confirms)
-				fprintf(out, ", %s its second run's (trial %d)",
-					speedup_text(c, sizeof c, fs_tune_speedup(&T->trials[i], B)), T->trials[i].id);
+		const struct fs_tune_trial *A2, *B2;
+		fs_tune_again(T, &A2, &B2);
+		fprintf(out, ", %s in the second pair (trial %d over %d)",
+			speedup_text(c, sizeof c, fs_tune_speedup(A2, B2)), B2->id, A2->id);
 		if (base->have_verdict)
 			fprintf(out, "; the baseline's verdict, %s, predicted %s", fs_verdict_name(base->verdict),
 				speedup_text(b, sizeof b, base->predicted_speedup));
@@ -215,6 +215,9 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 		fs_json_string(&j, "python", py);
 		fs_json_number(&j, "speedup", fs_tune_speedup(&T->trials[0], B));
 		fs_json_number(&j, "gain_needed", fs_tune_gain_needed(&T->trials[0], B));
+		const struct fs_tune_trial *A2, *B2;
+		fs_tune_again(T, &A2, &B2);
+		fs_json_number(&j, "speedup_again", A2 && B2 ? fs_tune_speedup(A2, B2) : NAN);
 		fs_json_number(&j, "predicted_speedup", T->trials[0].predicted_speedup);
 		fs_json_end(&j);
 	} else {

@@ -16,8 +16,9 @@ trial also records memory overheads"); "best" is one of the trials, with
 that trial's knobs, and its "speedup" is the baseline trial's step over
 the best trial's (within 2%); "recommend" is there, and true only with a
 best trial that is not the baseline and whose speedup is at least 1 +
-its "gain_needed", and faster by 3% or more than the one trial that
-"confirms" (the baseline's second run, with the baseline's knobs).
+its "gain_needed", and only with a second pair of runs (two trials that
+"confirm": the best's knobs, then the baseline's), the first 3% or more
+faster than the second.
 
 --clock: the job's own clock too (train.py --step-ends: each step's end,
 on the job's clock, in each trial's log, trial-K.log beside its run file).
@@ -177,12 +178,16 @@ def built_in(doc, path):
     elif not rec and not doc.get("recommend_text"):
         bad.append("recommends nothing and says no why (recommend_text)")
     if rec is True:
-        conf = [t for t in trials if t.get("confirms")]
-        cs = conf[0].get("step_s") if conf else None
-        if len(conf) != 1 or conf[0].get("status") != "ok" or conf[0].get("knobs") != by_n.get(0, {}).get("knobs"):
-            bad.append("recommends with no one second run of the baseline (a trial with confirms)")
-        elif not isinstance(cs, (int, float)) or not isinstance(bs, (int, float)) or cs / bs < 1.03:
-            bad.append("recommends trial %s, not 3%% faster than the baseline's second run" % best.get("trial"))
+        conf = [t for t in trials if t.get("confirms") and t.get("status") == "ok"]
+        a2 = [t for t in conf if t.get("knobs") == by_n.get(0, {}).get("knobs")]
+        b2 = [t for t in conf if t.get("knobs") == bt.get("knobs")]
+        if len(conf) != 2 or len(a2) != 1 or len(b2) != 1 or b2[0]["trial"] > a2[0]["trial"]:
+            bad.append("recommends with no second pair of runs (trials that confirm: the best's setting, "
+                       "then the baseline's)")
+        elif not (isinstance(a2[0].get("step_s"), (int, float)) and isinstance(b2[0].get("step_s"), (int, float))
+                  and a2[0]["step_s"] / b2[0]["step_s"] >= 1.03):
+            bad.append("recommends trial %s, whose second run is not 3%% faster than the baseline's"
+                       % best.get("trial"))
     return bad
 
 

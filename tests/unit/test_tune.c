@@ -354,7 +354,7 @@ static void test_batch_and_text(void)
  * speedup printed (table, best line, JSON) is fs_tune_speedup's. */
 static void test_gain_and_recommend(void)
 {
-	struct fs_tune_trial tr[3];
+	struct fs_tune_trial tr[4];
 	struct fs_tune T = {.trials = tr, .ntrials = 2, .best = -1, .knobs = all, .max_workers = 8};
 	struct fs_tune_knobs next;
 	char why[400];
@@ -362,8 +362,8 @@ static void test_gain_and_recommend(void)
 	tr[1] = trial(1, 0.1 / 1.05, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
 	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 8;
 	/* quiet trials: the minimum, 3%; 5% faster counts, and makes trial 1
-	 * the best; but a gain is recommended only once a second run of the
-	 * baseline confirms it */
+	 * the best; but a gain is recommended only once a second pair of runs
+	 * (trial 1's setting, then the baseline's) confirms it */
 	tr[0].step_se_rel = tr[1].step_se_rel = 0.002;
 	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 0.03, 1e-12);
 	CHECK(fs_tune_faster(&tr[0], &tr[1]));
@@ -371,22 +371,32 @@ static void test_gain_and_recommend(void)
 	CHECK_INT(T.best, 1);
 	CHECK(fs_tune_needs_confirm(&T));
 	CHECK(!fs_tune_recommends(&T, why, sizeof why));
-	CHECK(strstr(why, "trial 1's 1.050× over the baseline is unconfirmed") != NULL);
-	/* the second run as fast as the first: 5% holds */
-	tr[2] = trial(2, 0.1, 16, 4, FS_VERDICT_UNDETERMINED);
+	CHECK(strstr(why, "trial 1's 1.050× over the baseline is unconfirmed: no second pair") != NULL);
+	/* trial 1 again (2), the baseline again (3), as the first pair: 5% holds */
+	tr[2] = tr[1];
+	tr[2].id = 2;
 	tr[2].confirms = true;
-	tr[2].step_se_rel = 0.002;
-	T.ntrials = 3;
+	tr[3] = trial(3, 0.1, 16, 4, FS_VERDICT_UNDETERMINED);
+	tr[3].confirms = true;
+	tr[3].step_se_rel = 0.002;
+	T.ntrials = 3; /* half a pair is none */
+	CHECK(fs_tune_needs_confirm(&T));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	T.ntrials = 4;
+	const struct fs_tune_trial *a2, *b2;
+	fs_tune_again(&T, &a2, &b2);
+	CHECK(a2 == &tr[3] && b2 == &tr[2]);
 	CHECK(!fs_tune_needs_confirm(&T));
 	CHECK(fs_tune_recommends(&T, why, sizeof why));
 	CHECK_STR(why, "");
-	/* the second run 4% faster than the first (the machine was busier
-	 * during trial 0): 1.05 / 1.04 is no gain, no change recommended */
-	tr[2].step_s = 0.1 / 1.04;
+	/* the second pair 1% apart (trial 1 ran while the machine was quiet,
+	 * faster than both runs of the baseline: one lucky run): no change */
+	tr[2].step_s = 0.1 / 1.01;
 	CHECK(!fs_tune_recommends(&T, why, sizeof why));
-	CHECK(strstr(why, "did not hold against the baseline's second run (trial 2, 1.040× the first): 1.010×") != NULL);
+	CHECK(strstr(why, "did not hold in a second pair of runs: trial 2 (its setting again) was 1.010× trial 3 "
+			  "(the baseline again), under the 3.0% needed") != NULL);
 	/* ... and a confirming run is never the best, however fast */
-	tr[2].step_s = 0.05;
+	tr[3].step_s = 0.05;
 	fs_tune_next(&T, &next, why, sizeof why);
 	CHECK_INT(T.best, 1);
 	T.ntrials = 2;
@@ -417,8 +427,8 @@ static void test_gain_and_recommend(void)
 	CHECK(strstr(why, "trial 2's 1.100×") != NULL);
 
 	/* the text and the JSON print the same speedup, fs_tune_speedup's:
-	 * 0.1 s against 0.04 s, 2.50× (and 0.1 / 0.098 = 1.02× for the
-	 * baseline's second run, confirming it) */
+	 * 0.1 s against 0.04 s, 2.50× (and in the second pair 0.098 / 0.041 =
+	 * 2.39×; the baseline again is 1.02× the first) */
 	tr[0] = trial(0, 0.1, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
 	tr[1] = trial(1, 0.04, 16, 4, FS_VERDICT_COMPUTE_BOUND);
 	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 4;
@@ -430,13 +440,18 @@ static void test_gain_and_recommend(void)
 	/* 2.5× is no exception: unconfirmed, no recommendation yet */
 	CHECK(fs_tune_needs_confirm(&T));
 	CHECK(!fs_tune_recommends(&T, why, sizeof why));
-	tr[2] = trial(2, 0.098, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	tr[2] = tr[1];
+	tr[2].id = 2;
+	tr[2].step_s = 0.041;
 	tr[2].confirms = true;
-	tr[2].step_se_rel = 0.01;
-	snprintf(tr[2].why, sizeof tr[2].why, "the baseline again: trial 1's gain must hold");
-	tr[2].first_step = 10;
-	tr[2].steps = 50;
-	T.ntrials = 3;
+	snprintf(tr[2].why, sizeof tr[2].why, "trial 1 again: its gain must hold");
+	tr[3] = trial(3, 0.098, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	tr[3].confirms = true;
+	tr[3].step_se_rel = 0.01;
+	snprintf(tr[3].why, sizeof tr[3].why, "the baseline again: the second pair's");
+	tr[3].first_step = 10;
+	tr[3].steps = 50;
+	T.ntrials = 4;
 	char *argv[] = {"python3", "train.py"};
 	struct fs_tune_plan pl = {.warmup = 10, .steps = 50, .window = FS_TUNE_WINDOW_STEPS};
 	struct fs_tune_result r = {.T = &T, .stop = FS_TUNE_CONVERGED, .stop_text = "done", .time_s = 3,
@@ -448,12 +463,12 @@ static void test_gain_and_recommend(void)
 	if (f) {
 		fs_tune_render_text(f, &r);
 		fclose(f);
-		/* trial 1's row ends in "2.50×  compute_bound", trial 2's in 1.02×; the best line says
+		/* trial 1's row ends in "2.50×  compute_bound", trial 3's in 1.02×; the best line says
 		 * 2.50× and the Python */
-		snprintf(cmd, sizeof cmd, "grep -q '^\\*1 .* 2.50×  compute_bound$' %s && grep -q '^ 2 .* 1.02×  loader_' %s && "
+		snprintf(cmd, sizeof cmd, "grep -q '^\\*1 .* 2.50×  compute_bound$' %s && grep -q '^ 3 .* 1.02×  loader_' %s && "
 					  "grep -q '^best: trial 1, 2.50× ' %s && grep -q 'DataLoader(..., num_workers=4)' %s "
-					  "&& ! grep -q 'no change' %s && grep -q '^trial 2 (steps 10-59): the baseline again' %s "
-					  "&& grep -q '(a gain counts from 3.0%%), 2.45× its second run.s (trial 2)' %s",
+					  "&& ! grep -q 'no change' %s && grep -q '^trial 3 (steps 10-59): the baseline again' %s "
+					  "&& grep -q '(a gain counts from 3.0%%), 2.39× in the second pair (trial 2 over 3)' %s",
 			 path, path, path, path, path, path, path);
 		CHECK(system(cmd) == 0);
 	}
@@ -467,7 +482,8 @@ static void test_gain_and_recommend(void)
 					  "assert abs(d[\"best\"][\"speedup\"] - 2.5) < 1e-9; "
 					  "assert abs(d[\"trials\"][1][\"speedup\"] - 2.5) < 1e-9; "
 					  "assert abs(d[\"trials\"][1][\"step_se_rel\"] - 0.01) < 1e-9; "
-					  "assert d[\"trials\"][2][\"confirms\"] is True and not d[\"trials\"][1][\"confirms\"]' %s",
+					  "assert abs(d[\"best\"][\"speedup_again\"] - 0.098 / 0.041) < 1e-9; "
+					  "assert d[\"trials\"][3][\"confirms\"] is True and not d[\"trials\"][1][\"confirms\"]' %s",
 			 path);
 		CHECK(system(cmd) == 0);
 	}
