@@ -3,7 +3,8 @@
     /usr/bin/python3 judge.py TUNE.json --rc N [--clock] [--want "KEY OP VALUE" WHY]...
 
 Prints the trials as a table on stderr, then `key=value` lines on stdout:
-trials, best (the knobs the best setting changes from the baseline's, or
+trials, recommend (whether tune recommends a change: true/false), best (the
+knobs the best measured setting changes from the baseline's, or
 "baseline"), speedup and predicted (e.g. 3.90x; predicted: the best trial's
 "predicted_speedup", else the baseline's, or "none"), and status=PASS or
 status=FAIL (why; ...).
@@ -307,6 +308,7 @@ def main():
     changed = ",".join("%s=%s" % (k, word(v)) for k, v in sorted(best.items()) if base.get(k) != v)
     pred = f.get("best.predicted_speedup", f.get("baseline.predicted_speedup"))
     print("trials=%d" % f["ntrials"])
+    print("recommend=%s" % word(f.get("recommend")))
     print("best=%s" % (changed or ("baseline" if best else "none")))
     print("speedup=%s" % (("%.2fx" % f["best.speedup"]) if isinstance(f.get("best.speedup"), (int, float)) else "?"))
     print("predicted=%s" % (("%.2fx" % pred) if isinstance(pred, (int, float)) else "none"))

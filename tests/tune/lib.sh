@@ -176,7 +176,8 @@ tune_run() {
 
 # judge NAME [--want "KEY OP VALUE" WHY]...: tune's answer in $S/NAME.json
 # against what the test wants (judge.py), the trial table printed; writes
-# trials, tune_s, best, speedup, predicted and status to the result.
+# trials, recommend, tune_s, best, speedup, predicted and status to the
+# result.
 judge() {
 	local name=$1 k v out status="FAIL (judge.py gave no answer)"
 	shift
@@ -184,7 +185,7 @@ judge() {
 	while IFS='=' read -r k v; do
 		case $k in
 		status) status=$v ;;
-		trials | best | speedup | predicted) result "$k" "$v" ;;
+		trials | recommend | best | speedup | predicted) result "$k" "$v" ;;
 		esac
 	done <<<"$out"
 	result tune_s "$TUNE_S"
