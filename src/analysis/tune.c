@@ -1,5 +1,5 @@
-/* tune.c - one trial's figures from its run file, and the search's next
- * setting (tune.h; docs/tune.md). */
+/* tune.c - the knobs, and the search's next setting (tune.h;
+ * docs/tune.md). One trial's figures: tune_trial.c. */
 #include "analysis/tune.h"
 
 #include <math.h>
@@ -34,7 +34,7 @@ int fs_tune_knob_parse(const char *name)
 	return -1;
 }
 
-static bool is_bool(int k)
+bool fs_tune_knob_is_bool(int k)
 {
 	return k == FS_KNOB_PIN_MEMORY || k == FS_KNOB_PERSISTENT_WORKERS;
 }
@@ -68,9 +68,9 @@ void fs_tune_knobs_env(const struct fs_tune_knobs *k, long steps, char *out, siz
 		snprintf(out + n, cap - n, "steps=%ld", steps);
 }
 
-static void knob_value(char *out, size_t cap, int k, int v)
+void fs_tune_knob_value(char *out, size_t cap, int k, int v)
 {
-	if (is_bool(k))
+	if (fs_tune_knob_is_bool(k))
 		snprintf(out, cap, "%s", v ? "True" : "False");
 	else
 		snprintf(out, cap, "%d", v);
@@ -83,213 +83,13 @@ void fs_tune_knobs_text(const struct fs_tune_knobs *k, char *out, size_t cap)
 		if (k->v[i] < 0)
 			continue;
 		char v[16];
-		knob_value(v, sizeof v, i, k->v[i]);
+		fs_tune_knob_value(v, sizeof v, i, k->v[i]);
 		size_t n = strlen(out);
 		if (n < cap)
 			snprintf(out + n, cap - n, "%s%s=%s", n ? ", " : "", knob_names[i], v);
 	}
 	if (!out[0])
 		snprintf(out, cap, "the job's own settings");
-}
-
-/* ------------------------------------------------------------ one trial */
-
-static void clear_figures(struct fs_tune_trial *t)
-{
-	t->steps = 0;
-	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = NAN;
-	t->main_rss_bytes = t->workers_rss_bytes = t->workers_pss_bytes = NAN;
-	t->workers_pss_growth_bytes = t->dev_shm_bytes = t->mem_available_min_bytes = NAN;
-	t->have_verdict = false;
-	t->predicted_speedup = NAN;
-	t->relieves[0] = 0;
-	t->nmoves = 0;
-	t->ncpu = 0;
-	t->quota_cores = NAN;
-	fs_tune_knobs_unset(&t->eff);
-}
-
-static int bool_knob(const char *s)
-{
-	return !strcmp(s, "true") ? 1 : !strcmp(s, "false") ? 0 : -1;
-}
-
-/* The main loader's settings, as the hook recorded them (metrics.h). */
-static void effective(const struct fs_metrics *m, struct fs_tune_knobs *k)
-{
-	fs_tune_knobs_unset(k);
-	k->v[FS_KNOB_NUM_WORKERS] = m->num_workers;
-	k->v[FS_KNOB_BATCH_SIZE] = m->batch_size;
-	k->v[FS_KNOB_PREFETCH_FACTOR] = m->prefetch_factor;
-	k->v[FS_KNOB_PIN_MEMORY] = bool_knob(m->pin_memory);
-	k->v[FS_KNOB_PERSISTENT_WORKERS] = bool_knob(m->persistent_workers);
-}
-
-/* The loader knobs among the verdict's recommendations, as moves. */
-static void moves_of(const struct fs_verdict *v, struct fs_tune_trial *t)
-{
-	t->nmoves = 0;
-	for (int i = 0; i < v->nrec && t->nmoves < FS_MAX_RECS; i++) {
-		const struct fs_recommendation *r = &v->rec[i];
-		int k = fs_tune_knob_parse(r->knob);
-		if (k < 0)
-			continue;
-		int value;
-		if (is_bool(k)) {
-			value = bool_knob(r->suggested);
-		} else {
-			char *end;
-			long x = strtol(r->suggested, &end, 10);
-			value = end != r->suggested && *end == 0 && x > 0 && x < 100000 ? (int)x : -1;
-		}
-		if (value < 0)
-			continue;
-		struct fs_tune_move *mv = &t->moves[t->nmoves++];
-		mv->knob = k;
-		mv->value = value;
-		snprintf(mv->relieves, sizeof mv->relieves, "%s", r->relieves);
-	}
-}
-
-static double value(const struct fs_metric_values *mv, enum fs_md_id id)
-{
-	return fs_metricdefs_valid(mv, id) ? mv->v[id] : NAN;
-}
-
-/* The memory figures, from the metric definitions over the window (the
- * trainer's RSS, its workers' RSS and PSS, their PSS growth, /dev/shm). */
-static void definitions(const char *path, const struct fs_window *w, int trainer_pid, struct fs_tune_trial *t)
-{
-	struct fs_q q;
-	char err[600];
-	if (fs_q_open(&q, path, err, sizeof err) == 0) {
-		q.w0 = w->start_s;
-		q.w1 = w->end_s;
-		q.trainer = trainer_pid;
-		struct fs_metric_values mv;
-		fs_metricdefs_load(&q, &mv);
-		t->main_rss_bytes = value(&mv, FS_MD_MAIN_RSS_MAX_BYTES);
-		t->workers_rss_bytes = value(&mv, FS_MD_WORKERS_RSS_MAX_BYTES);
-		t->workers_pss_bytes = value(&mv, FS_MD_WORKERS_PSS_MAX_BYTES);
-		t->workers_pss_growth_bytes = value(&mv, FS_MD_WORKERS_PSS_GROWTH_BYTES);
-		t->dev_shm_bytes = value(&mv, FS_MD_DEV_SHM_USED_MAX_BYTES);
-	}
-	fs_q_close(&q);
-}
-
-/* A faster setting that runs the machine out of memory is not the best:
- * the trial is marked "memory", no candidate. The limit is the verdict's
- * own (thresholds.c: mem_available_low); MemAvailable counts the page
- * cache that can be reclaimed, so a dataset filling the cache is no
- * shortage. (A cgroup's usage is not used: in cgroup v1 it includes that
- * cache. A trial killed by the OOM killer exits 137: "failed".) */
-static void out_of_memory(const struct fs_metrics *m, struct fs_tune_trial *t)
-{
-	const struct fs_thresholds *th = &fs_thresholds;
-	char a[32], b[32];
-	if (isfinite(m->mem_available_min_bytes) && m->mem_total_bytes > 0 &&
-	    m->mem_available_min_bytes < th->mem_available_low * m->mem_total_bytes) {
-		snprintf(t->status, sizeof t->status, "memory");
-		snprintf(t->status_text, sizeof t->status_text,
-			 "memory available fell to %s of %s (under %.0f%%): the machine ran short of memory",
-			 fs_fmt_bytes(a, sizeof a, m->mem_available_min_bytes), fs_fmt_bytes(b, sizeof b, m->mem_total_bytes),
-			 100 * th->mem_available_low);
-	}
-}
-
-static int load(const char *path, const struct fs_window *w, struct fs_merge_file *f, char *err, size_t cap)
-{
-	memset(f, 0, sizeof *f);
-	if (fs_merge_head(path, f, err, cap) < 0)
-		return -1;
-	f->want_steps = true; /* the steady state is read off them */
-	if (fs_merge_load(f, w, err, cap) < 0) {
-		fs_merge_file_free(f);
-		return -1;
-	}
-	return 0;
-}
-
-static int fail(struct fs_tune_trial *t, const char *status, const char *text)
-{
-	snprintf(t->status, sizeof t->status, "%s", status);
-	snprintf(t->status_text, sizeof t->status_text, "%.600s", text);
-	return -1;
-}
-
-int fs_tune_trial_read(const char *path, long warmup, struct fs_tune_trial *t)
-{
-	char err[600];
-	clear_figures(t);
-	struct fs_merge_file *f = malloc(sizeof *f);
-	struct fs_merged *g = malloc(sizeof *g);
-	int rc = -1;
-	if (!f || !g) {
-		fail(t, "unreadable", "out of memory");
-		goto out;
-	}
-	/* The whole run first: the trainer's steps give the window. */
-	if (load(path, NULL, f, err, sizeof err) < 0) {
-		fail(t, "unreadable", err);
-		goto out;
-	}
-	effective(&f->m, &t->eff);
-	int L = f->m.trainer;
-	const struct fs_steps_series *s = L >= 0 ? &f->steps[L] : NULL;
-	long n = s ? (long)s->n : 0;
-	if (n < warmup + 2) {
-		char text[200];
-		snprintf(text, sizeof text, "%ld steps recorded, %ld needed (the warm-up and 2)", n, warmup + 2);
-		fs_merge_file_free(f);
-		fail(t, "too_few_steps", text);
-		t->steps = n;
-		goto out;
-	}
-	/* Workers started together hand their batches over together: a window
-	 * of whole rounds (a multiple of the workers) has no phase error, so
-	 * the first (n - warmup) mod workers steps after the warm-up are left
-	 * out too, as long as 2 steps remain. */
-	int workers = t->eff.v[FS_KNOB_NUM_WORKERS];
-	if (workers > 1 && (n - warmup) % workers && n - warmup - (n - warmup) % workers >= 2)
-		warmup += (n - warmup) % workers;
-	struct fs_window w = {warmup > 0 ? s->end[warmup - 1] : f->m.loops[L].t0, s->end[n - 1]};
-	double wait = 0;
-	for (long i = warmup; i < n; i++)
-		wait += s->wait[i];
-	fs_merge_file_free(f);
-
-	/* Then the steady state: the verdict and the figures over the window. */
-	if (load(path, &w, f, err, sizeof err) < 0) {
-		fail(t, "unreadable", err);
-		goto out;
-	}
-	double span = w.end_s - w.start_s;
-	t->steps = n - warmup;
-	t->step_s = span > 0 ? span / (double)t->steps : NAN;
-	t->wait_share = span > 0 ? fmin(1, wait / span) : NAN;
-	t->samples_per_s = f->m.batch_size > 0 && span > 0 ? (double)t->steps * f->m.batch_size / span : NAN;
-	t->cpu_cores = f->m.job_cpu_cores;
-	t->mem_available_min_bytes = f->m.mem_available_min_bytes;
-	t->ncpu = f->m.ncpu;
-	t->quota_cores = f->m.cg_quota_cores;
-	definitions(path, &w, f->m.trainer_pid, t);
-	if (fs_merge(f, 1, &w, g) == 0) {
-		t->have_verdict = true;
-		t->verdict = g->v.primary;
-		t->predicted_speedup = g->v.predicted_speedup;
-		if (g->v.nrec > 0)
-			snprintf(t->relieves, sizeof t->relieves, "%s", g->v.rec[0].relieves);
-		moves_of(&g->v, t);
-	}
-	snprintf(t->status, sizeof t->status, "ok");
-	t->status_text[0] = 0;
-	out_of_memory(&f->m, t);
-	fs_merge_file_free(f);
-	rc = 0;
-out:
-	free(f);
-	free(g);
-	return rc;
 }
 
 /* ------------------------------------------------------------ the search */
@@ -323,6 +123,19 @@ double fs_tune_speedup(const struct fs_tune_trial *a, const struct fs_tune_trial
 	if (ba > 0 && bb > 0 && ba != bb)
 		return isfinite(a->samples_per_s) && a->samples_per_s > 0 ? b->samples_per_s / a->samples_per_s : NAN;
 	return a->step_s / b->step_s;
+}
+
+double fs_tune_gain_needed(const struct fs_tune_trial *a, const struct fs_tune_trial *b)
+{
+	const struct fs_thresholds *th = &fs_thresholds;
+	double se = sqrt(a->step_se_rel * a->step_se_rel + b->step_se_rel * b->step_se_rel);
+	return isfinite(se) ? fmax(th->tune_min_gain, th->tune_noise_z * se) : th->tune_min_gain;
+}
+
+bool fs_tune_faster(const struct fs_tune_trial *a, const struct fs_tune_trial *b)
+{
+	double s = fs_tune_speedup(a, b);
+	return isfinite(s) && s >= 1 + fs_tune_gain_needed(a, b);
 }
 
 static bool tried(const struct fs_tune *T, const struct fs_tune_knobs *k)
@@ -422,18 +235,99 @@ static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int
 }
 
 /* The best trial: the first usable one, replaced by a later one only when
- * that is clearly faster. Of two settings within the gain of each other,
- * the earlier (cheaper, closer to the job's own) stays. */
+ * that is faster by the gain needed (fs_tune_faster: the minimum gain, and
+ * beyond the two measurements' noise). Of two settings within that of
+ * each other, the earlier (cheaper, closer to the job's own) stays. */
 static void update_best(struct fs_tune *T)
 {
 	T->best = -1;
 	for (int i = 0; i < T->ntrials; i++) {
-		if (!usable(&T->trials[i]))
+		if (!usable(&T->trials[i]) || T->trials[i].confirms)
 			continue;
-		double s = T->best < 0 ? INFINITY : fs_tune_speedup(&T->trials[T->best], &T->trials[i]);
-		if (isfinite(s) ? s >= 1 + FS_TUNE_MIN_GAIN : T->best < 0)
+		if (T->best < 0 || fs_tune_faster(&T->trials[T->best], &T->trials[i]))
 			T->best = i;
 	}
+}
+
+void fs_tune_again(const struct fs_tune *T, const struct fs_tune_trial **base_again,
+		   const struct fs_tune_trial **best_again)
+{
+	*base_again = *best_again = NULL;
+	for (int i = 1; i < T->ntrials; i++) {
+		const struct fs_tune_trial *t = &T->trials[i];
+		if (!t->confirms)
+			continue;
+		if (fs_tune_knobs_equal(&t->asked, &T->trials[0].asked))
+			*base_again = t;
+		else if (T->best > 0 && fs_tune_knobs_equal(&t->asked, &T->trials[T->best].asked))
+			*best_again = t;
+	}
+}
+
+/* Whether a change is recommended but for the second pair of runs; when
+ * not, why says so. */
+static bool recommends(const struct fs_tune *T, char *why, size_t cap)
+{
+	why[0] = 0;
+	if (T->best < 0) {
+		snprintf(why, cap, "no change recommended: no trial gave a steady state");
+		return false;
+	}
+	const struct fs_tune_trial *base = &T->trials[0], *B = &T->trials[T->best];
+	if (T->best == 0) {
+		int n = snprintf(why, cap, "no change recommended: the job's own settings (trial 0) are the fastest measured");
+		if (T->ntrials > 1 && base->have_verdict && isfinite(base->predicted_speedup) && n > 0 && (size_t)n < cap)
+			snprintf(why + n, cap - (size_t)n, "; the baseline's verdict, %s, predicted %.2f×, and no trial "
+							   "of what it points to gained what counts",
+				 fs_verdict_name(base->verdict), base->predicted_speedup);
+		return false;
+	}
+	double s = fs_tune_speedup(base, B);
+	if (!fs_tune_faster(base, B)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is under the %.1f%% gain "
+				   "needed (the minimum, or %.0f standard errors of the two measurements)",
+			 B->id, s, 100 * fs_tune_gain_needed(base, B), fs_thresholds.tune_noise_z);
+		return false;
+	}
+	return true;
+}
+
+bool fs_tune_needs_confirm(const struct fs_tune *T)
+{
+	char why[400];
+	const struct fs_tune_trial *a, *b;
+	fs_tune_again(T, &a, &b);
+	return recommends(T, why, sizeof why) && (!a || !b);
+}
+
+bool fs_tune_recommends(const struct fs_tune *T, char *why, size_t cap)
+{
+	if (!recommends(T, why, cap))
+		return false;
+	const struct fs_tune_trial *B = &T->trials[T->best], *A2, *B2;
+	fs_tune_again(T, &A2, &B2);
+	double s = fs_tune_speedup(&T->trials[0], B);
+	if (!A2 || !B2) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: no second "
+				   "pair of runs (its setting's and the baseline's again) was made (no time left in the "
+				   "budget, or interrupted)",
+			 B->id, s);
+		return false;
+	}
+	if (!usable(A2) || !usable(B2)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline is unconfirmed: trial %d "
+				   "(%s again) gave no steady state",
+			 B->id, s, usable(B2) ? A2->id : B2->id, usable(B2) ? "the baseline" : "its setting");
+		return false;
+	}
+	if (!fs_tune_faster(A2, B2)) {
+		snprintf(why, cap, "no change recommended: trial %d's %.3f× over the baseline did not hold in a second "
+				   "pair of runs: trial %d (its setting again) was %.3f× trial %d (the baseline again), "
+				   "under the %.1f%% needed",
+			 B->id, s, B2->id, fs_tune_speedup(A2, B2), A2->id, 100 * fs_tune_gain_needed(A2, B2));
+		return false;
+	}
+	return true;
 }
 
 enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, char *why, size_t cap)
@@ -456,12 +350,12 @@ enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, ch
 		double s = fs_tune_speedup(B, t);
 		char k[160];
 		fs_tune_knobs_text(&t->asked, k, sizeof k);
-		if (isfinite(s))
-			snprintf(why, cap, "trial %d (%s) was %.3f× trial %d: a gain under %.0f%%", t->id, k, s, B->id,
-				 100 * FS_TUNE_MIN_GAIN);
+		if (usable(t))
+			snprintf(why, cap, "trial %d (%s) was %.3f× trial %d: a gain under the %.1f%% needed", t->id, k, s,
+				 B->id, 100 * fs_tune_gain_needed(B, t));
 		else
-			snprintf(why, cap, "trial %d (%s) gave no steady state (%s)", t->id, k,
-				 t->status_text[0] ? t->status_text : t->status);
+			snprintf(why, cap, "trial %d (%s) is no candidate (%s: %s)", t->id, k, t->status,
+				 t->status_text[0] ? t->status_text : "no steady state");
 		return FS_TUNE_CONVERGED;
 	}
 	const struct fs_tune_trial *B = &T->trials[T->best];
@@ -516,7 +410,7 @@ void fs_tune_python(const struct fs_tune *T, char *out, size_t cap)
 		if (v < 0 || v == value_in(base, k))
 			continue;
 		char s[16];
-		knob_value(s, sizeof s, k, v);
+		fs_tune_knob_value(s, sizeof s, k, v);
 		size_t len = strlen(out);
 		if (len < cap)
 			snprintf(out + len, cap - len, ", %s=%s", knob_names[k], s);

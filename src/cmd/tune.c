@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/thresholds.h"
 #include "analysis/tune.h"
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
@@ -38,8 +39,12 @@ static const char usage_text[] =
 	"finally blocks and atexit handlers run). The first trial is the job as it is;\n"
 	"each next one is what the best trial's verdict points to (more workers for\n"
 	"late input with idle cores or slow storage, persistent workers for costly\n"
-	"epoch starts, ...). It stops when a trial gains less than 3%, when no loader\n"
-	"setting relieves the cause, or when the budget is spent.\n"
+	"epoch starts, ...). It stops when a trial gains less than the gain needed\n"
+	"(3%, or two standard errors of the trials' step times where they vary more),\n"
+	"when no loader setting relieves the cause, or when the budget is spent. A\n"
+	"change is recommended only when its trial is faster than the baseline by the\n"
+	"gain needed, and so is a second run of its setting than a second run of the\n"
+	"baseline, made last; else it says \"no change recommended\".\n"
 	"\n"
 	"Side effects are the job's own: each trial runs its first steps for real\n"
 	"(files it writes, checkpoints, logs, network calls). Pass a dry-run flag of\n"
@@ -304,8 +309,10 @@ struct progress {
 	double start, budget_s;
 };
 
-/* Trial t's line: while it runs (started at t0), or its result (final). */
-static void progress_line(const struct progress *p, const struct fs_tune_trial *t, double t0, double now, bool final)
+/* Trial t's line: while it runs (started at t0), or its result (final),
+ * with its speedup over the baseline trial base (NULL: t is the baseline). */
+static void progress_line(const struct progress *p, const struct fs_tune_trial *t, const struct fs_tune_trial *base,
+			  double t0, double now, bool final)
 {
 	if (p->quiet || (!p->tty && !final))
 		return;
@@ -315,6 +322,10 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 	if (!final)
 		fprintf(stderr, "running, %s; budget left %s", fs_fmt_time(a, sizeof a, now - t0),
 			fs_fmt_time(b, sizeof b, fmax(0, p->budget_s - (now - p->start))));
+	else if (!strcmp(t->status, "ok") && base)
+		fprintf(stderr, "%s a step (%.2f× the baseline), input wait %.0f%%, %s\n", fs_fmt_time(a, sizeof a, t->step_s),
+			fs_tune_speedup(base, t), 100 * t->wait_share,
+			t->have_verdict ? fs_verdict_name(t->verdict) : "no verdict");
 	else if (!strcmp(t->status, "ok"))
 		fprintf(stderr, "%s a step, input wait %.0f%%, %s\n", fs_fmt_time(a, sizeof a, t->step_s), 100 * t->wait_share,
 			t->have_verdict ? fs_verdict_name(t->verdict) : "no verdict");
@@ -322,15 +333,31 @@ static void progress_line(const struct progress *p, const struct fs_tune_trial *
 		fprintf(stderr, "%s (%s)\n", t->status, fs_text_escape(shown, sizeof shown, t->status_text));
 }
 
+/* The batches trial t's loader asks for at an iterator's start: its
+ * knobs, else the baseline's (base; NULL: t is the baseline, whose first
+ * run told the plan, or nothing yet: 0). */
+static long prefill_of(const struct fs_tune_trial *t, const struct fs_tune_trial *base, const struct fs_tune_plan *pl)
+{
+	if (!base)
+		return pl->prefill;
+	int w = t->asked.v[FS_KNOB_NUM_WORKERS], pf = t->asked.v[FS_KNOB_PREFETCH_FACTOR];
+	return fs_tune_prefill(w >= 0 ? w : base->eff.v[FS_KNOB_NUM_WORKERS],
+			       pf >= 0 ? pf : base->eff.v[FS_KNOB_PREFETCH_FACTOR]);
+}
+
 /* Run trial t (its asked knobs, id and why set) until it exits or the
- * budget ends; then read it. Returns false when it was interrupted. */
-static bool run_trial(const struct opts *o, long steps, const char *self, const char *dir, struct fs_tune_trial *t,
-		      const struct progress *p)
+ * budget ends, for the steps plan pl asks of it; then read it (the
+ * baseline, base NULL, with its window cut as it fits). Returns false when
+ * it was interrupted. */
+static bool run_trial(const struct opts *o, const struct fs_tune_plan *pl, const char *self, const char *dir,
+		      struct fs_tune_trial *t, const struct fs_tune_trial *base, const struct progress *p)
 {
 	char db[4200], log[4200], env[512];
 	snprintf(db, sizeof db, "%s/trial-%d.db", dir, t->id);
 	snprintf(log, sizeof log, "%s/trial-%d.log", dir, t->id);
-	fs_tune_knobs_env(&t->asked, o->warmup + steps, env, sizeof env);
+	fs_tune_knobs_env(&t->asked,
+			  fs_tune_trial_length(pl->warmup, pl->steps, prefill_of(t, base, pl), pl->window, pl->epoch_steps),
+			  env, sizeof env);
 	double t0 = now_s();
 	fflush(NULL);
 	pid_t pid = fork();
@@ -364,7 +391,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 			sent = 2;
 		}
 		if (now - last_progress >= 1) {
-			progress_line(p, t, t0, now, false);
+			progress_line(p, t, base, t0, now, false);
 			last_progress = now;
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
@@ -372,7 +399,7 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 	}
 	t->duration_s = now_s() - t0;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-	fs_tune_trial_read(db, o->warmup, t);
+	fs_tune_trial_read(db, pl->warmup, base ? pl->window : FS_TUNE_WINDOW_AUTO, t);
 	if (over && strcmp(t->status, "ok")) {
 		snprintf(t->status, sizeof t->status, "budget");
 		snprintf(t->status_text, sizeof t->status_text, "stopped when the budget ran out, after %s",
@@ -385,40 +412,60 @@ static bool run_trial(const struct opts *o, long steps, const char *self, const 
 		snprintf(t->status_text, sizeof t->status_text, "the job exited with status %d%s%s (its output: %.400s)",
 			 t->exit_code, was[0] ? "; " : "", was, log);
 	}
-	progress_line(p, t, t0, now_s(), true);
+	progress_line(p, t, base, t0, now_s(), true);
 	return !interrupted;
 }
 
-/* The baseline's steady state was too short for a verdict (fewer than
- * FS_TUNE_MIN_SAMPLES samples): its files are kept as trial-0-short.*, and
- * *steps becomes what covers that many at its step time (at most 100 times
- * more). Returns true when the baseline is to be run again. */
-static bool short_window(const struct opts *o, const struct fs_tune_trial *t, long steps, const char *dir, char *note,
-			 size_t cap, long *out)
+/* After baseline run `run` (0, 1): whether to run it again, the plan
+ * changed (fs_tune_replan); its files are then kept as trial-0-run1.*
+ * (the first run), trial-0-run2.*, and note says why. */
+static bool rerun_baseline(const struct opts *o, const struct fs_tune_trial *t, struct fs_tune_plan *pl, int run,
+			   const char *dir, char *note, size_t cap)
 {
-	double need_s = FS_TUNE_MIN_SAMPLES * o->interval_s;
-	if (strcmp(t->status, "ok") || !isfinite(t->step_s) || t->step_s <= 0 || t->steps * t->step_s >= need_s)
+	char why[300];
+	if (!fs_tune_replan(pl, t, o->interval_s, run < 2, why, sizeof why))
 		return false;
-	long want = (long)ceil(need_s / t->step_s);
-	if (want > 100 * steps)
-		want = 100 * steps;
-	if (want <= steps)
-		return false;
-	char from[4200], to[4200], a[32], b[32];
+	char from[4200], to[4200];
 	for (int i = 0; i < 2; i++) {
 		snprintf(from, sizeof from, "%s/trial-0.%s", dir, i ? "log" : "db");
-		snprintf(to, sizeof to, "%s/trial-0-short.%s", dir, i ? "log" : "db");
+		snprintf(to, sizeof to, "%s/trial-0-run%d.%s", dir, run + 1, i ? "log" : "db");
 		if (rename(from, to) < 0)
 			return false;
 	}
-	snprintf(note, cap, "%ld steps lasted %s, fewer than the %.0f samples a verdict needs (%s): each trial measured %ld "
-			    "steps instead (the first baseline: trial-0-short.db)",
-		 steps, fs_fmt_time(a, sizeof a, t->steps * t->step_s), FS_TUNE_MIN_SAMPLES, fs_fmt_time(b, sizeof b, need_s),
-		 want);
+	size_t n = strlen(note);
+	snprintf(note + n, cap - n, "%s%s (the baseline's run %d: trial-0-run%d.db)", n ? "; " : "", why, run + 1, run + 1);
 	if (!o->quiet)
-		fs_warn("tune: %s", note);
-	*out = want;
+		fs_warn("tune: %s; the baseline runs again", why);
 	return true;
+}
+
+static double longest(const struct fs_tune *T);
+
+/* A gain is recommended only if it holds in a second pair of runs, the
+ * best's setting then the baseline's (fs_tune_recommends): those runs, if
+ * the budget and the table have room for them. */
+static void confirm(const struct opts *o, const struct fs_tune_plan *pl, const char *self, const char *dir,
+		    struct fs_tune *T, const struct progress *p)
+{
+	if (interrupted || !fs_tune_needs_confirm(T) || T->ntrials > MAX_TRIALS - 2 ||
+	    now_s() - p->start + 2 * longest(T) > o->budget_s)
+		return;
+	int best = T->best;
+	for (int k = 0; k < 2 && !interrupted; k++) {
+		struct fs_tune_trial *t = &T->trials[T->ntrials];
+		t->id = T->ntrials;
+		t->asked = k ? T->trials[0].asked : T->trials[best].asked;
+		t->confirms = true;
+		if (k)
+			snprintf(t->why, sizeof t->why, "the baseline again: the second pair's baseline, after trial %d",
+				 t->id - 1);
+		else
+			snprintf(t->why, sizeof t->why, "trial %d again: its gain must hold in a second pair of runs, "
+							"its setting's then the baseline's",
+				 best);
+		run_trial(o, pl, self, dir, t, &T->trials[0], p);
+		T->ntrials++;
+	}
 }
 
 /* The longest trial so far: what the next one is expected to take. */
@@ -455,8 +502,9 @@ static int tune(const struct opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	struct progress p = {.tty = isatty(2), .quiet = o->quiet, .start = now_s(), .budget_s = o->budget_s};
 
-	long steps = o->steps;
-	char note[400] = "";
+	struct fs_tune_plan pl = {.warmup = o->warmup, .steps = o->steps, .window = FS_TUNE_WINDOW_AUTO};
+	int baseline_runs = 0;
+	char note[800] = "";
 	enum fs_tune_stop stop = FS_TUNE_GOING;
 	char why[400] = "baseline: the job's own settings";
 	struct fs_tune_knobs next;
@@ -468,7 +516,9 @@ static int tune(const struct opts *o)
 			break;
 		}
 		double used = now_s() - p.start;
-		if (T.ntrials > 0 && used + longest(&T) > o->budget_s) {
+		/* with a change found, the time of two more trials is kept for
+		 * the second pair of runs */
+		if (T.ntrials > 0 && used + longest(&T) * (T.best > 0 ? 3 : 1) > o->budget_s) {
 			stop = FS_TUNE_BUDGET;
 			char a[32], b[32], was[200];
 			snprintf(was, sizeof was, "%.190s", why);
@@ -481,10 +531,10 @@ static int tune(const struct opts *o)
 		t->id = T.ntrials;
 		t->asked = next;
 		snprintf(t->why, sizeof t->why, "%s", T.ntrials ? why : "baseline");
-		bool ok = run_trial(o, steps, self, dir, t, &p);
+		bool ok = run_trial(o, &pl, self, dir, t, T.ntrials ? &T.trials[0] : NULL, &p);
 		T.ntrials++;
-		if (ok && T.ntrials == 1 && !note[0] && short_window(o, t, steps, dir, note, sizeof note, &steps)) {
-			T.ntrials = 0; /* the baseline again, over enough steps */
+		if (ok && T.ntrials == 1 && rerun_baseline(o, t, &pl, baseline_runs++, dir, note, sizeof note)) {
+			T.ntrials = 0; /* the baseline again, measured as every trial will be */
 			memset(t, 0, sizeof *t);
 			continue;
 		}
@@ -495,13 +545,14 @@ static int tune(const struct opts *o)
 		}
 		stop = fs_tune_next(&T, &next, why, sizeof why);
 	}
+	confirm(o, &pl, self, dir, &T, &p);
 	if (interrupted) {
 		fs_tune_next(&T, &next, why, sizeof why); /* the best so far */
 		stop = FS_TUNE_INTERRUPTED;
 		snprintf(why, sizeof why, "interrupted by signal %d", (int)interrupted);
 	}
 	struct fs_tune_result r = {.T = &T, .stop = stop, .stop_text = why, .time_s = now_s() - p.start,
-				   .budget_s = o->budget_s, .steps = steps, .warmup = o->warmup, .dir = dir, .note = note,
+				   .budget_s = o->budget_s, .plan = &pl, .dir = dir, .note = note,
 				   .argc = o->ncmd, .argv = o->cmd};
 	if (o->json)
 		fs_tune_render_json(stdout, &r);

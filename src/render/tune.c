@@ -32,6 +32,15 @@ static const char *speedup_text(char *out, size_t cap, double x)
 	return out;
 }
 
+/* A step time's standard error, as a share: "±0.6%" ("-" unknown). */
+static const char *noise(char *out, size_t cap, double x)
+{
+	if (!isfinite(x))
+		return "-";
+	snprintf(out, cap, "±%.*f%%", 100 * x < 9.95 ? 1 : 0, 100 * x);
+	return out;
+}
+
 /* The workers' memory: PSS when known (it counts shared pages once), else RSS. */
 static const char *workers_mem(char *out, size_t cap, const struct fs_tune_trial *t)
 {
@@ -46,14 +55,20 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 {
 	const struct fs_tune *T = r->T;
 	char a[48], b[48], c[48], d[48], e[48], f[48], g[48], h[48], x[48];
-	fprintf(out, "feedscope tune: %d trial%s in %s (budget %s), %ld steps measured after %ld of warm-up\n\n",
-		T->ntrials, T->ntrials == 1 ? "" : "s", fs_fmt_time(a, sizeof a, r->time_s),
-		fs_fmt_time(b, sizeof b, r->budget_s), r->steps, r->warmup);
+	const struct fs_tune_plan *pl = r->plan;
+	fprintf(out, "feedscope tune: %d trial%s in %s (budget %s), ", T->ntrials, T->ntrials == 1 ? "" : "s",
+		fs_fmt_time(a, sizeof a, r->time_s), fs_fmt_time(b, sizeof b, r->budget_s));
+	if (pl->window == FS_TUNE_WINDOW_EPOCHS)
+		fprintf(out, "whole epochs of %ld steps measured (%ld steps or more) after %ld of warm-up\n\n",
+			pl->epoch_steps, pl->steps > pl->epoch_steps ? pl->steps - pl->epoch_steps / 2 : pl->epoch_steps,
+			pl->warmup);
+	else
+		fprintf(out, "%ld steps measured after %ld of warm-up\n\n", pl->steps, pl->warmup);
 	if (r->note && r->note[0]) {
 		char shown[800];
 		fprintf(out, "(%s)\n", fs_text_escape(shown, sizeof shown, r->note));
 	}
-	fprintf(out, "trial workers prefetch pin persist batch    step samples/s  wait cores  "
+	fprintf(out, "trial workers prefetch pin persist batch    step  noise samples/s  wait cores  "
 		     "main RSS workers  speedup  verdict\n");
 	for (int i = 0; i < T->ntrials; i++) {
 		const struct fs_tune_trial *t = &T->trials[i];
@@ -66,8 +81,10 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 			fprintf(out, "  %s: %s\n", t->status, fs_text_escape(shown, sizeof shown, t->status_text));
 			continue;
 		}
-		fprintf(out, " %7s %9s %5s %5s %8s %7s %8s  %s", fs_fmt_time(f, sizeof f, t->step_s),
-			fs_fmt_sig(g, sizeof g, t->samples_per_s, 3, ""), pct(h, sizeof h, t->wait_share),
+		char n[48];
+		fprintf(out, " %7s %6s %9s %5s %5s %8s %7s %8s  %s", fs_fmt_time(f, sizeof f, t->step_s),
+			noise(n, sizeof n, t->step_se_rel), fs_fmt_sig(g, sizeof g, t->samples_per_s, 3, ""),
+			pct(h, sizeof h, t->wait_share),
 			fs_fmt_fixed(x, sizeof x, t->cpu_cores, 1, ""), fs_fmt_bytes(a, sizeof a, t->main_rss_bytes),
 			workers_mem(b, sizeof b, t), speedup_text(c, sizeof c, fs_tune_speedup(&T->trials[0], t)),
 			t->have_verdict ? fs_verdict_name(t->verdict) : "-");
@@ -76,22 +93,34 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 		fputc('\n', out);
 	}
 	fprintf(out, "\n");
-	for (int i = 1; i < T->ntrials; i++) {
+	for (int i = 0; i < T->ntrials; i++) {
+		const struct fs_tune_trial *t = &T->trials[i];
 		char shown[400];
-		fprintf(out, "trial %d: %s\n", T->trials[i].id, fs_text_escape(shown, sizeof shown, T->trials[i].why));
+		fprintf(out, "trial %d", t->id);
+		if (isfinite(t->step_s))
+			fprintf(out, " (steps %ld-%ld%s)", t->first_step, t->first_step + t->steps - 1,
+				t->window == FS_TUNE_WINDOW_EPOCHS ? ", whole epochs" : "");
+		fprintf(out, ": %s\n", fs_text_escape(shown, sizeof shown, t->why));
 	}
 	char shown[1200];
 	fprintf(out, "stopped (%s): %s\n", fs_tune_stop_name(r->stop), fs_text_escape(shown, sizeof shown, r->stop_text));
-	if (T->best >= 0) {
+	char no[400];
+	if (fs_tune_recommends(T, no, sizeof no)) {
 		const struct fs_tune_trial *B = &T->trials[T->best], *base = &T->trials[0];
 		char py[400];
 		fs_tune_python(T, py, sizeof py);
-		fprintf(out, "best: trial %d, %s the baseline's speed", B->id,
-			speedup_text(a, sizeof a, fs_tune_speedup(base, B)));
+		fprintf(out, "best: trial %d, %s the baseline's speed (a gain counts from %.1f%%)", B->id,
+			speedup_text(a, sizeof a, fs_tune_speedup(base, B)), 100 * fs_tune_gain_needed(base, B));
+		const struct fs_tune_trial *A2, *B2;
+		fs_tune_again(T, &A2, &B2);
+		fprintf(out, ", %s in the second pair (trial %d over %d)",
+			speedup_text(c, sizeof c, fs_tune_speedup(A2, B2)), B2->id, A2->id);
 		if (base->have_verdict)
-			fprintf(out, " (the baseline's verdict, %s, predicted %s)", fs_verdict_name(base->verdict),
+			fprintf(out, "; the baseline's verdict, %s, predicted %s", fs_verdict_name(base->verdict),
 				speedup_text(b, sizeof b, base->predicted_speedup));
 		fprintf(out, "\n    %s\n", py);
+	} else if (T->best >= 0) {
+		fprintf(out, "%s\n", fs_text_escape(shown, sizeof shown, no));
 	}
 	fprintf(out, "trials' run files and job output: %s/trial-N.db, trial-N.log\n",
 		fs_text_escape(shown, sizeof shown, r->dir));
@@ -117,6 +146,7 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	fs_json_object(j, NULL);
 	fs_json_int(j, "trial", t->id);
 	fs_json_string(j, "why", t->why);
+	fs_json_bool(j, "confirms", t->confirms);
 	snprintf(path, sizeof path, "%s/trial-%d.db", dir, t->id);
 	fs_json_string(j, "run_file", path);
 	fs_json_string(j, "status", t->status);
@@ -125,7 +155,12 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	knobs_json(j, "asked", &t->asked);
 	knobs_json(j, "knobs", &t->eff);
 	fs_json_int(j, "steps", t->steps);
+	fs_json_int(j, "first_step", t->first_step);
+	fs_json_string(j, "window", fs_tune_window_name(t->window));
+	fs_json_int(j, "epoch_steps", t->epoch_steps);
+	fs_json_int(j, "prefill", t->prefill);
 	fs_json_number(j, "step_s", t->step_s);
+	fs_json_number(j, "step_se_rel", t->step_se_rel);
 	fs_json_number(j, "samples_per_s", t->samples_per_s);
 	fs_json_number(j, "wait_share", t->wait_share);
 	fs_json_number(j, "speedup", fs_tune_speedup(&T->trials[0], t));
@@ -156,14 +191,20 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 	fs_json_string(&j, "stop_text", r->stop_text);
 	fs_json_number(&j, "time_s", r->time_s);
 	fs_json_number(&j, "budget_s", r->budget_s);
-	fs_json_int(&j, "steps", r->steps);
-	fs_json_int(&j, "warmup", r->warmup);
+	fs_json_int(&j, "steps", r->plan->steps);
+	fs_json_int(&j, "warmup", r->plan->warmup);
+	fs_json_string(&j, "window", fs_tune_window_name(r->plan->window));
+	fs_json_int(&j, "epoch_steps", r->plan->epoch_steps);
 	fs_json_string(&j, "steps_note", r->note && r->note[0] ? r->note : NULL);
 	fs_json_string(&j, "dir", r->dir);
 	fs_json_array(&j, "trials");
 	for (int i = 0; i < T->ntrials; i++)
 		trial_json(&j, T, &T->trials[i], r->dir);
 	fs_json_end(&j);
+	char no[400];
+	bool rec = fs_tune_recommends(T, no, sizeof no);
+	fs_json_bool(&j, "recommend", rec);
+	fs_json_string(&j, "recommend_text", rec ? NULL : no);
 	if (T->best >= 0) {
 		const struct fs_tune_trial *B = &T->trials[T->best];
 		char py[400];
@@ -173,6 +214,10 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 		knobs_json(&j, "knobs", &B->eff);
 		fs_json_string(&j, "python", py);
 		fs_json_number(&j, "speedup", fs_tune_speedup(&T->trials[0], B));
+		fs_json_number(&j, "gain_needed", fs_tune_gain_needed(&T->trials[0], B));
+		const struct fs_tune_trial *A2, *B2;
+		fs_tune_again(T, &A2, &B2);
+		fs_json_number(&j, "speedup_again", A2 && B2 ? fs_tune_speedup(A2, B2) : NAN);
 		fs_json_number(&j, "predicted_speedup", T->trials[0].predicted_speedup);
 		fs_json_end(&j);
 	} else {

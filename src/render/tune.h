@@ -14,7 +14,7 @@ struct fs_tune_result {
 	enum fs_tune_stop stop;
 	const char *stop_text;
 	double time_s, budget_s;
-	long steps, warmup;
+	const struct fs_tune_plan *plan; /* how the trials were measured */
 	const char *dir;           /* where the trials' run files and logs are */
 	const char *note;          /* why the steps measured are not --steps ("" when they are) */
 	int argc;                  /* the job's command */

@@ -73,14 +73,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["trials"]
 assert d["warmup"] == 3, d
-# 12 steps of ~45 ms are under the 30 samples (3 s) a verdict needs: the
-# baseline is run again over more steps, and said
+# 12 steps of ~45 ms are under the 30 samples (3 s) a verdict needs, and
+# the job's epochs (48 items in batches of 4: 12 steps) end inside a trial:
+# the baseline is run again over more steps, in whole epochs, and said
 assert d["steps"] > 12 and "fewer than the 30 samples" in d["steps_note"], d
+assert "each trial measures whole epochs" in d["steps_note"], d
+assert d["window"] == "epochs" and d["epoch_steps"] == 12, d
 assert t[0]["why"] == "baseline" and t[0]["status"] == "ok", t[0]
 assert t[0]["knobs"]["num_workers"] == 2 and t[0]["asked"] == {}, t[0]
-# measured: the steps after the warm-up, in whole rounds of the 2 workers
-assert d["steps"] - 1 <= t[0]["steps"] <= d["steps"] and t[0]["steps"] % 2 == 0, t[0]
-open("t1.steps", "w").write(str(d["steps"] + 3))
+# measured: whole epochs after the warm-up (3) and the 2 workers' first
+# 2 x 2 batches: from step 12, round(steps / 12) epochs
+k = max(1, (d["steps"] + 6) // 12)
+assert t[0]["window"] == "epochs" and t[0]["prefill"] == 4, t[0]
+assert t[0]["first_step"] == 12 and t[0]["steps"] == 12 * k, t[0]
+# and the trial ran those epochs and one step of the next
+open("t1.steps", "w").write(str(12 + 12 * k + 1))
 assert d["best"] is not None and isinstance(d["best"]["python"], str), d
 assert d["stopped"] in ("converged", "no_knob_helps", "compute_bound", "budget"), d["stopped"]
 # each later trial asked for what its knobs show, within --knobs
@@ -90,9 +97,9 @@ for x in t[1:]:
         assert x["knobs"][k] == v, x
 EOF
 # the first baseline ran 3 + 12 steps and then the hook ended it, the
-# second 3 + the steps said; the job's finally ran each time
+# second the epochs said; the job's finally ran each time
 n=$(cat t1.steps)
-for f in 0-short:15 0:$n; do
+for f in 0-run1:15 0:$n; do
 	tr=${f%%:*} want=${f#*:}
 	[ "$(q t1/trial-$tr.db "select count(*) from steps")" = "$want" ] ||
 		fail "trial-$tr: $(q t1/trial-$tr.db "select count(*) from steps") steps, expected $want"
@@ -118,13 +125,21 @@ FEEDSCOPE_TUNE="num_workers=0 prefetch_factor=4 persistent_workers=1 steps=4" \
 	fail "run with num_workers=0: $(cat set0.err)"
 grep -qx "loader 0 2 False" set0.out || fail "the override with 0 workers: $(cat set0.out) $(cat set0.err)"
 
-# The text: a table, the stop, the best as Python.
+# The text: a table, the stop, the best as Python, or no change said so
+# (which of the two is the machine's: unit/test_tune has both).
 "$FEEDSCOPE" tune -q --no-gpu --steps 12 --warmup 3 --budget 1m -o t2 -- "$PY" job.py >t2.txt 2>t2.err ||
 	fail "tune (text): $(cat t2.err)"
-for s in "^feedscope tune: [0-9]+ trials? in " "^trial workers prefetch" "^stopped \(" "^best: trial [0-9]+" \
-	"^    DataLoader\(\.\.\." "t2/trial-N.db"; do
+for s in "^feedscope tune: [0-9]+ trials? in " "^trial workers prefetch pin persist batch    step  noise" \
+	"^stopped \(" "t2/trial-N.db"; do
 	grep -Eq -- "$s" t2.txt || fail "tune text: no '$s': $(cat t2.txt)"
 done
+if grep -q "^best: trial [0-9]" t2.txt; then
+	grep -Eq "^    DataLoader\(\.\.\., " t2.txt || fail "tune text: a best with no Python: $(cat t2.txt)"
+	grep -q "^no change recommended" t2.txt && fail "tune text: a best and no change: $(cat t2.txt)"
+else
+	grep -q "^no change recommended: " t2.txt || fail "tune text: neither a best nor no change: $(cat t2.txt)"
+	grep -q "DataLoader(" t2.txt && fail "tune text: no change, yet a DataLoader line: $(cat t2.txt)"
+fi
 [ -f t2/trial-0.db ] && [ -f t2/trial-0.log ] || fail "no trial-0 files in t2"
 
 # No DataLoader: exit 1, said.

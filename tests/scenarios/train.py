@@ -14,7 +14,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--val-data DIR --val-samples N --val-compute-ms MS]
         [--dist --slow-rank R --slow-data DIR --slow-format FMT]
     tune-test options (additive, tests/tune):
-        [--max-steps M] [--steady-after K] [--evict]
+        [--max-steps M] [--steady-after K] [--evict] [--step-ends]
+        [--main-sleep-ms MS]
 
 The dataset (made by gen_data.py):
   npy        DIR holds .npy files; each sample is one file, np.load()ed
@@ -70,6 +71,14 @@ tune tests' ground truth is measured over the same steps a trial times.
 --evict: before anything else, the dataset's files are dropped from the page
 cache (examples/evict_cache.py), so that every run starts cold, as a dataset
 far larger than memory would (the tune tests run the job many times).
+--main-sleep-ms: the sampler sleeps MS for each index it draws, in the
+training process (a DataLoader's sampler runs there, whatever the workers):
+input wait that no loader setting relieves.
+A loop ended by SystemExit (`feedscope tune`'s hook ends a trial so, at its
+next request for a batch) still prints the summary (ended=exit), then exits.
+--step-ends: a line before the summary, "step_ends: E1 E2 ...", each step's
+end (its compute done, the next batch not yet asked for) in seconds after
+the loop's start: the job's own clock for any window of its steps.
 
 The last line on stdout is a summary with the job's own timing, measured the
 way feedscope's hook measures it (wait = inside the loader's __next__,
@@ -78,9 +87,14 @@ compute = everything else in the loop body, checkpoints included):
          ckpt_s=S first_wait_s=F total_s=T wait_share=X   (one line)
          rank=R coll_s=L val_s=V val_busy_s=VB b_busy=.. b_input=.. b_ckpt=..
          b_coll=.. b_val=.. b_other=.. ckpt_async=0|1 ckpt_wait_s=CW
-         steady_steps=N steady_step_s=S   (the same line, at its end)
+         steady_steps=N steady_step_s=S steady_wall_s=SW ended=loop|exit
+         (the same line, at its end)
 first_wait_s is the wait of each epoch's first step, summed. steady_step_s:
-the mean step (its wait + compute) over the steps after --steady-after.
+the mean step (its wait + compute) over the steps after --steady-after;
+steady_wall_s: the wall time from the end of step --steady-after to the end
+of the last step over those steps (what lies between epochs included, as
+tune's step time has it). ended: how the loop ended (its epochs or
+--max-steps: loop; a SystemExit: exit).
 coll_s: time inside all_reduce; val_s: the validation passes (val_busy_s of
 it computing).
 ckpt_wait_s: with --ckpt-async, the part of ckpt_s spent waiting for the
@@ -443,6 +457,8 @@ def parse_args():
     ap.add_argument("--stall-every", type=int, default=0,
                     help="every N-th sample a worker loads sleeps --stall-ms more (a slow sample)")
     ap.add_argument("--stall-ms", type=float, default=0.0)
+    ap.add_argument("--main-sleep-ms", type=float, default=0.0,
+                    help="each index the sampler draws sleeps MS in the training process")
     ap.add_argument("--compute-ms", type=float, default=20.0)
     ap.add_argument("--ckpt-every", type=int, default=0)
     ap.add_argument("--ckpt-mib", type=int, default=0)
@@ -469,6 +485,8 @@ def parse_args():
     ap.add_argument("--steady-after", type=int, default=0,
                     help="steady_* figures over the steps after the first K")
     ap.add_argument("--evict", action="store_true", help="drop the dataset from the page cache first")
+    ap.add_argument("--step-ends", action="store_true",
+                    help="print each step's end (s since the loop's start) before the summary")
     a = ap.parse_args()
     if a.ddp and not a.dist:
         ap.error("--ddp needs --dist")
@@ -513,8 +531,27 @@ def make_loader(a, ds, seed):
             kw["multiprocessing_context"] = a.context
     g = torch.Generator()
     g.manual_seed(seed)
-    return DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers,
-                      generator=g, **kw)
+    if a.main_sleep_ms > 0:
+        kw["sampler"] = SlowSampler(ds, a.main_sleep_ms / 1000.0, g)
+    else:
+        kw["shuffle"] = True
+        kw["generator"] = g
+    return DataLoader(ds, batch_size=a.batch, num_workers=a.workers, **kw)
+
+
+class SlowSampler(torch.utils.data.RandomSampler):
+    """--main-sleep-ms: each index drawn costs a sleep in the process that
+    draws it, the training process (a DataLoader's sampler runs there,
+    however many workers load): input wait that no loader knob relieves."""
+
+    def __init__(self, ds, sleep_s, g):
+        super().__init__(ds, generator=g)
+        self.sleep_s = sleep_s
+
+    def __iter__(self):
+        for i in super().__iter__():
+            time.sleep(self.sleep_s)
+            yield i
 
 
 def compute_step(busy, seconds):
@@ -575,42 +612,54 @@ def main():
     wait = compute = first_wait = coll = val = val_busy = 0.0
     steps = samples = steady_n = 0
     steady_s = 0.0
+    ends = []  # --step-ends: each step's end, s after t0
     t0 = time.perf_counter()
-    for epoch in range(a.epochs):
-        if a.max_steps and steps >= a.max_steps:
-            break
-        ds.epoch = epoch  # non-persistent workers get it when the epoch starts
-        t_ask = time.perf_counter()
-        for k, batch in enumerate(loader):
-            t_got = time.perf_counter()
-            step_wait = t_got - t_ask
-            wait += step_wait
-            if k == 0:
-                first_wait += t_got - t_ask
-            samples += len(batch)
-            compute_step(busy, compute_s)
-            if model is not None:
-                t_r = time.perf_counter()
-                model(token).sum().backward()  # DDP's all_reduce of the gradients
-                coll += time.perf_counter() - t_r
-            elif a.dist:
-                t_r = time.perf_counter()
-                dist.all_reduce(token)
-                coll += time.perf_counter() - t_r
-            steps += 1
-            if ckpt is not None and steps % a.ckpt_every == 0:
-                ckpt.save(steps)
-            t_ask = time.perf_counter()
-            compute += t_ask - t_got
-            if steps > a.steady_after:
-                steady_s += step_wait + (t_ask - t_got)
-                steady_n += 1
+    t_steady = t0 if a.steady_after == 0 else None  # the end of step --steady-after
+    t_last = t0  # the end of the last step
+    ended = None  # a SystemExit that ended the loop: feedscope tune's hook ends a trial so
+    try:
+        for epoch in range(a.epochs):
             if a.max_steps and steps >= a.max_steps:
                 break
-        if a.val_data:
-            v, vb = validate(a, busy)
-            val += v
-            val_busy += vb
+            ds.epoch = epoch  # non-persistent workers get it when the epoch starts
+            t_ask = time.perf_counter()
+            for k, batch in enumerate(loader):
+                t_got = time.perf_counter()
+                step_wait = t_got - t_ask
+                wait += step_wait
+                if k == 0:
+                    first_wait += t_got - t_ask
+                samples += len(batch)
+                compute_step(busy, compute_s)
+                if model is not None:
+                    t_r = time.perf_counter()
+                    model(token).sum().backward()  # DDP's all_reduce of the gradients
+                    coll += time.perf_counter() - t_r
+                elif a.dist:
+                    t_r = time.perf_counter()
+                    dist.all_reduce(token)
+                    coll += time.perf_counter() - t_r
+                steps += 1
+                if ckpt is not None and steps % a.ckpt_every == 0:
+                    ckpt.save(steps)
+                t_ask = time.perf_counter()
+                compute += t_ask - t_got
+                t_last = t_ask
+                if a.step_ends:
+                    ends.append(t_ask - t0)
+                if steps == a.steady_after:
+                    t_steady = t_ask
+                if steps > a.steady_after:
+                    steady_s += step_wait + (t_ask - t_got)
+                    steady_n += 1
+                if a.max_steps and steps >= a.max_steps:
+                    break
+            if a.val_data:
+                v, vb = validate(a, busy)
+                val += v
+                val_busy += vb
+    except SystemExit as e:
+        ended = e
     if ckpt is not None:
         ckpt.close()
     total = time.perf_counter() - t0
@@ -624,6 +673,8 @@ def main():
         b["other"] = max(0.0, 1.0 - sum(b.values()))
     buckets = " ".join("b_%s=%.4f" % (k, b.get(k, 0.0))
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
+    if a.step_ends:
+        sys.stdout.write("step_ends: %s\n" % " ".join("%.6f" % e for e in ends))
     # One write of the whole line, newline included: the ranks of a --dist
     # job share one stdout, and print() under PYTHONUNBUFFERED=1 writes the
     # text and its newline in two calls, so two ranks ending together could
@@ -631,12 +682,16 @@ def main():
     sys.stdout.write("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
           "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
           "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f "
-          "steady_steps=%d steady_step_s=%.5f"
+          "steady_steps=%d steady_step_s=%.5f steady_wall_s=%.5f ended=%s"
           % (steps, a.epochs, samples, wait, compute, busy.total, ckpt_n, ckpt_time, first_wait,
              total, share, rank, coll, val, val_busy, buckets, int(a.ckpt_async),
              ckpt.wait_s if ckpt is not None else 0.0,
-             steady_n, steady_s / steady_n if steady_n else float("nan")) + "\n")
+             steady_n, steady_s / steady_n if steady_n else float("nan"),
+             (t_last - t_steady) / steady_n if steady_n and t_steady is not None else float("nan"),
+             "loop" if ended is None else "exit") + "\n")
     sys.stdout.flush()
+    if ended is not None:
+        raise ended
     if a.dist:
         dist.barrier()
         dist.destroy_process_group()

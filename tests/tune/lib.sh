@@ -176,7 +176,8 @@ tune_run() {
 
 # judge NAME [--want "KEY OP VALUE" WHY]...: tune's answer in $S/NAME.json
 # against what the test wants (judge.py), the trial table printed; writes
-# trials, tune_s, best, speedup, predicted and status to the result.
+# trials, recommend, tune_s, best, speedup, predicted and status to the
+# result.
 judge() {
 	local name=$1 k v out status="FAIL (judge.py gave no answer)"
 	shift
@@ -184,7 +185,7 @@ judge() {
 	while IFS='=' read -r k v; do
 		case $k in
 		status) status=$v ;;
-		trials | best | speedup | predicted) result "$k" "$v" ;;
+		trials | recommend | best | speedup | predicted) result "$k" "$v" ;;
 		esac
 	done <<<"$out"
 	result tune_s "$TUNE_S"
@@ -193,8 +194,11 @@ judge() {
 
 # physical NAME: the physical evidence of tune's baseline trial (its run
 # file $S/NAME/trial-0.db, evidence.py, as the scenarios read theirs) into
-# EV, for need checks
+# EV, for need checks; the job's own figures (job_*) from its output,
+# trial-0.log (train.py's summary: a trial's job prints it as tune's hook
+# ends it)
 physical() {
 	[ -f "$S/$1/trial-0.db" ] || die "tune left no baseline run file $S/$1/trial-0.db"
+	cp "$S/$1/trial-0.log" "$S/$1/trial-0.out" 2>/dev/null
 	DEVICE=${DATA_DEV:-} verdict "$1/trial-0"
 }

@@ -9,7 +9,7 @@
 # physically there, and compares tune's best setting with the optimum the
 # job was built to have. One line per test:
 #
-#   tune NAME: trials=N time=Ts best=KNOBS optimum=WHAT speedup=Xx predicted=Yx PASS|FAIL (why)
+#   tune NAME: trials=N time=Ts recommend=BOOL best=KNOBS optimum=WHAT speedup=Xx predicted=Yx PASS|FAIL (why)
 #
 # TUNE_TRUTH=1 also sweeps the candidate settings with train.py alone (no
 # feedscope) and prints the job's own mean step at each: the ground truth
@@ -30,7 +30,7 @@ FS_TOP=$PWD
 FS_BUILD=$(cd "${FEEDSCOPE_BUILD:-build}" 2>/dev/null && pwd) || FS_BUILD=$FS_TOP/build
 FEEDSCOPE=$FS_BUILD/feedscope
 PY=/usr/bin/python3
-ALL="latency cpu storage epochs"
+ALL="latency cpu storage epochs compute sampler"
 [ $# -gt 0 ] || set -- $ALL
 
 . tests/scenarios/suite.sh
@@ -87,7 +87,7 @@ for n in "$@"; do
 	elif [ $rc -ne 0 ] || [ -z "$status" ]; then
 		status="FAIL (exit $rc)"
 	fi
-	line="tune $n: trials=${R[trials]:-?} time=${R[tune_s]:-?}s best=${R[best]:-none} optimum=${R[optimum]:-?} speedup=${R[speedup]:-?} predicted=${R[predicted]:-?} (test $((SECONDS - t0))s) $status$retried"
+	line="tune $n: trials=${R[trials]:-?} time=${R[tune_s]:-?}s recommend=${R[recommend]:-?} best=${R[best]:-none} optimum=${R[optimum]:-?} speedup=${R[speedup]:-?} predicted=${R[predicted]:-?} (test $((SECONDS - t0))s) $status$retried"
 	echo "$line"
 	[ "$status" = PASS ] || { fails=$((fails + 1)); failed+=("$line"); }
 	[ -n "${R[truth]:-}" ] && echo "  truth $n: ${R[truth]}"

@@ -62,12 +62,21 @@ static void test_read(void)
 	snprintf(path, sizeof path, "%s/trial.db", dir);
 	write_run(path, 5e8);
 	struct fs_tune_trial t = {0};
-	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	fs_tune_knobs_unset(&t.asked);
+	CHECK_INT(fs_tune_trial_read(path, WARM, FS_TUNE_WINDOW_AUTO, &t), 0);
 	CHECK(!strcmp(t.status, "ok"));
-	/* the window is from the end of step WARM-1 to the end of the last:
-	 * FAST steps of 0.2 s; half of each is wait; 16 samples a step */
-	CHECK_INT(t.steps, FAST);
+	/* one epoch: a window of steps; 4 workers × prefetch 2 ask for 8
+	 * batches at the start, so the window starts after step 8 (not 5),
+	 * and 1 more is left out for whole rounds of 4: 16 fast steps of
+	 * 0.2 s; half of each is wait; 16 samples a step */
+	CHECK_INT(t.prefill, 8);
+	CHECK_INT(t.window, FS_TUNE_WINDOW_STEPS);
+	CHECK_INT(t.epoch_steps, 0);
+	CHECK_INT(t.first_step, 9);
+	CHECK_INT(t.steps, 16);
 	CHECK_NEAR(t.step_s, 0.2, 1e-6);
+	/* every fast step alike: no noise (16 steps, 4 rounds of 4 workers: 4 blocks) */
+	CHECK_NEAR(t.step_se_rel, 0, 1e-9);
 	CHECK_NEAR(t.wait_share, 0.5, 1e-6);
 	CHECK_NEAR(t.samples_per_s, 80, 1e-3);
 	CHECK_INT(t.eff.v[FS_KNOB_NUM_WORKERS], 4);
@@ -76,32 +85,42 @@ static void test_read(void)
 	CHECK_INT(t.eff.v[FS_KNOB_PIN_MEMORY], 0);
 	CHECK_INT(t.eff.v[FS_KNOB_PERSISTENT_WORKERS], 1);
 	CHECK(t.have_verdict);
-	/* a warm-up of 3 leaves 22 steps, not a multiple of the 4 workers: 2
-	 * more are left out, and the window is the 20 fast ones again */
-	CHECK_INT(fs_tune_trial_read(path, 3, &t), 0);
-	CHECK_INT(t.steps, FAST);
+	/* a warm-up of 3, or none: the prefill's 8 steps are skipped all the same */
+	CHECK_INT(fs_tune_trial_read(path, 3, FS_TUNE_WINDOW_STEPS, &t), 0);
+	CHECK_INT(t.steps, 16);
 	CHECK_NEAR(t.step_s, 0.2, 1e-6);
-	/* no warm-up: 25 steps, 1 left out (24 = 6 rounds of 4): 4 slow ones
-	 * in, (4 × 1.1 s + 20 × 0.2 s) / 24 */
-	CHECK_INT(fs_tune_trial_read(path, 0, &t), 0);
-	CHECK_INT(t.steps, WARM + FAST - 1);
-	CHECK_NEAR(t.step_s, (4 * 1.1 + FAST * 0.2) / (WARM + FAST - 1), 1e-6);
+	CHECK_INT(fs_tune_trial_read(path, 0, FS_TUNE_WINDOW_STEPS, &t), 0);
+	CHECK_INT(t.first_step, 9);
+	/* whole epochs asked of a run of one: none fits */
+	CHECK_INT(fs_tune_trial_read(path, WARM, FS_TUNE_WINDOW_EPOCHS, &t), -1);
+	CHECK(!strcmp(t.status, "too_few_steps"));
 	/* more warm-up than steps: too few */
-	CHECK_INT(fs_tune_trial_read(path, WARM + FAST, &t), -1);
+	CHECK_INT(fs_tune_trial_read(path, WARM + FAST, FS_TUNE_WINDOW_AUTO, &t), -1);
 	CHECK(!strcmp(t.status, "too_few_steps"));
 	CHECK_INT(t.steps, WARM + FAST);
 	/* memory available 4% of RAM (under mem_available_low, 5%): the
 	 * figures are there, but the trial is no candidate */
 	snprintf(path, sizeof path, "%s/short.db", dir);
 	write_run(path, 4e7);
-	CHECK_INT(fs_tune_trial_read(path, WARM, &t), 0);
+	CHECK_INT(fs_tune_trial_read(path, WARM, FS_TUNE_WINDOW_AUTO, &t), 0);
 	CHECK(!strcmp(t.status, "memory"));
 	CHECK(strstr(t.status_text, "ran short of memory") != NULL);
 	CHECK_NEAR(t.step_s, 0.2, 1e-6);
 	CHECK_NEAR(t.mem_available_min_bytes, 4e7, 1);
+	/* a knob asked for that the loader did not have (6 workers asked, the
+	 * hook recorded 4): the figures are another setting's, no candidate */
+	snprintf(path, sizeof path, "%s/trial.db", dir);
+	t.asked.v[FS_KNOB_NUM_WORKERS] = 6;
+	CHECK_INT(fs_tune_trial_read(path, WARM, FS_TUNE_WINDOW_AUTO, &t), 0);
+	CHECK(!strcmp(t.status, "not_applied"));
+	CHECK(strstr(t.status_text, "num_workers=6") && strstr(t.status_text, "num_workers=4"));
+	t.asked.v[FS_KNOB_NUM_WORKERS] = 4; /* what it had: a candidate */
+	CHECK_INT(fs_tune_trial_read(path, WARM, FS_TUNE_WINDOW_AUTO, &t), 0);
+	CHECK(!strcmp(t.status, "ok"));
+	fs_tune_knobs_unset(&t.asked);
 	/* not a run file */
 	snprintf(path, sizeof path, "%s/none.db", dir);
-	CHECK_INT(fs_tune_trial_read(path, 0, &t), -1);
+	CHECK_INT(fs_tune_trial_read(path, 0, FS_TUNE_WINDOW_AUTO, &t), -1);
 	CHECK(!strcmp(t.status, "unreadable"));
 }
 
@@ -199,7 +218,7 @@ static void test_climb(void)
 	T.ntrials = 3;
 	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
 	CHECK_INT(T.best, 1);
-	CHECK(strstr(why, "under 3%") != NULL);
+	CHECK(strstr(why, "1.020× trial 1: a gain under the 3.0% needed") != NULL);
 
 	char py[200];
 	fs_tune_python(&T, py, sizeof py);
@@ -308,8 +327,9 @@ static void test_batch_and_text(void)
 	tr[1].asked = k;
 	struct fs_tune T = {.trials = tr, .ntrials = 2, .best = 1, .knobs = all, .max_workers = 8};
 	char *argv[] = {"python3", "train \"x\".py"};
+	struct fs_tune_plan pl = {.warmup = 10, .steps = 50, .window = FS_TUNE_WINDOW_STEPS};
 	struct fs_tune_result r = {.T = &T, .stop = FS_TUNE_CONVERGED, .stop_text = "done", .time_s = 3,
-				   .budget_s = 600, .steps = 50, .warmup = 10, .dir = dir, .argc = 2, .argv = argv};
+				   .budget_s = 600, .plan = &pl, .dir = dir, .argc = 2, .argv = argv};
 	char path[256], cmd[800];
 	snprintf(path, sizeof path, "%s/tune.json", dir);
 	FILE *f = fopen(path, "w");
@@ -330,6 +350,173 @@ static void test_batch_and_text(void)
 	}
 }
 
+/* The gain needed, whether a change is recommended, and that every
+ * speedup printed (table, best line, JSON) is fs_tune_speedup's. */
+static void test_gain_and_recommend(void)
+{
+	struct fs_tune_trial tr[4];
+	struct fs_tune T = {.trials = tr, .ntrials = 2, .best = -1, .knobs = all, .max_workers = 8};
+	struct fs_tune_knobs next;
+	char why[400];
+	tr[0] = trial(0, 0.1, 16, 4, FS_VERDICT_UNDETERMINED);
+	tr[1] = trial(1, 0.1 / 1.05, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 8;
+	/* quiet trials: the minimum, 3%; 5% faster counts, and makes trial 1
+	 * the best; but a gain is recommended only once a second pair of runs
+	 * (trial 1's setting, then the baseline's) confirms it */
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.002;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 0.03, 1e-12);
+	CHECK(fs_tune_faster(&tr[0], &tr[1]));
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 1);
+	CHECK(fs_tune_needs_confirm(&T));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "trial 1's 1.050× over the baseline is unconfirmed: no second pair") != NULL);
+	/* trial 1 again (2), the baseline again (3), as the first pair: 5% holds */
+	tr[2] = tr[1];
+	tr[2].id = 2;
+	tr[2].confirms = true;
+	tr[3] = trial(3, 0.1, 16, 4, FS_VERDICT_UNDETERMINED);
+	tr[3].confirms = true;
+	tr[3].step_se_rel = 0.002;
+	T.ntrials = 3; /* half a pair is none */
+	CHECK(fs_tune_needs_confirm(&T));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	T.ntrials = 4;
+	const struct fs_tune_trial *a2, *b2;
+	fs_tune_again(&T, &a2, &b2);
+	CHECK(a2 == &tr[3] && b2 == &tr[2]);
+	CHECK(!fs_tune_needs_confirm(&T));
+	CHECK(fs_tune_recommends(&T, why, sizeof why));
+	CHECK_STR(why, "");
+	/* the second pair 1% apart (trial 1 ran while the machine was quiet,
+	 * faster than both runs of the baseline: one lucky run): no change */
+	tr[2].step_s = 0.1 / 1.01;
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "did not hold in a second pair of runs: trial 2 (its setting again) was 1.010× trial 3 "
+			  "(the baseline again), under the 3.0% needed") != NULL);
+	/* ... and a confirming run is never the best, however fast */
+	tr[3].step_s = 0.05;
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 1);
+	T.ntrials = 2;
+	/* noisy trials (±3% each): 2 × √(2 × 0.03²) = 8.5% needed; 5% is noise:
+	 * the baseline stays best and no change is recommended */
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.03;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 2 * sqrt(2 * 0.03 * 0.03), 1e-12);
+	CHECK(!fs_tune_faster(&tr[0], &tr[1]));
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK_INT(T.best, 0);
+	CHECK(strstr(why, "1.050× trial 0") && strstr(why, "8.5% needed"));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "no change recommended") != NULL);
+	/* unknown noise (too few steps to tell): the minimum alone */
+	tr[1].step_se_rel = NAN;
+	CHECK_NEAR(fs_tune_gain_needed(&tr[0], &tr[1]), 0.03, 1e-12);
+
+	/* a best trial (2, made so by hand) 10% faster than the baseline, the
+	 * two ±5%: 2 × √(2 × 0.05²) = 14.1% needed, so no change is
+	 * recommended (a chain of gains over trial 1 can end so) */
+	tr[0].step_se_rel = 0.05;
+	tr[1].step_se_rel = NAN;
+	tr[2] = trial(2, 0.1 / 1.1, 16, 8, FS_VERDICT_LOADER_PARALLELISM);
+	tr[2].step_se_rel = 0.05;
+	T.ntrials = 3;
+	T.best = 2;
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	CHECK(strstr(why, "trial 2's 1.100×") != NULL);
+
+	/* the text and the JSON print the same speedup, fs_tune_speedup's:
+	 * 0.1 s against 0.04 s, 2.50× (and in the second pair 0.098 / 0.041 =
+	 * 2.39×; the baseline again is 1.02× the first) */
+	tr[0] = trial(0, 0.1, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1] = trial(1, 0.04, 16, 4, FS_VERDICT_COMPUTE_BOUND);
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 4;
+	tr[0].step_se_rel = tr[1].step_se_rel = 0.01;
+	T.ntrials = 2;
+	T.best = -1;
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 1);
+	/* 2.5× is no exception: unconfirmed, no recommendation yet */
+	CHECK(fs_tune_needs_confirm(&T));
+	CHECK(!fs_tune_recommends(&T, why, sizeof why));
+	tr[2] = tr[1];
+	tr[2].id = 2;
+	tr[2].step_s = 0.041;
+	tr[2].confirms = true;
+	snprintf(tr[2].why, sizeof tr[2].why, "trial 1 again: its gain must hold");
+	tr[3] = trial(3, 0.098, 16, 1, FS_VERDICT_LOADER_PARALLELISM);
+	tr[3].confirms = true;
+	tr[3].step_se_rel = 0.01;
+	snprintf(tr[3].why, sizeof tr[3].why, "the baseline again: the second pair's");
+	tr[3].first_step = 10;
+	tr[3].steps = 50;
+	T.ntrials = 4;
+	char *argv[] = {"python3", "train.py"};
+	struct fs_tune_plan pl = {.warmup = 10, .steps = 50, .window = FS_TUNE_WINDOW_STEPS};
+	struct fs_tune_result r = {.T = &T, .stop = FS_TUNE_CONVERGED, .stop_text = "done", .time_s = 3,
+				   .budget_s = 600, .plan = &pl, .dir = dir, .argc = 2, .argv = argv};
+	char path[200], cmd[2000];
+	snprintf(path, sizeof path, "%s/rec.txt", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fs_tune_render_text(f, &r);
+		fclose(f);
+		/* trial 1's row ends in "2.50×  compute_bound", trial 3's in 1.02×; the best line says
+		 * 2.50× and the Python */
+		snprintf(cmd, sizeof cmd, "grep -q '^\\*1 .* 2.50×  compute_bound$' %s && grep -q '^ 3 .* 1.02×  loader_' %s && "
+					  "grep -q '^best: trial 1, 2.50× ' %s && grep -q 'DataLoader(..., num_workers=4)' %s "
+					  "&& ! grep -q 'no change' %s && grep -q '^trial 3 (steps 10-59): the baseline again' %s "
+					  "&& grep -q '(a gain counts from 3.0%%), 2.39× in the second pair (trial 2 over 3)' %s",
+			 path, path, path, path, path, path, path);
+		CHECK(system(cmd) == 0);
+	}
+	snprintf(path, sizeof path, "%s/rec.json", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_json(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "assert d[\"recommend\"] is True and d[\"recommend_text\"] is None; "
+					  "assert abs(d[\"best\"][\"speedup\"] - 2.5) < 1e-9; "
+					  "assert abs(d[\"trials\"][1][\"speedup\"] - 2.5) < 1e-9; "
+					  "assert abs(d[\"trials\"][1][\"step_se_rel\"] - 0.01) < 1e-9; "
+					  "assert abs(d[\"best\"][\"speedup_again\"] - 0.098 / 0.041) < 1e-9; "
+					  "assert d[\"trials\"][3][\"confirms\"] is True and not d[\"trials\"][1][\"confirms\"]' %s",
+			 path);
+		CHECK(system(cmd) == 0);
+	}
+	/* the same trials, trial 1 only 2% faster: no change, said so; no DataLoader line */
+	T.ntrials = 2;
+	tr[1].step_s = 0.1 / 1.02;
+	tr[1].samples_per_s = 16 / tr[1].step_s;
+	T.best = -1;
+	fs_tune_next(&T, &next, why, sizeof why);
+	CHECK_INT(T.best, 0);
+	snprintf(path, sizeof path, "%s/norec.txt", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_text(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "grep -q '^no change recommended: ' %s && ! grep -q 'DataLoader(' %s && "
+					  "! grep -q '^best:' %s && grep -q '^ 1 .* 1.02×  compute_bound$' %s",
+			 path, path, path, path);
+		CHECK(system(cmd) == 0);
+	}
+	snprintf(path, sizeof path, "%s/norec.json", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fs_tune_render_json(f, &r);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "assert d[\"recommend\"] is False and d[\"recommend_text\"].startswith(\"no change\"); "
+					  "assert d[\"best\"][\"trial\"] == 0' %s",
+			 path);
+		CHECK(system(cmd) == 0);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -340,6 +527,7 @@ int main(void)
 	test_stops();
 	test_climb();
 	test_batch_and_text();
+	test_gain_and_recommend();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

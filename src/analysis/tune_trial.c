@@ -1,0 +1,536 @@
+/* tune_trial.c - one trial of `feedscope tune`: its figures from its run
+ * file, over its steady-state window, and their noise (tune.h;
+ * docs/tune.md). */
+#include "analysis/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+#include "analysis/metricdefs.h"
+#include "analysis/query.h"
+#include "analysis/thresholds.h"
+#include "util/fmt.h"
+
+static void clear_figures(struct fs_tune_trial *t)
+{
+	t->steps = t->first_step = t->epoch_steps = t->prefill = 0;
+	t->window = FS_TUNE_WINDOW_AUTO;
+	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = t->step_se_rel = NAN;
+	t->main_rss_bytes = t->workers_rss_bytes = t->workers_pss_bytes = NAN;
+	t->workers_pss_growth_bytes = t->dev_shm_bytes = t->mem_available_min_bytes = NAN;
+	t->have_verdict = false;
+	t->predicted_speedup = NAN;
+	t->relieves[0] = 0;
+	t->nmoves = 0;
+	t->ncpu = 0;
+	t->quota_cores = NAN;
+	fs_tune_knobs_unset(&t->eff);
+}
+
+static int bool_knob(const char *s)
+{
+	return !strcmp(s, "true") ? 1 : !strcmp(s, "false") ? 0 : -1;
+}
+
+/* The main loader's settings, as the hook recorded them (metrics.h). */
+static void effective(const struct fs_metrics *m, struct fs_tune_knobs *k)
+{
+	fs_tune_knobs_unset(k);
+	k->v[FS_KNOB_NUM_WORKERS] = m->num_workers;
+	k->v[FS_KNOB_BATCH_SIZE] = m->batch_size;
+	k->v[FS_KNOB_PREFETCH_FACTOR] = m->prefetch_factor;
+	k->v[FS_KNOB_PIN_MEMORY] = bool_knob(m->pin_memory);
+	k->v[FS_KNOB_PERSISTENT_WORKERS] = bool_knob(m->persistent_workers);
+}
+
+/* The loader knobs among the verdict's recommendations, as moves. */
+static void moves_of(const struct fs_verdict *v, struct fs_tune_trial *t)
+{
+	t->nmoves = 0;
+	for (int i = 0; i < v->nrec && t->nmoves < FS_MAX_RECS; i++) {
+		const struct fs_recommendation *r = &v->rec[i];
+		int k = fs_tune_knob_parse(r->knob);
+		if (k < 0)
+			continue;
+		int value;
+		if (fs_tune_knob_is_bool(k)) {
+			value = bool_knob(r->suggested);
+		} else {
+			char *end;
+			long x = strtol(r->suggested, &end, 10);
+			value = end != r->suggested && *end == 0 && x > 0 && x < 100000 ? (int)x : -1;
+		}
+		if (value < 0)
+			continue;
+		struct fs_tune_move *mv = &t->moves[t->nmoves++];
+		mv->knob = k;
+		mv->value = value;
+		snprintf(mv->relieves, sizeof mv->relieves, "%s", r->relieves);
+	}
+}
+
+static double value(const struct fs_metric_values *mv, enum fs_md_id id)
+{
+	return fs_metricdefs_valid(mv, id) ? mv->v[id] : NAN;
+}
+
+/* The memory figures, from the metric definitions over the window (the
+ * trainer's RSS, its workers' RSS and PSS, their PSS growth, /dev/shm). */
+static void definitions(const char *path, const struct fs_window *w, int trainer_pid, struct fs_tune_trial *t)
+{
+	struct fs_q q;
+	char err[600];
+	if (fs_q_open(&q, path, err, sizeof err) == 0) {
+		q.w0 = w->start_s;
+		q.w1 = w->end_s;
+		q.trainer = trainer_pid;
+		struct fs_metric_values mv;
+		fs_metricdefs_load(&q, &mv);
+		t->main_rss_bytes = value(&mv, FS_MD_MAIN_RSS_MAX_BYTES);
+		t->workers_rss_bytes = value(&mv, FS_MD_WORKERS_RSS_MAX_BYTES);
+		t->workers_pss_bytes = value(&mv, FS_MD_WORKERS_PSS_MAX_BYTES);
+		t->workers_pss_growth_bytes = value(&mv, FS_MD_WORKERS_PSS_GROWTH_BYTES);
+		t->dev_shm_bytes = value(&mv, FS_MD_DEV_SHM_USED_MAX_BYTES);
+	}
+	fs_q_close(&q);
+}
+
+/* A faster setting that runs the machine out of memory is not the best:
+ * the trial is marked "memory", no candidate. The limit is the verdict's
+ * own (thresholds.c: mem_available_low); MemAvailable counts the page
+ * cache that can be reclaimed, so a dataset filling the cache is no
+ * shortage. (A cgroup's usage is not used: in cgroup v1 it includes that
+ * cache. A trial killed by the OOM killer exits 137: "failed".) */
+static void out_of_memory(const struct fs_metrics *m, struct fs_tune_trial *t)
+{
+	const struct fs_thresholds *th = &fs_thresholds;
+	char a[32], b[32];
+	if (isfinite(m->mem_available_min_bytes) && m->mem_total_bytes > 0 &&
+	    m->mem_available_min_bytes < th->mem_available_low * m->mem_total_bytes) {
+		snprintf(t->status, sizeof t->status, "memory");
+		snprintf(t->status_text, sizeof t->status_text,
+			 "memory available fell to %s of %s (under %.0f%%): the machine ran short of memory",
+			 fs_fmt_bytes(a, sizeof a, m->mem_available_min_bytes), fs_fmt_bytes(b, sizeof b, m->mem_total_bytes),
+			 100 * th->mem_available_low);
+	}
+}
+
+static int load(const char *path, const struct fs_window *w, struct fs_merge_file *f, char *err, size_t cap)
+{
+	memset(f, 0, sizeof *f);
+	if (fs_merge_head(path, f, err, cap) < 0)
+		return -1;
+	f->want_steps = true; /* the steady state is read off them */
+	if (fs_merge_load(f, w, err, cap) < 0) {
+		fs_merge_file_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* A knob the trial asked for that the loader did not have (the hook's
+ * record of it): the trial measured another setting, and is no candidate. */
+static void not_applied(struct fs_tune_trial *t)
+{
+	for (int k = 0; k < FS_KNOB__N; k++) {
+		if (t->asked.v[k] < 0 || t->eff.v[k] < 0 || t->asked.v[k] == t->eff.v[k])
+			continue;
+		char a[16], e[16];
+		fs_tune_knob_value(a, sizeof a, k, t->asked.v[k]);
+		fs_tune_knob_value(e, sizeof e, k, t->eff.v[k]);
+		snprintf(t->status, sizeof t->status, "not_applied");
+		snprintf(t->status_text, sizeof t->status_text,
+			 "asked for %s=%s, the loader had %s=%s: the trial measured another setting", fs_tune_knob_name(k), a,
+			 fs_tune_knob_name(k), e);
+		return;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define NOISE_BLOCKS 8
+#define NOISE_MIN_BLOCKS 4
+#define NOISE_EPOCHS 64
+
+double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round)
+{
+	if (round < 1)
+		round = 1;
+	long rounds = (n - first) / round;
+	if (rounds < NOISE_MIN_BLOCKS)
+		return NAN;
+	int nb = rounds < NOISE_BLOCKS ? (int)rounds : NOISE_BLOCKS;
+	double mean[NOISE_BLOCKS], dev[NOISE_BLOCKS];
+	for (int b = 0; b < nb; b++) {
+		long i0 = first + (long)b * rounds / nb * round, i1 = first + (long)(b + 1) * rounds / nb * round;
+		double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
+		mean[b] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
+	}
+	double med = median(mean, nb);
+	if (!(med > 0))
+		return NAN;
+	for (int b = 0; b < nb; b++)
+		dev[b] = fabs(mean[b] - med);
+	/* 1.4826 × MAD estimates a normal spread's standard deviation */
+	return 1.4826 * median(dev, nb) / sqrt((double)nb) / med;
+}
+
+double fs_tune_epoch_noise(const double *end_s, double start_s, const unsigned char *starts, long first, long last)
+{
+	/* the epochs: [b[k], b[k + 1]) */
+	long b[NOISE_EPOCHS + 1];
+	int ne = 0;
+	for (long i = first; i <= last + 1 && ne <= NOISE_EPOCHS; i++)
+		if (i == first || i == last + 1 || starts[i])
+			b[ne++] = i;
+	int K = ne - 1;
+	if (K < 2 || K > NOISE_EPOCHS - 1 || b[ne - 1] != last + 1)
+		return NAN;
+	long shortest = b[1] - b[0];
+	for (int k = 1; k < K; k++)
+		if (b[k + 1] - b[k] < shortest)
+			shortest = b[k + 1] - b[k];
+	int nb = shortest < NOISE_BLOCKS ? (int)shortest : NOISE_BLOCKS;
+	if (nb < 1)
+		return NAN;
+	/* block j of epoch k: its mean step, less block j's mean over the epochs */
+	double m[NOISE_EPOCHS][NOISE_BLOCKS], r[NOISE_EPOCHS * NOISE_BLOCKS], all[NOISE_EPOCHS * NOISE_BLOCKS];
+	for (int k = 0; k < K; k++) {
+		long len = b[k + 1] - b[k];
+		for (int j = 0; j < nb; j++) {
+			long i0 = b[k] + j * len / nb, i1 = b[k] + (j + 1) * len / nb;
+			double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
+			m[k][j] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
+			all[k * nb + j] = m[k][j];
+		}
+	}
+	for (int j = 0; j < nb; j++) {
+		double mean = 0;
+		for (int k = 0; k < K; k++)
+			mean += m[k][j] / K;
+		for (int k = 0; k < K; k++)
+			r[k * nb + j] = fabs(m[k][j] - mean);
+	}
+	double med = median(all, K * nb);
+	if (!(med > 0))
+		return NAN;
+	/* residuals about K means lose a K-th of their spread */
+	double sd = 1.4826 * median(r, K * nb) * sqrt((double)K / (K - 1));
+	return sd / sqrt((double)(K * nb)) / med;
+}
+
+static int fail(struct fs_tune_trial *t, const char *status, const char *text)
+{
+	snprintf(t->status, sizeof t->status, "%s", status);
+	snprintf(t->status_text, sizeof t->status_text, "%.600s", text);
+	return -1;
+}
+
+/* --------------------------------------------------------- the window */
+
+const char *fs_tune_window_name(enum fs_tune_window w)
+{
+	return w == FS_TUNE_WINDOW_STEPS ? "steps" : w == FS_TUNE_WINDOW_EPOCHS ? "epochs" : "auto";
+}
+
+long fs_tune_prefill(int workers, int prefetch_factor)
+{
+	return workers > 0 ? (long)workers * (prefetch_factor > 0 ? prefetch_factor : 2) : 0;
+}
+
+/* The window inside one epoch: from w0, clear of `prefill` steps after the
+ * start of the epoch holding it and before that epoch's end (the next
+ * start, or where an epoch as long as the first would end); whole rounds
+ * of the workers. */
+static bool inside_epoch(const unsigned char *starts, long n, long w0, long prefill, int workers, long epoch_steps,
+			 struct fs_tune_span *out)
+{
+	long s0 = 0, end = n - 1;
+	for (long i = 1; i <= w0 && i < n; i++)
+		if (starts[i])
+			s0 = i;
+	if (w0 < s0 + prefill)
+		w0 = s0 + prefill;
+	for (long i = w0 + 1; i < n; i++)
+		if (starts[i]) {
+			end = i - 1 - prefill;
+			break;
+		}
+	if (epoch_steps > 0 && s0 + epoch_steps - 1 - prefill < end)
+		end = s0 + epoch_steps - 1 - prefill;
+	long m = end - w0 + 1;
+	if (m < 2)
+		return false;
+	if (workers > 1 && m % workers && m - m % workers >= 2)
+		w0 += m % workers;
+	*out = (struct fs_tune_span){.first = w0, .last = end, .window = FS_TUNE_WINDOW_STEPS,
+				     .epoch_steps = epoch_steps};
+	return true;
+}
+
+bool fs_tune_span(const unsigned char *starts, long n, long warmup, long prefill, int workers,
+		  enum fs_tune_window window, struct fs_tune_span *out)
+{
+	long w0 = warmup > prefill ? warmup : prefill, e = 0, a = -1, b = -1;
+	for (long i = 1; i < n; i++) {
+		if (!starts[i])
+			continue;
+		if (!e)
+			e = i; /* the first epoch ended at step i - 1 */
+		if (a < 0 && i >= w0)
+			a = i;
+		b = i - 1; /* the last epoch the trial saw end */
+	}
+	if (w0 == 0)
+		a = 0; /* no warm-up: from the first iterator's start */
+	bool whole = a >= 0 && b >= a + 1;
+	if (window == FS_TUNE_WINDOW_AUTO && !whole) {
+		if (inside_epoch(starts, n, w0, prefill, workers, e, out))
+			return true;
+		/* the baseline, read before the plan: the steps after the warm-up
+		 * (and the prefill, if that leaves 2), epochs or not; its
+		 * epoch_steps makes the plan measure whole epochs */
+		long first = n - w0 >= 2 ? w0 : warmup;
+		if (n - first < 2)
+			return false;
+		*out = (struct fs_tune_span){.first = first, .last = n - 1, .window = FS_TUNE_WINDOW_STEPS,
+					     .epoch_steps = e};
+		return true;
+	}
+	if (window == FS_TUNE_WINDOW_STEPS)
+		return inside_epoch(starts, n, w0, prefill, workers, e, out);
+	if (!whole)
+		return false;
+	*out = (struct fs_tune_span){.first = a, .last = b, .window = FS_TUNE_WINDOW_EPOCHS, .epoch_steps = e};
+	return true;
+}
+
+long fs_tune_trial_length(long warmup, long steps, long prefill, enum fs_tune_window window, long epoch_steps)
+{
+	long w0 = warmup > prefill ? warmup : prefill;
+	if (window != FS_TUNE_WINDOW_EPOCHS || epoch_steps <= 0)
+		return w0 + steps;
+	long k = (steps + epoch_steps / 2) / epoch_steps;
+	return ((w0 + epoch_steps - 1) / epoch_steps + (k > 1 ? k : 1)) * epoch_steps + 1;
+}
+
+int fs_tune_replan(struct fs_tune_plan *pl, const struct fs_tune_trial *base, double interval_s, bool allow_rerun,
+		   char *note, size_t cap)
+{
+	note[0] = 0;
+	pl->prefill = base->prefill;
+	bool ok = !strcmp(base->status, "ok") && isfinite(base->step_s) && base->step_s > 0;
+	if (!allow_rerun || !ok) {
+		pl->window = base->window == FS_TUNE_WINDOW_EPOCHS ? FS_TUNE_WINDOW_EPOCHS : FS_TUNE_WINDOW_STEPS;
+		pl->epoch_steps = base->epoch_steps;
+		return 0;
+	}
+	int why = 0;
+	char a[32], b[32];
+	double need_s = fs_thresholds.tune_min_samples * interval_s, have_s = (double)base->steps * base->step_s;
+	if (have_s < need_s) {
+		long want = (long)ceil(need_s / base->step_s);
+		if (want > 100 * pl->steps)
+			want = 100 * pl->steps;
+		if (want > pl->steps) {
+			snprintf(note, cap, "%ld steps lasted %s, fewer than the %.0f samples a verdict needs (%s): each "
+					    "trial measures %ld steps instead",
+				 base->steps, fs_fmt_time(a, sizeof a, have_s), fs_thresholds.tune_min_samples,
+				 fs_fmt_time(b, sizeof b, need_s), want);
+			pl->steps = want;
+			why |= 1;
+		}
+	}
+	pl->window = base->window == FS_TUNE_WINDOW_EPOCHS ? FS_TUNE_WINDOW_EPOCHS : FS_TUNE_WINDOW_STEPS;
+	pl->epoch_steps = base->epoch_steps;
+	if (base->window == FS_TUNE_WINDOW_STEPS && base->epoch_steps > 0 &&
+	    fs_tune_trial_length(pl->warmup, pl->steps, base->prefill, FS_TUNE_WINDOW_EPOCHS, base->epoch_steps) <=
+		    4 * (pl->warmup + pl->steps)) {
+		size_t n = strlen(note);
+		snprintf(note + n, cap - n, "%sepochs of %ld steps end inside a trial: each trial measures whole epochs",
+			 n ? "; " : "", base->epoch_steps);
+		pl->window = FS_TUNE_WINDOW_EPOCHS;
+		why |= 2;
+	}
+	return why;
+}
+
+/* Which of the loop's n steps (of process pid, in the order of the steps
+ * series: by their ends) start an epoch of its first loader: the loader of
+ * its first step, whose epoch is not its step before's (another loader's
+ * steps, a validation pass, belong to the epoch they follow). Returns
+ * false (and no start but the first) when the run file says nothing of it
+ * or lists another number of steps. */
+static bool read_starts(const char *path, int pid, long n, unsigned char *starts)
+{
+	memset(starts, 0, (size_t)n);
+	struct fs_q q;
+	char err[600], first[256] = "";
+	long i = 0;
+	double prev = NAN;
+	if (fs_q_open(&q, path, err, sizeof err) == 0) {
+		sqlite3_stmt *st = fs_q_prep(&q, "SELECT loader, epoch FROM steps WHERE pid = ?4 AND wait_s IS NOT NULL"
+						 " AND compute_s IS NOT NULL ORDER BY t + compute_s");
+		if (st)
+			sqlite3_bind_int(st, 4, pid);
+		for (; fs_q_step(&q, st); i++) {
+			const char *loader = fs_q_col_text(st, 0);
+			double epoch = fs_q_col(st, 1);
+			if (i == 0)
+				snprintf(first, sizeof first, "%s", loader);
+			else if (strcmp(loader, first))
+				continue;
+			if (i < n)
+				starts[i] = i == 0 || epoch != prev;
+			prev = epoch;
+		}
+		sqlite3_finalize(st);
+	}
+	fs_q_close(&q);
+	if (i != n)
+		memset(starts, 0, (size_t)n);
+	starts[0] = 1;
+	return i == n;
+}
+
+/* ----------------------------------------------------------- the trial */
+
+/* The figures over the window [first, last] of the trainer's steps s. */
+static void figures(const char *path, struct fs_merge_file *f, const struct fs_window *w, long steps,
+		    double wait, struct fs_tune_trial *t)
+{
+	double span = w->end_s - w->start_s;
+	t->steps = steps;
+	t->step_s = span > 0 ? span / (double)steps : NAN;
+	t->wait_share = span > 0 ? fmin(1, wait / span) : NAN;
+	t->samples_per_s = f->m.batch_size > 0 && span > 0 ? (double)steps * f->m.batch_size / span : NAN;
+	t->cpu_cores = f->m.job_cpu_cores;
+	t->mem_available_min_bytes = f->m.mem_available_min_bytes;
+	t->ncpu = f->m.ncpu;
+	t->quota_cores = f->m.cg_quota_cores;
+	definitions(path, w, f->m.trainer_pid, t);
+}
+
+/* The verdict over the window (f loaded over it). */
+static void verdict(struct fs_merge_file *f, const struct fs_window *w, struct fs_merged *g, struct fs_tune_trial *t)
+{
+	if (fs_merge(f, 1, w, g) != 0)
+		return;
+	t->have_verdict = true;
+	t->verdict = g->v.primary;
+	t->predicted_speedup = g->v.predicted_speedup;
+	if (g->v.nrec > 0)
+		snprintf(t->relieves, sizeof t->relieves, "%s", g->v.rec[0].relieves);
+	moves_of(&g->v, t);
+}
+
+/* The window of the trial in f (its whole run loaded): into t (first_step,
+ * steps, window, epoch_steps, step_se_rel), *w and *wait. Returns false
+ * with t's status set when none fits. */
+static bool window_of(const char *path, const struct fs_merge_file *f, long warmup, enum fs_tune_window mode,
+		      struct fs_tune_trial *t, struct fs_window *w, double *wait)
+{
+	int L = f->m.trainer;
+	const struct fs_steps_series *s = L >= 0 ? &f->steps[L] : NULL;
+	long n = s ? (long)s->n : 0;
+	char text[300];
+	t->steps = n;
+	if (n < warmup + 2) {
+		snprintf(text, sizeof text, "%ld steps recorded, %ld needed (the warm-up and 2)", n, warmup + 2);
+		fail(t, "too_few_steps", text);
+		return false;
+	}
+	unsigned char *starts = malloc((size_t)n);
+	if (!starts) {
+		fail(t, "unreadable", "out of memory");
+		return false;
+	}
+	int workers = t->eff.v[FS_KNOB_NUM_WORKERS];
+	t->prefill = fs_tune_prefill(workers, t->eff.v[FS_KNOB_PREFETCH_FACTOR]);
+	read_starts(path, f->m.loops[L].pid, n, starts);
+	struct fs_tune_span sp;
+	bool ok = fs_tune_span(starts, n, warmup, t->prefill, workers, mode, &sp);
+	if (ok && sp.window == FS_TUNE_WINDOW_EPOCHS)
+		t->step_se_rel = fs_tune_epoch_noise(s->end, sp.first > 0 ? s->end[sp.first - 1] : f->m.loops[L].t0,
+						     starts, sp.first, sp.last);
+	free(starts);
+	if (!ok) {
+		snprintf(text, sizeof text, "%ld steps recorded: no window of %s after %ld of warm-up and the loader's "
+					    "first %ld batches",
+			 n, mode == FS_TUNE_WINDOW_EPOCHS ? "a whole epoch" : "2 steps", warmup, t->prefill);
+		fail(t, "too_few_steps", text);
+		return false;
+	}
+	*w = (struct fs_window){sp.first > 0 ? s->end[sp.first - 1] : f->m.loops[L].t0, s->end[sp.last]};
+	*wait = 0;
+	for (long i = sp.first; i <= sp.last; i++)
+		*wait += s->wait[i];
+	long m = sp.last - sp.first + 1;
+	/* whole rounds of the workers, as the window: a block is not cut in a burst */
+	int round = workers > 1 && m % workers == 0 ? workers : 1;
+	if (sp.window == FS_TUNE_WINDOW_STEPS)
+		t->step_se_rel = fs_tune_step_noise(s->end, w->start_s, sp.first, sp.last + 1, round);
+	t->first_step = sp.first;
+	t->steps = m;
+	t->window = sp.window;
+	t->epoch_steps = sp.epoch_steps;
+	return true;
+}
+
+int fs_tune_trial_read(const char *path, long warmup, enum fs_tune_window window, struct fs_tune_trial *t)
+{
+	char err[600];
+	clear_figures(t);
+	struct fs_merge_file *f = malloc(sizeof *f);
+	struct fs_merged *g = malloc(sizeof *g);
+	int rc = -1;
+	if (!f || !g) {
+		fail(t, "unreadable", "out of memory");
+		goto out;
+	}
+	/* The whole run first: the trainer's steps give the window. */
+	if (load(path, NULL, f, err, sizeof err) < 0) {
+		fail(t, "unreadable", err);
+		goto out;
+	}
+	effective(&f->m, &t->eff);
+	struct fs_window w;
+	double wait;
+	bool ok = window_of(path, f, warmup, window, t, &w, &wait);
+	fs_merge_file_free(f);
+	if (!ok)
+		goto out;
+	/* Then the steady state: the verdict and the figures over the window. */
+	if (load(path, &w, f, err, sizeof err) < 0) {
+		fail(t, "unreadable", err);
+		goto out;
+	}
+	long steps = t->steps;
+	double se = t->step_se_rel;
+	figures(path, f, &w, steps, wait, t);
+	t->step_se_rel = se;
+	verdict(f, &w, g, t);
+	snprintf(t->status, sizeof t->status, "ok");
+	t->status_text[0] = 0;
+	not_applied(t);
+	out_of_memory(&f->m, t);
+	fs_merge_file_free(f);
+	rc = 0;
+out:
+	free(f);
+	free(g);
+	return rc;
+}
