@@ -1,16 +1,15 @@
 # compute_wait: compute-bound with a little input wait (5-10% of the loop,
 # under the input-wait floor of docs/verdicts.md). One persistent worker
-# loads batches of 8 warm .npy files in ~20 ms (2 ms of sleep a sample)
-# while the accelerator computes 100 ms a step, so two batches are always
-# ready; but every 512th sample is slow (500 ms: a stall, as a slow shard or
-# a remote retry). The loop then runs on the batches ready (one or two,
-# by how far ahead the worker was) and waits the rest, ~500 + 20 - 100 or
-# 200 = 0.3-0.42 s, three times in 200 steps: 6-7.5% of the loop with
-# start-up (at 600 ms it measured 7.1-8.7%, close to the floor once the
-# hook-off estimate adds the loop's own gaps). The wait comes from the
-# stall's length, not from a balance of the loader's rate against the
-# step's (a loader within a few ms of the step waited 2.7-10.8% from run to
-# run, by the machine's load).
+# with one batch of prefetch loads batches of 8 warm .npy files in ~20 ms
+# (2 ms of sleep a sample) while the accelerator computes 100 ms a step;
+# but every 512th sample is slow (480 ms: a stall, as a slow shard or a
+# remote retry), and the loop waits for it: ~0.49 s, three times in 200
+# steps, ~7% of the loop (1.517-1.561 s of 21.6 s by the job's clock here).
+# The wait is the stall's length, not a balance of the loader's rate
+# against the step's (a loader within a few ms of the step waited 2.7-10.8%
+# from run to run, by the machine's load), and one batch of prefetch makes
+# it exact: with two, one or two batches were ready when a stall came, by
+# how far ahead the worker was (5.8-8.7% from run to run).
 # Nothing a user changes in the loader is worth it here, so the verdict is
 # compute_bound and no loader recommendation is made (a report that told
 # this job to add workers was the false alarm of issue 29).
@@ -22,7 +21,7 @@ twin
 mount_data
 warm "$DATA/npy"
 record run "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy --samples 1600 --batch 8 --workers 1 \
-	--persistent --item-sleep-ms 2 --stall-every 512 --stall-ms 500 --compute-ms 100
+	--persistent --prefetch 1 --item-sleep-ms 2 --stall-every 512 --stall-ms 480 --compute-ms 100
 DEVICE=$DATA_DEV verdict run
 twin_check
 show job_b_input job_b_busy wait_share gpu_util wk_R wk_D cpu_busy disk_util
