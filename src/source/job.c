@@ -173,12 +173,8 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 		s->bpf = job_bpf_open(s->root, why, sizeof why);
 	if (s->bpf) {
 		fs_sink_meta(ctx->sink, "job.states", "bpf");
-		const char *no_settle = job_bpf_settle_why(s->bpf);
-		if (no_settle)
-			fs_sink_metaf(ctx->sink, "job.states_settle", "at switches only: sched_stat_runtime: %s",
-				      no_settle);
-		else
-			fs_sink_meta(ctx->sink, "job.states_settle", "switches and sched_stat_runtime");
+		fs_sink_meta(ctx->sink, "job.states_settle", "switches; a thread long on a CPU at each read "
+			     "(task/TID/schedstat)");
 		const char *no_meta = job_bpf_meta_why(s->bpf);
 		if (no_meta)
 			fs_sink_metaf(ctx->sink, "job.meta_calls", "off: bpf_task_pt_regs: %s", no_meta);

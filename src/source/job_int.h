@@ -259,10 +259,6 @@ void job_bpf_close(struct job_bpf *b);
 /* Follow tgid's threads and its forks / stop following it. */
 void job_bpf_track(struct job_bpf *b, int tgid);
 void job_bpf_untrack(struct job_bpf *b, int tgid);
-/* Why the program that settles on-CPU time every 4 ms of execution
- * (sched_stat_runtime) is not attached (then it is settled when a thread
- * leaves its CPU); NULL: it is. */
-const char *job_bpf_settle_why(const struct job_bpf *b);
 /* Why the threads' I/O counters are not read from the program (then each
  * process's /proc/PID/io is); NULL: they are. */
 const char *job_bpf_io_why(const struct job_bpf *b);
@@ -289,7 +285,7 @@ uint64_t job_bpf_dt_ns(const struct job_bpf *b);
 /* Threads never accounted because the map was full. */
 uint64_t job_bpf_dropped(const struct job_bpf *b);
 /* Switch-ins the programs did not see (found later: at the thread's
- * runtime update, switch out or exit; its stretch split then). */
+ * switch out or exit; its stretch split then). */
 uint64_t job_bpf_unseen_in(const struct job_bpf *b);
 /* The programs' runs and time in the kernel (counted only with
  * kernel.bpf_stats_enabled=1), and the events the kernel did not run them
