@@ -15,9 +15,10 @@
 
 #ifndef FS_HAVE_BPF
 
-struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 {
 	(void)root;
+	(void)count;
 	snprintf(why, whylen, "built without BPF (clang, bpftool and libbpf-dev at build time)");
 	return NULL;
 }
@@ -38,11 +39,6 @@ uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_unseen_in(const struct job_bpf *b) { (void)b; return 0; }
 const char *job_bpf_io_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
 const char *job_bpf_meta_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
-{
-	(void)b;
-	*runs = *run_ns = *missed = 0;
-}
 
 #else
 
@@ -56,38 +52,8 @@ void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_n
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "jobstates.skel.h"
+#include "source/jobbpf_int.h"
 #include "util/parse.h"
-
-/* A slot as last read: whose it was and its totals then. */
-struct jb_prev {
-	uint32_t tid;
-	uint64_t start_ns;
-	struct fs_js_totals tot; /* what has been counted (fs_js_totals_mark) */
-	uint64_t run_ns;         /* on a CPU + runnable as read last time, unmarked */
-	__u64 io[FS_JS_NIO];     /* its I/O counters as read last time */
-};
-
-struct job_bpf {
-	struct fs_jobstates *skel;
-	int tgids_fd, free_fd;
-	struct fs_js_thread *slots; /* the mapped array */
-	size_t slots_len;
-	uint16_t *tids;             /* the mapped `tids`: slot + 1 by tid */
-	size_t tids_len;
-	uint32_t ntids;             /* tids it holds (pid_max at the load, rounded up) */
-	struct jb_prev *prev;       /* by slot */
-	bool *seeded;               /* by slot: taken by job_bpf_seed, not by the kernel at a fork */
-	struct job_bpf_proc *procs; /* this read's processes, by tgid (open addressing) */
-	uint32_t capprocs;
-	int *tgids;                 /* the same tgids, as a list */
-	uint32_t *used;             /* and the slots they are in */
-	int ntgids;
-	bool have_prev;
-	uint64_t prev_ns, dt_ns;
-	char io_why[160];     /* why the threads' I/O counters are not used; "" when they are */
-	char meta_why[240];   /* why blocked threads' calls are not classed; "" when they are */
-};
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
 
@@ -166,6 +132,7 @@ static int load_once(struct job_bpf *b, const char **step, bool meta)
 	if ((err = bpf_map__set_max_entries(b->skel->maps.tids, b->ntids / FS_JS_TIDS_PER)) != 0)
 		return err;
 	b->skel->rodata->meta_on = meta;
+	bpf_program__set_autoload(b->skel->progs.fs_js_floor, b->count);
 	*step = "load";
 	if ((err = fs_jobstates__load(b->skel)) != 0)
 		return err;
@@ -264,7 +231,7 @@ const char *job_bpf_io_why(const struct job_bpf *b)
 	return b->io_why[0] ? b->io_why : NULL;
 }
 
-struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		snprintf(why, whylen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
@@ -275,6 +242,8 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
+	b->count = count;
+	b->stats_fd = -1;
 	b->prev = calloc(FS_JS_MAX_THREADS, sizeof *b->prev);
 	b->seeded = calloc(FS_JS_MAX_THREADS, sizeof *b->seeded);
 	b->capprocs = 2 * FS_JS_MAX_PROCS; /* a power of two, at most half full */
@@ -304,6 +273,8 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 	b->tgids_fd = bpf_map__fd(b->skel->maps.tgids);
 	b->free_fd = bpf_map__fd(b->skel->maps.free_slots);
 	check_io(b);
+	if (count)
+		job_bpf_count_open(b);
 	job_bpf_track(b, root);
 	return b;
 }
@@ -316,6 +287,7 @@ void job_bpf_close(struct job_bpf *b)
 		munmap(b->slots, b->slots_len);
 	if (b->tids)
 		munmap(b->tids, b->tids_len);
+	job_bpf_count_close(b);
 	fs_jobstates__destroy(b->skel);
 	free(b->prev);
 	free(b->seeded);
@@ -538,22 +510,6 @@ uint64_t job_bpf_dropped(const struct job_bpf *b)
 uint64_t job_bpf_unseen_in(const struct job_bpf *b)
 {
 	return b->skel->bss->unseen_in;
-}
-
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
-{
-	*runs = *run_ns = *missed = 0;
-	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, b->skel->obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof info;
-		memset(&info, 0, sizeof info);
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-			*runs += info.run_cnt;
-			*run_ns += info.run_time_ns;
-			*missed += info.recursion_misses;
-		}
-	}
 }
 
 #endif

@@ -325,6 +325,16 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
+/* Nothing, at the same switches: loaded only while the programs' run time
+ * is counted (--bpf-stats), its time a run is what the counting adds to
+ * each (the kernel's clock reads around a program), which userspace takes
+ * off the others' (jobbpf.c). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fs_js_floor)
+{
+	return 0;
+}
+
 /* A new thread or process of a tracked process: tracked from its birth. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
