@@ -596,6 +596,14 @@ static void job_finish(void *state, const struct fs_source_ctx *ctx)
 	/* switch-ins not seen: each stretch split by the kernel's counts when
 	 * found (jobstates.bpf.c, unseen_in and seen_late) */
 	fs_sink_metaf(ctx->sink, "job.bpf_unseen_in", "%llu", (unsigned long long)job_bpf_unseen_in(s->bpf));
+	const char *why;
+	uint64_t since = job_bpf_sample_since(s->bpf, &why);
+	if (since)
+		fs_sink_metaf(ctx->sink, "job.bpf_sample", "every %.0f ms on each CPU from t = %.1f s, the first "
+			      "switch-in not seen found", FS_JS_SAMPLE_NS / 1e6,
+			      ctx->t - (double)(ctx->now_ns - since) / 1e9);
+	else
+		fs_sink_metaf(ctx->sink, "job.bpf_sample", "off: %s", why ? why : "no switch-in not seen");
 	uint64_t dropped = job_bpf_dropped(s->bpf);
 	if (dropped)
 		fs_sink_metaf(ctx->sink, "job.bpf_dropped",

@@ -303,6 +303,10 @@ void job_bpf_cost(const struct job_bpf *b, struct job_bpf_cost *out);
 /* Why --bpf-stats could not count the run time (the module's string);
  * NULL: it counts it, or was not given. */
 const char *job_bpf_count_why(const struct job_bpf *b);
+/* jobbpfsample.c: when the per-CPU check for switch-ins not seen started
+ * (CLOCK_MONOTONIC; 0: it did not: none was seen, or *why says why it
+ * could not; *why is the module's). */
+uint64_t job_bpf_sample_since(const struct job_bpf *b, const char **why);
 /* The cost in meta: job.bpf_prog (runs and time, or how to count them),
  * job.bpf_cpu_s (seconds in the kernel, less the counting's own, where
  * counted: the run's summary adds it to the recorder's CPU), job.bpf_missed. */

@@ -231,6 +231,30 @@ const char *job_bpf_io_why(const struct job_bpf *b)
 	return b->io_why[0] ? b->io_why : NULL;
 }
 
+/* The offset of CLOCK_MONOTONIC from the records' clock (jobstates.h:
+ * fs_js_cal): the CPUs' latest; the last known where none can be read. */
+static bool read_offset(struct job_bpf *b)
+{
+	uint32_t zero = 0;
+	if (bpf_map_lookup_elem(b->cal_fd, &zero, b->cal) != 0)
+		return false;
+	uint64_t latest = 0;
+	for (int i = 0; i < b->ncpus; i++)
+		if (b->cal[i].clock_ns > latest) {
+			latest = b->cal[i].clock_ns;
+			b->offset_ns = b->cal[i].offset_ns;
+		}
+	return latest != 0;
+}
+
+/* After the attach: wait for a switch to have set an offset (this
+ * thread's own sleep is one), where the records' clock is rq->clock. */
+static void first_offset(struct job_bpf *b)
+{
+	for (int i = 0; i < 100 && !read_offset(b); i++)
+		usleep(100);
+}
+
 struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
@@ -250,7 +274,9 @@ struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 	b->procs = calloc(b->capprocs, sizeof *b->procs);
 	b->tgids = malloc(b->capprocs * sizeof *b->tgids);
 	b->used = malloc(b->capprocs * sizeof *b->used);
-	if (!b->prev || !b->seeded || !b->procs || !b->tgids || !b->used) {
+	b->ncpus = libbpf_num_possible_cpus();
+	b->cal = b->ncpus > 0 ? calloc((size_t)b->ncpus, sizeof *b->cal) : NULL;
+	if (!b->prev || !b->seeded || !b->procs || !b->tgids || !b->used || !b->cal) {
 		snprintf(why, whylen, "out of memory");
 		job_bpf_close(b);
 		return NULL;
@@ -272,6 +298,8 @@ struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 	}
 	b->tgids_fd = bpf_map__fd(b->skel->maps.tgids);
 	b->free_fd = bpf_map__fd(b->skel->maps.free_slots);
+	b->cal_fd = bpf_map__fd(b->skel->maps.cal);
+	first_offset(b);
 	check_io(b);
 	if (count)
 		job_bpf_count_open(b);
@@ -288,12 +316,14 @@ void job_bpf_close(struct job_bpf *b)
 	if (b->tids)
 		munmap(b->tids, b->tids_len);
 	job_bpf_count_close(b);
+	job_bpf_sample_close(b);
 	fs_jobstates__destroy(b->skel);
 	free(b->prev);
 	free(b->seeded);
 	free(b->procs);
 	free(b->tgids);
 	free(b->used);
+	free(b->cal);
 	free(b);
 }
 
@@ -334,7 +364,7 @@ bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 	b->seeded[slot] = true;
 	t->tgid = (uint32_t)tgid;
 	t->tid = (uint32_t)tid;
-	t->start_ns = t->since_ns = now_ns;
+	t->start_ns = t->since_ns = now_ns - b->offset_ns;
 	/* not read: its execution counts from 0 (a thread first seen in R
 	 * counts as on a CPU), its wait is not split off (seen_late) */
 	t->exec_ns = exec_ns == ~0ull ? 0 : exec_ns;
@@ -390,9 +420,10 @@ static bool read_task_file(int tgid, int tid, const char *name, char *buf, size_
  * its settling at the kernel's runtime updates (sched_stat_runtime) ran
  * ~11 times a context switch, 3% of a core on the 64 x 20 tree. Runnable
  * that long is a thread whose switch in was not seen (jobstates.bpf.c,
- * unseen_in), or one starved of a CPU; at most JB_RUNQ_READS of them a
- * tick. Returns the execution, ~0 when not read. */
-#define JB_RUNQ_READ_NS 200000000ull
+ * unseen_in: a new thread's first, say, which would hide a spinning
+ * thread's reads), or one starved of a CPU; at most JB_RUNQ_READS of them
+ * a tick. Returns the execution, ~0 when not read. */
+#define JB_RUNQ_READ_NS 50000000ull
 #define JB_RUNQ_READS 32
 static uint64_t settle_read(struct job_bpf *b, struct fs_js_thread *v, uint64_t now_ns, int *runq_reads)
 {
@@ -427,6 +458,9 @@ static uint64_t settle_read(struct job_bpf *b, struct fs_js_thread *v, uint64_t 
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 {
 	int runq_reads = 0;
+	read_offset(b);
+	uint64_t mono_ns = now_ns;
+	now_ns -= b->offset_ns; /* in the records' clock from here */
 	uint32_t hw = __atomic_load_n(&b->skel->bss->next_slot, __ATOMIC_ACQUIRE);
 	if (hw > FS_JS_MAX_THREADS)
 		hw = FS_JS_MAX_THREADS;
@@ -468,14 +502,15 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		}
 		p->threads++;
 		if (v.tid == v.tgid && !b->seeded[i]) /* its main thread, followed from the fork */
-			p->born_ns = v.start_ns;
+			p->born_ns = v.start_ns + b->offset_ns; /* CLOCK_MONOTONIC */
 		p->execs += v.execs;
 		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
 		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur, .run_ns = run_ns};
 		memcpy(old->io, io, sizeof io);
 	}
-	b->dt_ns = b->have_prev && now_ns > b->prev_ns ? now_ns - b->prev_ns : 0;
-	b->prev_ns = now_ns;
+	b->dt_ns = b->have_prev && mono_ns > b->prev_ns ? mono_ns - b->prev_ns : 0;
+	b->prev_ns = mono_ns;
+	job_bpf_sample_check(b, mono_ns);
 	b->have_prev = true;
 }
 

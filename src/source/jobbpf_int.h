@@ -25,6 +25,9 @@ struct job_bpf {
 	uint16_t *tids;             /* the mapped `tids`: slot + 1 by tid */
 	size_t tids_len;
 	uint32_t ntids;             /* tids it holds (pid_max at the load, rounded up) */
+	struct fs_js_cal *cal;      /* a read of `cal`: one a possible CPU */
+	int ncpus, cal_fd;
+	uint64_t offset_ns;         /* CLOCK_MONOTONIC - the records' clock, as last read */
 	struct jb_prev *prev;       /* by slot */
 	bool *seeded;               /* by slot: taken by job_bpf_seed, not by the kernel at a fork */
 	struct job_bpf_proc *procs; /* this read's processes, by tgid (open addressing) */
@@ -36,6 +39,10 @@ struct job_bpf {
 	uint64_t prev_ns, dt_ns;
 	char io_why[160];     /* why the threads' I/O counters are not used; "" when they are */
 	char meta_why[240];   /* why blocked threads' calls are not classed; "" when they are */
+	struct bpf_link **sample_links; /* fs_js_sample on each CPU's clock, once started */
+	int nsample_links;
+	uint64_t sample_since_ns;      /* when it started (CLOCK_MONOTONIC), 0 */
+	char sample_why[200];          /* why it could not start; "" */
 	bool count;           /* --bpf-stats: count the programs' run time, fs_js_floor loaded */
 	int stats_fd;         /* BPF_ENABLE_STATS's, held while counting; -1 */
 	char stats_why[200];  /* why --bpf-stats could not count; "" */
@@ -47,6 +54,12 @@ struct job_bpf {
  * it exits); b->stats_why says why not. */
 void job_bpf_count_open(struct job_bpf *b);
 void job_bpf_count_close(struct job_bpf *b);
+
+/* jobbpfsample.c: once a switch in has been found unseen (unseen_in),
+ * attach fs_js_sample to a clock on each CPU (at most once; b->sample_why
+ * says why it could not); and detach it. */
+void job_bpf_sample_check(struct job_bpf *b, uint64_t now_ns);
+void job_bpf_sample_close(struct job_bpf *b);
 
 
 #endif

@@ -99,6 +99,50 @@ static __always_inline __u64 rq_clock_of(struct task_struct *task)
 	return cfs->rq->clock;
 }
 
+/* The records' times are in the runqueues' clock, rq->clock, which a
+ * switch reads for free: bpf_ktime_get_ns cost 80-100 ns a call on this
+ * project's VMs, a third of the switch program (bench/bpf_progs.py). Each
+ * CPU keeps the offset of CLOCK_MONOTONIC from it (jobstates.h:
+ * fs_js_cal), renewed at a switch every FS_JS_CAL_NS, which userspace
+ * reads to compare its own clock with the records' (and the programs that
+ * run outside a switch, where rq->clock may be a tick old, to convert
+ * theirs). Where the kernel has no rq->clock to reach, the records are in
+ * CLOCK_MONOTONIC and no offset is kept. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_js_cal);
+} cal SEC(".maps");
+
+/* At a switch: its time in the records' clock (0 where there is no
+ * rq->clock: the caller reads CLOCK_MONOTONIC then), this CPU's offset
+ * renewed when due. */
+static __always_inline __u64 switch_clock(struct task_struct *prev)
+{
+	__u64 clock = rq_clock_of(prev);
+	__u32 zero = 0;
+	struct fs_js_cal *c = clock ? bpf_map_lookup_elem(&cal, &zero) : NULL;
+	if (c && clock - c->clock_ns >= FS_JS_CAL_NS) {
+		c->offset_ns = bpf_ktime_get_ns() - clock;
+		c->clock_ns = clock;
+	}
+	return clock;
+}
+
+/* Now in the records' clock outside a switch (fork, exec, exit), from
+ * CLOCK_MONOTONIC and this CPU's offset. */
+static __always_inline __u64 event_clock(struct task_struct *task)
+{
+	__u32 zero = 0;
+	struct fs_js_cal *c = bpf_map_lookup_elem(&cal, &zero);
+	__u64 now = bpf_ktime_get_ns();
+	if (c && c->clock_ns)
+		return now - c->offset_ns;
+	__u64 clock = rq_clock_of(task); /* no switch seen on this CPU yet: a tick old at most */
+	return clock ? clock : now;
+}
+
 /* tid's entry in `tids`, NULL past its end. */
 static __always_inline __u16 *tid_entry(__u32 tid)
 {
@@ -260,9 +304,10 @@ static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 e
  * sched_info: what it has added to run_delay since the thread's switch out
  * (delay_ns; a wait cut by a migration to another runqueue), and the wait
  * still open (since last_queued, in the runqueue's clock, which the switch
- * has just updated). That much is RUNQ, the rest the state it left the CPU
+ * has just updated: now, where rq_clock says the records are in it). That much is RUNQ, the rest the state it left the CPU
  * in: no program at wakeups is needed. */
-static __always_inline void switched_in(struct fs_js_thread *n, struct task_struct *next, __u64 now)
+static __always_inline void switched_in(struct fs_js_thread *n, struct task_struct *next, __u64 now,
+					bool rq_clock)
 {
 	if (n->state == FS_JS_ONCPU) { /* its switch out was not seen */
 		account(n, now, NO_EXEC);
@@ -271,9 +316,8 @@ static __always_inline void switched_in(struct fs_js_thread *n, struct task_stru
 		__u64 delay = next->sched_info.run_delay, q = next->sched_info.last_queued;
 		if (delay > n->delay_ns && n->delay_ns != ~0ULL)
 			w = delay - n->delay_ns;
-		__u64 clock = q ? rq_clock_of(next) : 0;
-		if (q && clock > q)
-			w += clock - q;
+		if (q && rq_clock && now > q) /* the wait still open */
+			w += now - q;
 		if (w > d)
 			w = d;
 		__u64 rest = d - w;
@@ -298,10 +342,10 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	 * clock and the state only for ours. Fields are read directly (tp_btf
 	 * gives typed pointers; CO-RE relocates them), not through the
 	 * probe-read helper. */
-	__u64 now = 0;
+	__u64 clock = switch_clock(prev), now = 0;
 	struct fs_js_thread *p = find(prev->pid);
 	if (p && p->state != FS_JS_DEAD) {
-		now = bpf_ktime_get_ns();
+		now = clock ? clock : bpf_ktime_get_ns();
 		/* prev's execution and wait are up to date here (put_prev_task,
 		 * its last arrival) */
 		__u64 exec = prev->se.sum_exec_runtime, delay = prev->sched_info.run_delay;
@@ -319,9 +363,30 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct fs_js_thread *n = find(next->pid);
 	if (n && n->state != FS_JS_DEAD) {
 		write_begin(n);
-		switched_in(n, next, now ? now : bpf_ktime_get_ns());
+		switched_in(n, next, now ? now : clock ? clock : bpf_ktime_get_ns(), clock != 0);
 		write_end(n);
 	}
+	return 0;
+}
+
+/* Every FS_JS_SAMPLE_NS on each CPU (a perf event userspace attaches it
+ * to once a switch in has been found unseen, jobbpfsample.c): the CPU's
+ * current thread, when it is followed and its record says it is off a CPU,
+ * had its switch in unseen; put it on the CPU (seen_late), so that a
+ * thread that then runs without leaving its CPU is not read asleep until
+ * it does. Its execution is as of the last scheduler tick (a tick of it
+ * may count as the state it was in). */
+SEC("perf_event")
+int fs_js_sample(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fs_js_thread *t = find(task->pid);
+	if (!t || t->state >= FS_JS_NSTATES || t->state == FS_JS_ONCPU)
+		return 0;
+	write_begin(t);
+	seen_late(t, event_clock(task), task->se.sum_exec_runtime, task->sched_info.run_delay);
+	copy_io(t, task);
+	write_end(t);
 	return 0;
 }
 
@@ -356,7 +421,7 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	struct fs_js_thread *t = bpf_map_lookup_elem(&slots, &slot);
 	if (!t)
 		return 0;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = event_clock(child);
 	write_begin(t);
 	t->tgid = tgid;
 	t->tid = tid;
@@ -407,7 +472,7 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	struct fs_js_thread *t = find(tid);
 	if (!t || t->state == FS_JS_DEAD)
 		return 0;
-	__u64 now = bpf_ktime_get_ns(), exec = p->se.sum_exec_runtime;
+	__u64 now = event_clock(p), exec = p->se.sum_exec_runtime;
 	write_begin(t);
 	if (t->state != FS_JS_ONCPU && t->state < FS_JS_NSTATES) /* it runs this */
 		seen_late(t, now, exec, p->sched_info.run_delay);

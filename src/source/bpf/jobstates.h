@@ -48,9 +48,24 @@ enum {
  * (jobbpf.c): a scheduler tick's worth. */
 #define FS_JS_SETTLE_NS 4000000ULL
 
+/* A CPU's offset of CLOCK_MONOTONIC from the runqueues' clock, rq->clock
+ * (jobstates.bpf.c: `cal`), as read together at clock_ns, at a switch on
+ * it, every FS_JS_CAL_NS. */
+struct fs_js_cal {
+	__u64 clock_ns;
+	__u64 offset_ns; /* CLOCK_MONOTONIC - rq->clock, modulo 2^64 */
+};
+#define FS_JS_CAL_NS 50000000ULL
+
+/* The period of the per-CPU check for switch-ins not seen (fs_js_sample),
+ * where there are any. */
+#define FS_JS_SAMPLE_NS 20000000ULL
+
 /* An element of the `slots` array, found by tid through `tids`. ns[s] is
- * the time spent in s up to since_ns; the thread has been in `state` since since_ns (both
- * CLOCK_MONOTONIC, bpf_ktime_get_ns). iowait_ns: the part of SLEEP and
+ * the time spent in s up to since_ns; the thread has been in `state` since
+ * since_ns (start_ns and since_ns in the runqueues' clock, rq->clock:
+ * CLOCK_MONOTONIC less the offset in `cal`; CLOCK_MONOTONIC itself where
+ * the kernel has no rq->clock to reach). iowait_ns: the part of SLEEP and
  * BLOCKED spent in io_schedule (task->in_iowait: delay accounting's blkio
  * delay, without its runnable tail). start_ns tells a reused tid apart;
  * execs tells userspace that the process's stat (its comm, its
