@@ -3,11 +3,11 @@
 computation of ~30 µs and a 2 ms sleep, together more than the machine's
 CPUs can run, so that any time taken from them lengthens the job) run
 alone and under `feedscope run` (default settings; --states proc;
---no-trace, states by BPF), ROUNDS rounds, the variants alternating in
-each. Printed: each run's wall time for the fixed work and the threads' own
-CPU time a cycle, and each variant's median wall time against the job's
-alone (the slowdown). BPF statistics stay off (their cost is every BPF
-program's).
+--no-trace, states by BPF; and that with --bpf-stats, whose counting costs
+the job too), ROUNDS rounds, the variants alternating in each. Printed:
+each run's wall time for the fixed work and the threads' own CPU time a
+cycle, and each variant's median wall time against the job's alone (the
+slowdown). Only the last variant turns the kernel's BPF statistics on.
 
     python3 bench/switch_cost.py FEEDSCOPE SWITCH_JOB [ROUNDS [PROCS THREADS CYCLES]]
 
@@ -29,7 +29,8 @@ tmp = tempfile.mkdtemp(prefix="feedscope-switch-")
 variants = (("alone", None),
             ("feedscope run (default)", []),
             ("feedscope run --states proc", ["--states", "proc"]),
-            ("feedscope run --no-trace", ["--no-trace"]))
+            ("feedscope run --no-trace", ["--no-trace"]),
+            ("  the same, --bpf-stats", ["--no-trace", "--bpf-stats"]))
 
 
 def run(args):
