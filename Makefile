@@ -130,8 +130,9 @@ $(BPF_DIR)/jobstates.bpf.o: src/source/bpf/jobstates.bpf.c src/source/bpf/jobsta
 		-Isrc/source/bpf -c $< -o $@
 $(BPF_DIR)/jobstates.skel.h: $(BPF_DIR)/jobstates.bpf.o
 	$(BPFTOOL) gen skeleton $< name fs_jobstates >$@.tmp && mv $@.tmp $@
-$(BUILD)/obj/src/source/jobbpf.o: $(BPF_DIR)/jobstates.skel.h
-$(BUILD)/obj/src/source/jobbpf.o: CFLAGS += -DFS_HAVE_BPF -I$(BPF_DIR)
+JOBBPF_OBJ := $(addprefix $(BUILD)/obj/src/source/,jobbpf.o jobbpfcost.o jobbpfsample.o)
+$(JOBBPF_OBJ): $(BPF_DIR)/jobstates.skel.h
+$(JOBBPF_OBJ): CFLAGS += -DFS_HAVE_BPF -I$(BPF_DIR)
 endif
 
 # The C marker API (include/feedscope.h) for training loops to link with.

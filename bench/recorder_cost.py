@@ -4,7 +4,13 @@ the 0.1 s run, `pidstat -d -u -t 1` and `dstat -cdngmyl --io 1` sample the same
 machine side by side. Prints % of one core and µs per sample for each.
 feedscope's figure is its steady-state CPU time (CLOCK_PROCESS_CPUTIME_ID,
 meta recorder_cpu_s minus recorder_cpu_start_s) per tick, start-up shown
-apart; the others' from wait4() on them (their start-up included). A benchmark: it prints, it asserts nothing."""
+apart; the others' from wait4() on them (their start-up included).
+The job source's BPF programs run in the kernel, in the job's context
+switches: their time is the job's, not in feedscope's CPU time. Every run
+here is recorded with --bpf-stats, which counts it (the kernel's
+statistics on for that run only, and what the counting adds to each
+program run taken off: meta job.bpf_cpu_s): printed beside the recorder's
+own, and the two added. A benchmark: it prints, it asserts nothing."""
 import os
 import sqlite3
 import subprocess
@@ -45,7 +51,7 @@ def meta(db, key):
 
 def record(interval, side_tools):
     db = os.path.join(tmp, f"run-{interval}.db")
-    fs = subprocess.Popen([feedscope, "run", "-q", "-f", "-o", db, "-i", str(interval), "--"] + job)
+    fs = subprocess.Popen([feedscope, "run", "-q", "-f", "--bpf-stats", "-o", db, "-i", str(interval), "--"] + job)
     others = []
     if side_tools:
         time.sleep(0.3)
@@ -69,6 +75,20 @@ def record(interval, side_tools):
     return db, ticks, cpu, cpu_total, dur, per_src, procs, results
 
 
+def kernel_pct(db, dur):
+    """The BPF programs' time in the kernel, % of a core over the run (NaN
+    where not counted: --states proc, no BPF)."""
+    v = meta(db, "job.bpf_cpu_s")
+    return 100 * float(v) / dur if v is not None else float("nan")
+
+
+def total_line(user_pct, db, dur, label):
+    k = kernel_pct(db, dur)
+    if k == k:
+        return (f"{label}: recorder {user_pct:.3f}% + BPF in the kernel {k:.3f}% = {user_pct + k:.3f}% of a core")
+    return f"{label}: recorder {user_pct:.3f}% of a core (no BPF programs: {meta(db, 'job.states')})"
+
+
 only = sys.argv[3] if len(sys.argv) > 3 else ""  # "--tree-only" / "--no-tree": one part
 print(f"recorder cost: {seconds:.0f} s job, 5-process tree (bench/job5.py), machine with "
       f"{os.cpu_count()} CPUs")
@@ -81,6 +101,7 @@ for interval, side in ((0.1, True), (0.02, False), (1.0, False)) if only != "--t
     print(f"{'':34s} from t = {STEADY_S:.0f} s, the ticks' own CPU: {st_pct:.3f}% of a core ({st_us:.0f} µs/tick)")
     print(f"{'':34s} per source, CPU µs/tick: " + ", ".join(f"{k.replace('_us', '')} {v}" for k, v in per_src))
     print(f"{'':34s} start-up (run file, sources, t=0 sample): {1e3 * (cpu_total - cpu):.1f} ms CPU once")
+    print(f"{'':34s} " + total_line(st_pct, db, dur, "total, from 3 s"))
     for name, n, c in others:
         print(f"{name:34s} {1.0:8.2f} {n:8d} {100 * c / dur:11.3f}% {1e6 * c / n:10.0f}")
 
@@ -92,34 +113,18 @@ for interval, side in ((0.1, True), (0.02, False), (1.0, False)) if only != "--t
 # the build has. The thread-state shares are the proc rows' sums over the run
 # (sum(running) / sum(running + blocked_io + sleeping + other), ...), as the
 # analysis reads them (threads_running_pct); each path records its own run of
-# the job. The BPF program's own cost is in the job's context switches, not
-# in feedscope's CPU time.
+# the job. The BPF programs' own cost is in the job's context switches, not
+# in feedscope's CPU time: --bpf-stats counts it (meta job.bpf_cpu_s).
 def has_states(fs_bin):
     h = subprocess.run([fs_bin, "run", "--help"], capture_output=True, text=True)
     return "--states" in h.stdout + h.stderr
 
 
-STATS = "/proc/sys/kernel/bpf_stats_enabled"
-
-
-def bpf_stats(on):
-    """Count the BPF programs' run time (root only); returns the old setting."""
-    try:
-        with open(STATS) as f:
-            old = f.read().strip()
-        with open(STATS, "w") as f:
-            f.write(on)
-        return old
-    except OSError:
-        return None
-
-
 def record_tree(name, cmd, states):
     db = os.path.join(tmp, f"tree-{name}-{states}.db")
-    argv = [feedscope, "run", "-q", "-f", "--no-trace", "-o", db, "-i", "0.1"]
+    argv = [feedscope, "run", "-q", "-f", "--no-trace", "--bpf-stats", "-o", db, "-i", "0.1"]
     if states:
         argv += ["--states", states]
-    old = bpf_stats("1") if states == "bpf" else None
     fs = subprocess.Popen(argv + ["--"] + cmd)
     time.sleep(0.5)
     n = str(int(seconds) - 2)
@@ -127,8 +132,6 @@ def record_tree(name, cmd, states):
                            stderr=subprocess.DEVNULL)
     pid_cpu = cpu_of(pid)
     fs.wait()
-    if old is not None:
-        bpf_stats(old)
     c = sqlite3.connect(db)
     ticks = int(meta(db, "recorder_ticks")) - 1
     cpu = float(meta(db, "recorder_cpu_s")) - float(meta(db, "recorder_cpu_start_s"))
@@ -142,7 +145,7 @@ def record_tree(name, cmd, states):
                        ).fetchone()
     prog = meta(db, "job.bpf_prog")
     return ((meta(db, "job.states") or "proc"), ticks, cpu, dur, job_us, procs, shares, int(n), pid_cpu, prog,
-            steady(db), meta(db, "job.io"))
+            steady(db), meta(db, "job.io"), db)
 
 
 if only != "--no-tree":
@@ -157,19 +160,16 @@ if only != "--no-tree":
     for title, name, cmd in jobs:
         print(f"  {title}")
         for states in paths:
-            got, ticks, cpu, dur, job_us, procs, sh, n, pid_cpu, prog, st, io = record_tree(name, cmd, states)
+            got, ticks, cpu, dur, job_us, procs, sh, n, pid_cpu, prog, st, io, db = record_tree(name, cmd, states)
             print(f"    feedscope --states {states or 'proc':4s} {100 * cpu / dur:7.3f}% of a core "
                   f"({1e6 * cpu / ticks:.0f} µs/tick, job source {job_us} µs/tick; "
                   f"seen {procs[0]} processes, {procs[1]} threads; job.states: {got}; job.io: {io})")
             print(f"      from t = {STEADY_S:.0f} s, the ticks' own CPU: {st[0]:.3f}% of a core ({st[1]:.0f} µs/tick)")
             print(f"      thread states: running {sh[0]:.2f}% · blocked_io {sh[1]:.2f}% · "
                   f"sleeping {sh[2]:.2f}% · other {sh[3]:.2f}%")
-            if prog and " ms in the kernel" in prog:
-                ms = float(prog.split(", ")[1].split(" ms")[0])
-                print(f"      BPF program, in the job's context switches: {prog} = "
-                      f"{100 * ms / 1e3 / dur:.3f}% of a core")
-            elif prog:
-                print(f"      BPF program: {prog}")
+            if prog:
+                print(f"      BPF programs, in the job's context switches: {prog}")
+            print("      " + total_line(st[0], db, dur, "total, from 3 s (BPF: the whole run)"))
             print(f"    pidstat -d -u -t 1 {'':6s} {100 * pid_cpu / dur:7.3f}% of a core "
                   f"({1e6 * pid_cpu / n:.0f} µs/sample)")
 

@@ -7,6 +7,13 @@ b=$(dirname "$fs")
 echo "== recorder cost"
 /usr/bin/python3 bench/recorder_cost.py "$fs" "${BENCH_SECONDS:-20}"
 echo
+echo "== the job source's BPF programs, each (bench/bpf_progs.py; --bpf-stats)"
+/usr/bin/python3 bench/bpf_progs.py "$fs" "${BPF_WINDOW_S:-6}"
+echo
+echo "== a switch-heavy job alone and under feedscope run (bench/switch_cost.py)"
+cc -O2 -Wall -o "$b/switch_job" bench/switch_job.c -lpthread
+/usr/bin/python3 bench/switch_cost.py "$fs" "$b/switch_job" "${SWITCH_ROUNDS:-3}"
+echo
 echo "== step markers"
 cc -O2 -Iinclude -o "$b/marker_cost" bench/marker_cost.c "$b/libfeedscope-marker.a" -lpthread
 "$b/marker_cost" 200000

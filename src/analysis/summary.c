@@ -215,6 +215,10 @@ int fs_summary_load(const char *path, struct fs_summary *s, char *err, size_t er
 	s->recorder_cpu_s = fs_q_meta_num(&q, "recorder_cpu_s");
 	s->recorder_cpu_start_s = fs_q_meta_num(&q, "recorder_cpu_start_s");
 	s->recorder_sample_us = fs_q_meta_num(&q, "recorder_sample_us");
+	char states[16] = "";
+	fs_q_meta(&q, "job.states", states, sizeof states);
+	s->states_bpf = !strcmp(states, "bpf");
+	s->bpf_cpu_s = fs_q_meta_num(&q, "job.bpf_cpu_s");
 	/* A query that failed (not a table this file lacks) would pass for
 	 * "not recorded": the summary is not to be trusted then. */
 	int rc = fs_q_failed(&q) ? -1 : 0;

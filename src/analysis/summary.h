@@ -71,6 +71,10 @@ struct fs_summary {
 	char hook[128];
 
 	double recorder_cpu_s, recorder_cpu_start_s, recorder_sample_us;
+	/* thread states by BPF (meta job.states), and its programs' time in
+	 * the kernel where counted (job.bpf_cpu_s; NaN where not) */
+	bool states_bpf;
+	double bpf_cpu_s;
 };
 
 /* Load the summary of the run file at path. Returns 0, or -1 with a reason

@@ -55,6 +55,10 @@ static const char usage_text[] =
 	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
 	"      --states HOW     how thread states are read: auto (default: by BPF where it\n"
 	"                       loads, else /proc), proc, or bpf (the same, said when /proc)\n"
+	"      --bpf-stats      count the BPF programs' time in the kernel (in the job's\n"
+	"                       context switches) for the summary: the kernel's statistics\n"
+	"                       on for the run, which adds two clock reads to every BPF\n"
+	"                       program run on the machine meanwhile\n"
 	"      --keep-all       keep every sample and collective: past its first hour a run\n"
 	"                       file keeps them for that hour, the latest hour and around\n"
 	"                       stalls, and per-minute tables and per-second timelines for\n"
@@ -67,6 +71,7 @@ static const struct option long_opts[] = {
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
 	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
+	{"bpf-stats", no_argument, NULL, 'B'},
 	{"system-interval", required_argument, NULL, 'M'},
 	{"help", no_argument, NULL, 'h'},         {"pytorch", no_argument, NULL, 'P'},
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},

@@ -302,6 +302,7 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	s->job.adopt_own_children = adopt;
 	s->job.pss = s->opts.pss;
 	s->job.states = s->opts.states;
+	s->job.bpf_stats = s->opts.bpf_stats;
 	fs_sink_meta(sink, "job.pss", s->opts.pss ? "on" : "off: pss_bytes and shared_bytes are NULL (--pss reads them)");
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only,
@@ -544,6 +545,9 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		return 1;
 	case 'K':
 		o->keep_all = true;
+		return 1;
+	case 'B':
+		o->bpf_stats = true;
 		return 1;
 	case 'W':
 		if ((o->states = fs_js_states_parse(arg)) < 0)

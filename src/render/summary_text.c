@@ -150,12 +150,21 @@ void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *p
 			fs_fmt_bytes(b, 32, s->gpu_mem_used_max));
 	if (s->skipped[0])
 		fprintf(out, "  %-10s %s\n", "skipped", esc(text, sizeof text, s->skipped));
-	/* The recorder's steady cost: after start-up (run file, sources). */
+	/* The recorder's steady cost: after start-up (run file, sources); and
+	 * its BPF programs', which the job pays in its context switches */
 	double steady = s->recorder_cpu_s - (isfinite(s->recorder_cpu_start_s) ? s->recorder_cpu_start_s : 0);
-	if (isfinite(steady) && s->duration_s > 0 && s->ticks > 1)
-		fprintf(out, "  %-10s %s of one core (%s CPU per sample)\n", "recorder",
-			pct(a, 32, 100.0 * steady / s->duration_s),
+	if (isfinite(steady) && s->duration_s > 0 && s->ticks > 1) {
+		double own = 100.0 * steady / s->duration_s, bpf = 100.0 * s->bpf_cpu_s / s->duration_s;
+		fprintf(out, "  %-10s %s of one core (%s CPU per sample)", "recorder", pct(a, 32, own),
 			fs_fmt_time(b, 32, steady / (double)(s->ticks - 1)));
+		if (s->states_bpf && isfinite(bpf))
+			fprintf(out, " + %s in its BPF programs (in the kernel, in the job's context switches) = %s",
+				pct(b, 32, bpf), pct(c, 32, own + bpf));
+		else if (s->states_bpf)
+			fprintf(out, "; its BPF programs' time (in the job's context switches) not counted: "
+				"--bpf-stats counts it");
+		fputc('\n', out);
+	}
 	fprintf(out, "  %-10s %s (query it with sqlite3; tables in docs/schema.md)\n", "run file",
 		esc(text, sizeof text, path));
 	if (s->per_minute)

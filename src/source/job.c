@@ -170,15 +170,11 @@ static void open_states(struct job_state *s, const struct fs_source_ctx *ctx)
 	else if (strcmp(s->paths.proc, "/proc") != 0)
 		snprintf(why, sizeof why, "%s is not the kernel's /proc (FEEDSCOPE_PROC_ROOT)", s->paths.proc);
 	else
-		s->bpf = job_bpf_open(s->root, why, sizeof why);
+		s->bpf = job_bpf_open(s->root, ctx->job->bpf_stats, why, sizeof why);
 	if (s->bpf) {
 		fs_sink_meta(ctx->sink, "job.states", "bpf");
-		const char *no_settle = job_bpf_settle_why(s->bpf);
-		if (no_settle)
-			fs_sink_metaf(ctx->sink, "job.states_settle", "at switches only: sched_stat_runtime: %s",
-				      no_settle);
-		else
-			fs_sink_meta(ctx->sink, "job.states_settle", "switches and sched_stat_runtime");
+		fs_sink_meta(ctx->sink, "job.states_settle", "switches; a thread long on a CPU at each read "
+			     "(task/TID/schedstat)");
 		const char *no_meta = job_bpf_meta_why(s->bpf);
 		if (no_meta)
 			fs_sink_metaf(ctx->sink, "job.meta_calls", "off: bpf_task_pt_regs: %s", no_meta);
@@ -306,9 +302,9 @@ static void discover_bpf(struct job_state *s, const struct fs_source_ctx *ctx)
 	if (walk) {
 		s->have_walk = true;
 		s->walk_ns = ctx->now_ns;
-		uint64_t runs, ns, missed;
-		job_bpf_prog_stats(s->bpf, &runs, &ns, &missed);
-		s->bpf_whole = missed == 0 && job_bpf_dropped(s->bpf) == 0;
+		struct job_bpf_cost c;
+		job_bpf_cost(s->bpf, &c);
+		s->bpf_whole = c.missed == 0 && job_bpf_dropped(s->bpf) == 0;
 	}
 	const int *tgids;
 	int n = job_bpf_tgids(s->bpf, &tgids);
@@ -596,19 +592,18 @@ static void job_finish(void *state, const struct fs_source_ctx *ctx)
 	struct job_state *s = state;
 	if (!s->bpf)
 		return;
-	uint64_t runs, ns, missed;
-	job_bpf_prog_stats(s->bpf, &runs, &ns, &missed);
-	if (runs)
-		fs_sink_metaf(ctx->sink, "job.bpf_prog", "%llu runs, %.1f ms in the kernel (%.0f ns a run)",
-			      (unsigned long long)runs, (double)ns / 1e6, (double)ns / (double)runs);
-	else
-		fs_sink_meta(ctx->sink, "job.bpf_prog", "not counted (sysctl kernel.bpf_stats_enabled=1 counts it)");
-	/* an event skipped is a change of state not seen: the thread's time
-	 * goes on in the state before it until its next one */
-	fs_sink_metaf(ctx->sink, "job.bpf_missed", "%llu", (unsigned long long)missed);
+	job_bpf_cost_meta(s->bpf, ctx->sink);
 	/* switch-ins not seen: each stretch split by the kernel's counts when
 	 * found (jobstates.bpf.c, unseen_in and seen_late) */
 	fs_sink_metaf(ctx->sink, "job.bpf_unseen_in", "%llu", (unsigned long long)job_bpf_unseen_in(s->bpf));
+	const char *why;
+	uint64_t since = job_bpf_sample_since(s->bpf, &why);
+	if (since)
+		fs_sink_metaf(ctx->sink, "job.bpf_sample", "every %.0f ms on each CPU from t = %.1f s, the first "
+			      "switch-in not seen found", FS_JS_SAMPLE_NS / 1e6,
+			      ctx->t - (double)(ctx->now_ns - since) / 1e9);
+	else
+		fs_sink_metaf(ctx->sink, "job.bpf_sample", "off: %s", why ? why : "no switch-in not seen");
 	uint64_t dropped = job_bpf_dropped(s->bpf);
 	if (dropped)
 		fs_sink_metaf(ctx->sink, "job.bpf_dropped",

@@ -253,16 +253,14 @@ struct job_bpf_proc {
 
 struct job_bpf;
 
-/* Load and attach the program and track root; NULL with the reason in why. */
-struct job_bpf *job_bpf_open(int root, char *why, size_t whylen);
+/* Load and attach the program and track root; count: --bpf-stats (count
+ * the programs' run time for the run: jobbpfcost.c). NULL with the reason
+ * in why. */
+struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen);
 void job_bpf_close(struct job_bpf *b);
 /* Follow tgid's threads and its forks / stop following it. */
 void job_bpf_track(struct job_bpf *b, int tgid);
 void job_bpf_untrack(struct job_bpf *b, int tgid);
-/* Why the program that settles on-CPU time every 4 ms of execution
- * (sched_stat_runtime) is not attached (then it is settled when a thread
- * leaves its CPU); NULL: it is. */
-const char *job_bpf_settle_why(const struct job_bpf *b);
 /* Why the threads' I/O counters are not read from the program (then each
  * process's /proc/PID/io is); NULL: they are. */
 const char *job_bpf_io_why(const struct job_bpf *b);
@@ -289,12 +287,30 @@ uint64_t job_bpf_dt_ns(const struct job_bpf *b);
 /* Threads never accounted because the map was full. */
 uint64_t job_bpf_dropped(const struct job_bpf *b);
 /* Switch-ins the programs did not see (found later: at the thread's
- * runtime update, switch out or exit; its stretch split then). */
+ * switch out or exit; its stretch split then). */
 uint64_t job_bpf_unseen_in(const struct job_bpf *b);
-/* The programs' runs and time in the kernel (counted only with
- * kernel.bpf_stats_enabled=1), and the events the kernel did not run them
- * for (always counted: a program of ours already running on that CPU). */
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed);
+/* jobbpfcost.c: the programs' cost as the kernel counts it. runs and
+ * run_ns: the job source's programs' (counted only while the kernel's
+ * statistics are on: --bpf-stats, or kernel.bpf_stats_enabled=1 set
+ * outside); floor_*: an empty program's at the same switches (loaded with
+ * --bpf-stats: its time a run is what the counting adds to each run);
+ * missed: the events the kernel did not run them for (always counted: a
+ * program of ours already running on that CPU). */
+struct job_bpf_cost {
+	uint64_t runs, run_ns, floor_runs, floor_ns, missed;
+};
+void job_bpf_cost(const struct job_bpf *b, struct job_bpf_cost *out);
+/* Why --bpf-stats could not count the run time (the module's string);
+ * NULL: it counts it, or was not given. */
+const char *job_bpf_count_why(const struct job_bpf *b);
+/* jobbpfsample.c: when the per-CPU check for switch-ins not seen started
+ * (CLOCK_MONOTONIC; 0: it did not: none was seen, or *why says why it
+ * could not; *why is the module's). */
+uint64_t job_bpf_sample_since(const struct job_bpf *b, const char **why);
+/* The cost in meta: job.bpf_prog (runs and time, or how to count them),
+ * job.bpf_cpu_s (seconds in the kernel, less the counting's own, where
+ * counted: the run's summary adds it to the recorder's CPU), job.bpf_missed. */
+void job_bpf_cost_meta(const struct job_bpf *b, struct fs_sink *sink);
 
 /* jobranks.c */
 

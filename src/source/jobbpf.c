@@ -15,9 +15,10 @@
 
 #ifndef FS_HAVE_BPF
 
-struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 {
 	(void)root;
+	(void)count;
 	snprintf(why, whylen, "built without BPF (clang, bpftool and libbpf-dev at build time)");
 	return NULL;
 }
@@ -36,18 +37,13 @@ const struct job_bpf_proc *job_bpf_find(const struct job_bpf *b, int tgid) { (vo
 uint64_t job_bpf_dt_ns(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_dropped(const struct job_bpf *b) { (void)b; return 0; }
 uint64_t job_bpf_unseen_in(const struct job_bpf *b) { (void)b; return 0; }
-const char *job_bpf_settle_why(const struct job_bpf *b) { (void)b; return NULL; }
 const char *job_bpf_io_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
 const char *job_bpf_meta_why(const struct job_bpf *b) { (void)b; return "built without BPF"; }
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
-{
-	(void)b;
-	*runs = *run_ns = *missed = 0;
-}
 
 #else
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -56,36 +52,8 @@ void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_n
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "jobstates.skel.h"
+#include "source/jobbpf_int.h"
 #include "util/parse.h"
-
-/* A slot as last read: whose it was and its totals then. */
-struct jb_prev {
-	uint32_t tid;
-	uint64_t start_ns;
-	struct fs_js_totals tot; /* what has been counted (fs_js_totals_mark) */
-	uint64_t run_ns;         /* on a CPU + runnable as read last time, unmarked */
-	__u64 io[FS_JS_NIO];     /* its I/O counters as read last time */
-};
-
-struct job_bpf {
-	struct fs_jobstates *skel;
-	int tids_fd, tgids_fd, free_fd;
-	struct fs_js_thread *slots; /* the mapped array */
-	size_t slots_len;
-	struct jb_prev *prev;       /* by slot */
-	bool *seeded;               /* by slot: taken by job_bpf_seed, not by the kernel at a fork */
-	struct job_bpf_proc *procs; /* this read's processes, by tgid (open addressing) */
-	uint32_t capprocs;
-	int *tgids;                 /* the same tgids, as a list */
-	uint32_t *used;             /* and the slots they are in */
-	int ntgids;
-	bool have_prev;
-	uint64_t prev_ns, dt_ns;
-	char settle_why[240]; /* why fs_js_runtime is not attached; "" when it is */
-	char io_why[160];     /* why the threads' I/O counters are not used; "" when they are */
-	char meta_why[240];   /* why blocked threads' calls are not classed; "" when they are */
-};
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
 
@@ -138,16 +106,33 @@ static int fill_meta_sys(struct job_bpf *b)
 	return 0;
 }
 
-static int load_once(struct job_bpf *b, const char **step, bool settle, bool meta)
+/* The kernel's pid_max (the tids it gives out are below it); the
+ * largest it can be where it cannot be read. */
+static uint32_t pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	unsigned long v = 0;
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0 && v <= (1ul << 22) ? (uint32_t)v : 1u << 22; /* PID_MAX_LIMIT on 64 bits */
+}
+
+static int load_once(struct job_bpf *b, const char **step, bool meta)
 {
 	*step = "open";
 	b->skel = fs_jobstates__open();
 	if (!b->skel)
 		return -errno;
 	int err;
-	if (!settle)
-		bpf_program__set_autoload(b->skel->progs.fs_js_runtime, false);
+	b->ntids = (pid_max() + FS_JS_TIDS_PER - 1) / FS_JS_TIDS_PER * FS_JS_TIDS_PER;
+	*step = "size the tids map of";
+	if ((err = bpf_map__set_max_entries(b->skel->maps.tids, b->ntids / FS_JS_TIDS_PER)) != 0)
+		return err;
 	b->skel->rodata->meta_on = meta;
+	bpf_program__set_autoload(b->skel->progs.fs_js_floor, b->count);
 	*step = "load";
 	if ((err = fs_jobstates__load(b->skel)) != 0)
 		return err;
@@ -169,21 +154,15 @@ static void load_failed(struct job_bpf *b, char *why, size_t whylen, const char 
 	first_msg[0] = '\0';
 }
 
-/* Load and attach: with the program that settles on-CPU time as the kernel
- * counts it (sched_stat_runtime) and with the classing of blocked threads'
- * system calls (bpf_task_pt_regs, 5.15) where the kernel lets them load;
- * else without the classing (b->meta_why says why), then without the
- * settling as well (b->settle_why). */
+/* Load and attach: with the classing of blocked threads' system calls
+ * (bpf_task_pt_regs, 5.15) where the kernel lets it load; else without it
+ * (b->meta_why says why). */
 static int load(struct job_bpf *b, const char **step)
 {
-	int err = load_once(b, step, true, true);
+	int err = load_once(b, step, true);
 	if (err) {
 		load_failed(b, b->meta_why, sizeof b->meta_why, *step, err);
-		err = load_once(b, step, true, false);
-	}
-	if (err) {
-		load_failed(b, b->settle_why, sizeof b->settle_why, *step, err);
-		if ((err = load_once(b, step, false, false)) != 0)
+		if ((err = load_once(b, step, false)) != 0)
 			return err;
 	}
 	*step = "map the slots of";
@@ -194,12 +173,14 @@ static int load(struct job_bpf *b, const char **step)
 		b->slots = NULL;
 		return -errno;
 	}
+	*step = "map the tids of";
+	b->tids_len = (size_t)b->ntids * sizeof *b->tids;
+	b->tids = mmap(NULL, b->tids_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(b->skel->maps.tids), 0);
+	if (b->tids == MAP_FAILED) {
+		b->tids = NULL;
+		return -errno;
+	}
 	return 0;
-}
-
-const char *job_bpf_settle_why(const struct job_bpf *b)
-{
-	return b->settle_why[0] ? b->settle_why : NULL;
 }
 
 const char *job_bpf_meta_why(const struct job_bpf *b)
@@ -228,16 +209,12 @@ static bool btf_has_members(const struct btf *btf, const char *type, const char 
 
 /* Whether the threads' I/O counters (jobstates.h: io) are whole: the
  * kernel has the fields the program copies (else the copy was left out at
- * load) and the program that copies a running thread's every 4 ms is
- * attached (else one that never leaves its CPU would keep them stale). */
+ * load). A thread long on a CPU has its own read at each tick
+ * (job_bpf_read). */
 static void check_io(struct job_bpf *b)
 {
 	static const char *const task[] = {"ioac", NULL};
 	static const char *const ioac[] = {"rchar", "wchar", "read_bytes", "write_bytes", NULL};
-	if (b->settle_why[0]) {
-		snprintf(b->io_why, sizeof b->io_why, "the program that settles a running thread is not attached");
-		return;
-	}
 	struct btf *btf = btf__load_vmlinux_btf();
 	if (!btf) {
 		snprintf(b->io_why, sizeof b->io_why, "cannot read the kernel's BTF: %s", strerror(errno));
@@ -254,7 +231,31 @@ const char *job_bpf_io_why(const struct job_bpf *b)
 	return b->io_why[0] ? b->io_why : NULL;
 }
 
-struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
+/* The offset of CLOCK_MONOTONIC from the records' clock (jobstates.h:
+ * fs_js_cal): the CPUs' latest; the last known where none can be read. */
+static bool read_offset(struct job_bpf *b)
+{
+	uint32_t zero = 0;
+	if (bpf_map_lookup_elem(b->cal_fd, &zero, b->cal) != 0)
+		return false;
+	uint64_t latest = 0;
+	for (int i = 0; i < b->ncpus; i++)
+		if (b->cal[i].clock_ns > latest) {
+			latest = b->cal[i].clock_ns;
+			b->offset_ns = b->cal[i].offset_ns;
+		}
+	return latest != 0;
+}
+
+/* After the attach: wait for a switch to have set an offset (this
+ * thread's own sleep is one), where the records' clock is rq->clock. */
+static void first_offset(struct job_bpf *b)
+{
+	for (int i = 0; i < 100 && !read_offset(b); i++)
+		usleep(100);
+}
+
+struct job_bpf *job_bpf_open(int root, bool count, char *why, size_t whylen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		snprintf(why, whylen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
@@ -265,13 +266,17 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
+	b->count = count;
+	b->stats_fd = -1;
 	b->prev = calloc(FS_JS_MAX_THREADS, sizeof *b->prev);
 	b->seeded = calloc(FS_JS_MAX_THREADS, sizeof *b->seeded);
 	b->capprocs = 2 * FS_JS_MAX_PROCS; /* a power of two, at most half full */
 	b->procs = calloc(b->capprocs, sizeof *b->procs);
 	b->tgids = malloc(b->capprocs * sizeof *b->tgids);
 	b->used = malloc(b->capprocs * sizeof *b->used);
-	if (!b->prev || !b->seeded || !b->procs || !b->tgids || !b->used) {
+	b->ncpus = libbpf_num_possible_cpus();
+	b->cal = b->ncpus > 0 ? calloc((size_t)b->ncpus, sizeof *b->cal) : NULL;
+	if (!b->prev || !b->seeded || !b->procs || !b->tgids || !b->used || !b->cal) {
 		snprintf(why, whylen, "out of memory");
 		job_bpf_close(b);
 		return NULL;
@@ -291,10 +296,13 @@ struct job_bpf *job_bpf_open(int root, char *why, size_t whylen)
 		job_bpf_close(b);
 		return NULL;
 	}
-	b->tids_fd = bpf_map__fd(b->skel->maps.tids);
 	b->tgids_fd = bpf_map__fd(b->skel->maps.tgids);
 	b->free_fd = bpf_map__fd(b->skel->maps.free_slots);
+	b->cal_fd = bpf_map__fd(b->skel->maps.cal);
+	first_offset(b);
 	check_io(b);
+	if (count)
+		job_bpf_count_open(b);
 	job_bpf_track(b, root);
 	return b;
 }
@@ -305,12 +313,17 @@ void job_bpf_close(struct job_bpf *b)
 		return;
 	if (b->slots)
 		munmap(b->slots, b->slots_len);
+	if (b->tids)
+		munmap(b->tids, b->tids_len);
+	job_bpf_count_close(b);
+	job_bpf_sample_close(b);
 	fs_jobstates__destroy(b->skel);
 	free(b->prev);
 	free(b->seeded);
 	free(b->procs);
 	free(b->tgids);
 	free(b->used);
+	free(b->cal);
 	free(b);
 }
 
@@ -337,8 +350,11 @@ static void give_back(struct job_bpf *b, uint32_t slot)
 bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now_ns, uint64_t exec_ns,
 		  uint64_t delay_ns, const struct fs_pio *io)
 {
-	uint32_t key = (uint32_t)tid, slot;
-	if (bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0)
+	uint32_t slot;
+	if (tid <= 0 || (uint32_t)tid >= b->ntids)
+		return false;
+	uint16_t *e = &b->tids[tid];
+	if (__atomic_load_n(e, __ATOMIC_ACQUIRE) != 0)
 		return true; /* the kernel has it (forked while followed) */
 	if (bpf_map_lookup_and_delete_elem(b->free_fd, NULL, &slot) != 0 &&
 	    (slot = __atomic_fetch_add(&b->skel->bss->next_slot, 1, __ATOMIC_SEQ_CST)) >= FS_JS_MAX_THREADS)
@@ -348,7 +364,7 @@ bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 	b->seeded[slot] = true;
 	t->tgid = (uint32_t)tgid;
 	t->tid = (uint32_t)tid;
-	t->start_ns = t->since_ns = now_ns;
+	t->start_ns = t->since_ns = now_ns - b->offset_ns;
 	/* not read: its execution counts from 0 (a thread first seen in R
 	 * counts as on a CPU), its wait is not split off (seen_late) */
 	t->exec_ns = exec_ns == ~0ull ? 0 : exec_ns;
@@ -362,10 +378,9 @@ bool job_bpf_seed(struct job_bpf *b, int tgid, int tid, char state, uint64_t now
 	}
 	__atomic_store_n(&t->state, fs_js_from_letter(state), __ATOMIC_RELEASE);
 	/* an entry the kernel made meanwhile (a fork) knows better */
-	if (bpf_map_update_elem(b->tids_fd, &key, &slot, BPF_NOEXIST) != 0) {
+	uint16_t none = 0;
+	if (!__atomic_compare_exchange_n(e, &none, (uint16_t)(slot + 1), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		give_back(b, slot);
-		return bpf_map_lookup_elem(b->tids_fd, &key, &slot) == 0;
-	}
 	return true;
 }
 
@@ -379,8 +394,73 @@ static void add_io(struct fs_pio *sum, const __u64 *from, const __u64 *to)
 	sum->write_bytes += fs_counter_delta(from[FS_JS_IO_WRITE_BYTES], to[FS_JS_IO_WRITE_BYTES]);
 }
 
+/* /proc/TGID/task/TID/NAME into buf (NUL-terminated); false when it
+ * cannot be read (the thread has gone). */
+static bool read_task_file(int tgid, int tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", tgid, tid, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* A thread whose record has said it is on a CPU for over FS_JS_SETTLE_NS,
+ * or runnable for over JB_RUNQ_READ_NS: its execution now
+ * (task/TID/schedstat, which the kernel brings up to date for a running
+ * thread) splits the open stretch, where no switch of the thread has
+ * since, and its I/O counters (task/TID/io) where the program copies them
+ * (they are copied only at its switches). The program does this no more:
+ * its settling at the kernel's runtime updates (sched_stat_runtime) ran
+ * ~11 times a context switch, 3% of a core on the 64 x 20 tree. Runnable
+ * that long is a thread whose switch in was not seen (jobstates.bpf.c,
+ * unseen_in: a new thread's first, say, which would hide a spinning
+ * thread's reads), or one starved of a CPU; at most JB_RUNQ_READS of them
+ * a tick. Returns the execution, ~0 when not read. */
+#define JB_RUNQ_READ_NS 50000000ull
+#define JB_RUNQ_READS 32
+static uint64_t settle_read(struct job_bpf *b, struct fs_js_thread *v, uint64_t now_ns, int *runq_reads)
+{
+	if (now_ns <= v->since_ns)
+		return ~0ull;
+	uint64_t open_ns = now_ns - v->since_ns;
+	if (v->state == FS_JS_RUNQ) {
+		if (open_ns < JB_RUNQ_READ_NS || *runq_reads >= JB_RUNQ_READS)
+			return ~0ull;
+		++*runq_reads;
+	} else if (v->state != FS_JS_ONCPU || open_ns < FS_JS_SETTLE_NS) {
+		return ~0ull;
+	}
+	char buf[256];
+	struct fs_schedstat ss;
+	if (!read_task_file((int)v->tgid, (int)v->tid, "schedstat", buf, sizeof buf) ||
+	    !fs_schedstat_parse(buf, &ss))
+		return ~0ull;
+	struct fs_pio io;
+	if (!b->io_why[0] && read_task_file((int)v->tgid, (int)v->tid, "io", buf, sizeof buf) &&
+	    fs_pio_parse(buf, &io)) {
+		const uint64_t now[FS_JS_NIO] = {[FS_JS_IO_RCHAR] = io.rchar, [FS_JS_IO_WCHAR] = io.wchar,
+						 [FS_JS_IO_READ_BYTES] = io.read_bytes,
+						 [FS_JS_IO_WRITE_BYTES] = io.write_bytes};
+		for (int k = 0; k < FS_JS_NIO; k++)
+			if (now[k] > v->io[k])
+				v->io[k] = now[k];
+	}
+	return ss.run_ns;
+}
+
 void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 {
+	int runq_reads = 0;
+	read_offset(b);
+	uint64_t mono_ns = now_ns;
+	now_ns -= b->offset_ns; /* in the records' clock from here */
 	uint32_t hw = __atomic_load_n(&b->skel->bss->next_slot, __ATOMIC_ACQUIRE);
 	if (hw > FS_JS_MAX_THREADS)
 		hw = FS_JS_MAX_THREADS;
@@ -401,7 +481,7 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		if (!p)
 			continue;
 		struct fs_js_totals cur;
-		fs_js_totals_at(&v, now_ns, &cur);
+		fs_js_totals_at_exec(&v, now_ns, settle_read(b, &v, now_ns, &runq_reads), &cur);
 		bool same = old->tid == v.tid && old->start_ns == v.start_ns;
 		uint64_t run_ns = cur.run_ns;
 		/* ran in the interval: by the figures as read, not as counted (a
@@ -422,14 +502,15 @@ void job_bpf_read(struct job_bpf *b, uint64_t now_ns)
 		}
 		p->threads++;
 		if (v.tid == v.tgid && !b->seeded[i]) /* its main thread, followed from the fork */
-			p->born_ns = v.start_ns;
+			p->born_ns = v.start_ns + b->offset_ns; /* CLOCK_MONOTONIC */
 		p->execs += v.execs;
 		p->counts[v.state < FS_JS_NSTATES ? v.state : FS_JS_OTHER]++;
 		*old = (struct jb_prev){.tid = v.tid, .start_ns = v.start_ns, .tot = cur, .run_ns = run_ns};
 		memcpy(old->io, io, sizeof io);
 	}
-	b->dt_ns = b->have_prev && now_ns > b->prev_ns ? now_ns - b->prev_ns : 0;
-	b->prev_ns = now_ns;
+	b->dt_ns = b->have_prev && mono_ns > b->prev_ns ? mono_ns - b->prev_ns : 0;
+	b->prev_ns = mono_ns;
+	job_bpf_sample_check(b, mono_ns);
 	b->have_prev = true;
 }
 
@@ -464,22 +545,6 @@ uint64_t job_bpf_dropped(const struct job_bpf *b)
 uint64_t job_bpf_unseen_in(const struct job_bpf *b)
 {
 	return b->skel->bss->unseen_in;
-}
-
-void job_bpf_prog_stats(const struct job_bpf *b, uint64_t *runs, uint64_t *run_ns, uint64_t *missed)
-{
-	*runs = *run_ns = *missed = 0;
-	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, b->skel->obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof info;
-		memset(&info, 0, sizeof info);
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-			*runs += info.run_cnt;
-			*run_ns += info.run_time_ns;
-			*missed += info.recursion_misses;
-		}
-	}
 }
 
 #endif

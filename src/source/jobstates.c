@@ -8,12 +8,26 @@
 
 void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js_totals *out)
 {
+	fs_js_totals_at_exec(t, now_ns, ~0ull, out);
+}
+
+void fs_js_totals_at_exec(const struct fs_js_thread *t, uint64_t now_ns, uint64_t exec_ns,
+			  struct fs_js_totals *out)
+{
 	for (int s = 0; s < FS_JS_NSTATES; s++)
 		out->ns[s] = t->ns[s];
 	out->iowait_ns = t->iowait_ns;
 	out->meta_ns = t->meta_ns;
 	if (t->state < FS_JS_NSTATES && now_ns > t->since_ns) {
 		uint64_t open = now_ns - t->since_ns;
+		if ((t->state == FS_JS_ONCPU || t->state == FS_JS_RUNQ) && exec_ns != ~0ull) {
+			uint64_t ex = exec_ns > t->exec_ns ? exec_ns - t->exec_ns : 0;
+			if (ex > open)
+				ex = open;
+			out->ns[FS_JS_ONCPU] += ex;
+			out->ns[FS_JS_RUNQ] += open - ex;
+			open = 0;
+		}
 		out->ns[t->state] += open;
 		if (t->iowait)
 			out->iowait_ns += open;

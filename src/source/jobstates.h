@@ -27,6 +27,14 @@ struct fs_js_totals {
  * entry changed after now_ns). */
 void fs_js_totals_at(const struct fs_js_thread *t, uint64_t now_ns, struct fs_js_totals *out);
 
+/* The same, with the thread's execution at now_ns (se.sum_exec_runtime, as
+ * task/TID/schedstat gives it; ~0: not known): an open stretch on a CPU or
+ * runnable is split by it, its growth since exec_ns on the CPU (at most
+ * the stretch), the rest runnable. Without it (fs_js_totals_at) the open
+ * stretch counts whole in the thread's state. */
+void fs_js_totals_at_exec(const struct fs_js_thread *t, uint64_t now_ns, uint64_t exec_ns,
+			  struct fs_js_totals *out);
+
 /* Add cur - prev to sum, each figure clamped at 0. prev NULL: the thread is
  * new, all of cur is in this interval. prev is what has been counted of the
  * thread so far (fs_js_totals_mark): a figure once read higher than it

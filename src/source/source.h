@@ -39,6 +39,7 @@ struct fs_job {
 	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
 	bool pss;                /* also read each process's PSS (--pss: smaps_rollup, costly) */
 	int states;              /* how thread states are read: FS_STATES_* (--states) */
+	bool bpf_stats;          /* count the BPF programs' run time (--bpf-stats) */
 	/* The job's processes seen this tick, published by the job source
 	 * (which samples first; it owns the array) for the sources that need them. */
 	const int *pids;

@@ -56,6 +56,39 @@ static void test_totals_at(void)
 	CHECK_INT(a.iowait_ns, 3 * MS);
 }
 
+/* A reader's split of an open stretch by the thread's execution as
+ * task/TID/schedstat gives it (jobbpf.c: a thread long on a CPU, or long
+ * runnable, its switch in unseen): that growth on a CPU, at most the
+ * stretch, the rest runnable; a sleeping thread's stretch is left whole. */
+static void test_totals_at_exec(void)
+{
+	struct fs_js_thread t = {.state = FS_JS_ONCPU, .since_ns = 100 * MS, .exec_ns = 40 * MS};
+	t.ns[FS_JS_ONCPU] = 10 * MS;
+	struct fs_js_totals a;
+	fs_js_totals_at_exec(&t, 130 * MS, 64 * MS, &a); /* 24 of its 30 ms executed: 6 stolen */
+	CHECK_INT(a.ns[FS_JS_ONCPU], 34 * MS);
+	CHECK_INT(a.ns[FS_JS_RUNQ], 6 * MS);
+	CHECK_INT(a.run_ns, 40 * MS);
+	fs_js_totals_at_exec(&t, 130 * MS, 90 * MS, &a); /* more than the stretch: capped */
+	CHECK_INT(a.ns[FS_JS_ONCPU], 40 * MS);
+	CHECK_INT(a.ns[FS_JS_RUNQ], 0);
+	fs_js_totals_at_exec(&t, 130 * MS, 30 * MS, &a); /* below exec_ns: none of it on a CPU */
+	CHECK_INT(a.ns[FS_JS_ONCPU], 10 * MS);
+	CHECK_INT(a.ns[FS_JS_RUNQ], 30 * MS);
+	fs_js_totals_at_exec(&t, 130 * MS, ~0ull, &a); /* not read: whole, as fs_js_totals_at */
+	CHECK_INT(a.ns[FS_JS_ONCPU], 40 * MS);
+	CHECK_INT(a.ns[FS_JS_RUNQ], 0);
+	t.state = FS_JS_RUNQ; /* its switch in unseen: it ran 12 ms of the 30 */
+	fs_js_totals_at_exec(&t, 130 * MS, 52 * MS, &a);
+	CHECK_INT(a.ns[FS_JS_ONCPU], 22 * MS);
+	CHECK_INT(a.ns[FS_JS_RUNQ], 18 * MS);
+	t.state = FS_JS_SLEEP;
+	fs_js_totals_at_exec(&t, 130 * MS, 52 * MS, &a);
+	CHECK_INT(a.ns[FS_JS_ONCPU], 10 * MS);
+	CHECK_INT(a.ns[FS_JS_SLEEP], 30 * MS);
+	CHECK_INT(a.run_ns, 10 * MS);
+}
+
 static void test_delta_columns(void)
 {
 	/* Two reads 100 ms apart of a process with two threads: one ran 20 ms,
@@ -281,6 +314,7 @@ int main(void)
 	test_metacalls();
 	test_classify();
 	test_totals_at();
+	test_totals_at_exec();
 	test_delta_columns();
 	test_mark_pays_back();
 	test_moved_to_cpu();

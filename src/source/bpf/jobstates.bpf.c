@@ -1,9 +1,18 @@
 /* jobstates.bpf.c - time each thread of the job spends running, waiting for
- * a CPU, sleeping, blocked (D) and otherwise, accounted at each change of
- * state instead of sampled: the job source (jobbpf.c) reads the `slots`
+ * a CPU, sleeping, blocked (D) and otherwise, accounted at each switch of
+ * its CPU instead of sampled: the job source (jobbpf.c) reads the `slots`
  * array once a tick, from memory it maps. Only threads of tracked processes
  * (`tgids`, filled from userspace with the job's root, followed here at
  * fork) are kept.
+ *
+ * Its cost is the job's (and the machine's: the switch program runs at
+ * every context switch): one program at the switch, none at wakeups (the
+ * switch in reads the wait on a runqueue from sched_info) nor at the
+ * kernel's runtime updates (a reader settles a long stretch on a CPU from
+ * task/TID/schedstat); a thread not followed costs a load from `tids`.
+ * On the 64 x 20 tree (bench/job_tree.py) the programs at sched_switch,
+ * sched_wakeup and sched_stat_runtime took 6.1% of a core; the switch
+ * alone 1.3% (bench/bpf_progs.py, docs/architecture.md).
  *
  * CO-RE: built against the running kernel's BTF (vmlinux.h generated at
  * build time), relocated by libbpf where it loads. */
@@ -29,11 +38,17 @@ struct {
 	__type(value, struct fs_js_thread);
 } slots SEC(".maps");
 
+/* Each tid's slot + 1 (0: not followed), indexed by tid: FS_JS_TIDS_PER
+ * tids an element (userspace sizes it from pid_max at load, and writes
+ * into it through a mapping). A context switch of a thread not followed,
+ * most of the machine's, costs one load here, where a hash lookup took
+ * tens of ns. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FS_JS_MAX_THREADS);
-	__type(key, __u32);   /* tid */
-	__type(value, __u32); /* its slot */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
 } tids SEC(".maps");
 
 struct {
@@ -69,37 +84,94 @@ __u32 next_slot = 0; /* slots below it have been used */
  * new processes that found no room in tgids. */
 __u64 dropped = 0;
 
-/* Each CPU's current thread as the last switch seen put it there: its tid,
- * and its slot + 1 when it is followed, else 0. Set at each switch, so that
- * the frequent runtime updates of threads not followed cost no hash
- * lookup; a runtime update of another tid says a switch was not seen. */
-struct fs_js_cur {
-	__u32 tid;
-	__u32 slot1;
-};
+/* The clock of the runqueue a thread is on (rq->clock, which sched_info's
+ * times are in; updated at each switch), through its fair-class runqueue
+ * (the per-CPU `runqueues` is not a symbol the verifier can find where
+ * kallsyms holds only functions); 0 where the kernel has no group
+ * scheduling (CONFIG_FAIR_GROUP_SCHED). */
+static __always_inline __u64 rq_clock_of(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->se.cfs_rq))
+		return 0;
+	struct cfs_rq *cfs = task->se.cfs_rq;
+	if (!cfs || !bpf_core_field_exists(cfs->rq))
+		return 0;
+	return cfs->rq->clock;
+}
 
+/* The records' times are in the runqueues' clock, rq->clock, which a
+ * switch reads for free: bpf_ktime_get_ns cost 80-100 ns a call on this
+ * project's VMs, a third of the switch program (bench/bpf_progs.py). Each
+ * CPU keeps the offset of CLOCK_MONOTONIC from it (jobstates.h:
+ * fs_js_cal), renewed at a switch every FS_JS_CAL_NS, which userspace
+ * reads to compare its own clock with the records' (and the programs that
+ * run outside a switch, where rq->clock may be a tick old, to convert
+ * theirs). Where the kernel has no rq->clock to reach, the records are in
+ * CLOCK_MONOTONIC and no offset is kept. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fs_js_cur);
-} on_cpu SEC(".maps");
+	__type(value, struct fs_js_cal);
+} cal SEC(".maps");
+
+/* At a switch: its time in the records' clock (0 where there is no
+ * rq->clock: the caller reads CLOCK_MONOTONIC then), this CPU's offset
+ * renewed when due. */
+static __always_inline __u64 switch_clock(struct task_struct *prev)
+{
+	__u64 clock = rq_clock_of(prev);
+	__u32 zero = 0;
+	struct fs_js_cal *c = clock ? bpf_map_lookup_elem(&cal, &zero) : NULL;
+	if (c && clock - c->clock_ns >= FS_JS_CAL_NS) {
+		c->offset_ns = bpf_ktime_get_ns() - clock;
+		c->clock_ns = clock;
+	}
+	return clock;
+}
+
+/* Now in the records' clock outside a switch (fork, exec, exit), from
+ * CLOCK_MONOTONIC and this CPU's offset. */
+static __always_inline __u64 event_clock(struct task_struct *task)
+{
+	__u32 zero = 0;
+	struct fs_js_cal *c = bpf_map_lookup_elem(&cal, &zero);
+	__u64 now = bpf_ktime_get_ns();
+	if (c && c->clock_ns)
+		return now - c->offset_ns;
+	__u64 clock = rq_clock_of(task); /* no switch seen on this CPU yet: a tick old at most */
+	return clock ? clock : now;
+}
+
+/* tid's entry in `tids`, NULL past its end. */
+static __always_inline __u16 *tid_entry(__u32 tid)
+{
+	__u32 k = tid / FS_JS_TIDS_PER;
+	__u64 *v = bpf_map_lookup_elem(&tids, &k);
+	return v ? (__u16 *)v + (tid % FS_JS_TIDS_PER) : NULL;
+}
 
 static __always_inline struct fs_js_thread *find_slot(__u32 tid, __u32 *slot_out)
 {
-	if (tid == 0) /* a CPU's idle task: half of all switches on a machine with idle time */
+	__u16 *e = tid_entry(tid); /* 0 for a CPU's idle task */
+	if (!e || *e == 0)
 		return NULL;
-	__u32 *slot = bpf_map_lookup_elem(&tids, &tid);
-	if (!slot)
-		return NULL;
-	*slot_out = *slot;
-	return bpf_map_lookup_elem(&slots, slot);
+	__u32 slot = *e - 1;
+	*slot_out = slot;
+	return bpf_map_lookup_elem(&slots, &slot);
 }
 
 static __always_inline struct fs_js_thread *find(__u32 tid)
 {
 	__u32 slot;
 	return find_slot(tid, &slot);
+}
+
+/* Add d to the time in state s (nothing for DEAD and FREE). */
+static __always_inline void add_ns(struct fs_js_thread *t, __u32 s, __u64 d)
+{
+	if (s < FS_JS_NSTATES)
+		t->ns[s] += d;
 }
 
 /* A writer's mark around a record's update (jobstates.h: seq). */
@@ -113,8 +185,8 @@ static __always_inline void write_end(struct fs_js_thread *t)
 	__sync_fetch_and_add(&t->seq, 1);
 }
 
-/* Switch-ins not seen: a followed thread found on a CPU (at its runtime
- * update, its switch out or its exit) while its record says it is not.
+/* Switch-ins not seen: a followed thread found on a CPU (at its switch out
+ * or its exit) while its record says it is not.
  * Not a lookup that failed: on a 2-CPU VM (kernel 6.18) the programs are
  * not run at all for the switches whose prev is a thread of one process
  * (the VM's init: not one of its switch-outs in 6 s was seen, 50 of its
@@ -158,7 +230,7 @@ static __always_inline void account(struct fs_js_thread *t, __u64 now, __u64 exe
 		t->ns[FS_JS_ONCPU] += ex;
 		t->ns[FS_JS_RUNQ] += d - ex;
 	} else {
-		t->ns[t->state & 7] += d;
+		add_ns(t, t->state, d);
 	}
 	if (exec != NO_EXEC)
 		t->exec_ns = exec;
@@ -193,11 +265,10 @@ static __always_inline __u32 in_meta_call(struct task_struct *task)
 	return v && *v;
 }
 
-/* t is on a CPU now, but its record says otherwise: its switch in (and
- * maybe the wakeup before it) was not seen. Split the stretch since
- * since_ns by the kernel's own counts, exec (se.sum_exec_runtime) and
- * delay (sched_info.run_delay, both up to date at a runtime update, a
- * switch out and an exit of the thread itself): its execution since
+/* t is on a CPU now, but its record says otherwise: its switch in was not
+ * seen. Split the stretch since since_ns by the kernel's own counts, exec
+ * (se.sum_exec_runtime) and delay (sched_info.run_delay, both up to date
+ * at a switch out and an exit of the thread itself): its execution since
  * exec_ns is ONCPU, its wait on a runqueue since delay_ns RUNQ, the rest
  * the state it was in. From now it is on a CPU. */
 static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 exec, __u64 delay)
@@ -213,7 +284,7 @@ static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 e
 		__u64 rest = d - ex - w;
 		t->ns[FS_JS_ONCPU] += ex;
 		t->ns[FS_JS_RUNQ] += w;
-		t->ns[t->state & 7] += rest;
+		add_ns(t, t->state, rest);
 		if (t->iowait)
 			t->iowait_ns += rest;
 		if (t->meta)
@@ -228,6 +299,42 @@ static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 e
 	__sync_fetch_and_add(&unseen_in, 1);
 }
 
+/* The thread goes on a CPU at now (a switch in): close the stretch off it.
+ * Its end was a wait on a runqueue, which the kernel counts in
+ * sched_info: what it has added to run_delay since the thread's switch out
+ * (delay_ns; a wait cut by a migration to another runqueue), and the wait
+ * still open (since last_queued, in the runqueue's clock, which the switch
+ * has just updated: now, where rq_clock says the records are in it). That much is RUNQ, the rest the state it left the CPU
+ * in: no program at wakeups is needed. */
+static __always_inline void switched_in(struct fs_js_thread *n, struct task_struct *next, __u64 now,
+					bool rq_clock)
+{
+	if (n->state == FS_JS_ONCPU) { /* its switch out was not seen */
+		account(n, now, NO_EXEC);
+	} else if (n->state < FS_JS_NSTATES && now > n->since_ns) {
+		__u64 d = now - n->since_ns, w = 0;
+		__u64 delay = next->sched_info.run_delay, q = next->sched_info.last_queued;
+		if (delay > n->delay_ns && n->delay_ns != ~0ULL)
+			w = delay - n->delay_ns;
+		if (q && rq_clock && now > q) /* the wait still open */
+			w += now - q;
+		if (w > d)
+			w = d;
+		__u64 rest = d - w;
+		add_ns(n, n->state, rest);
+		n->ns[FS_JS_RUNQ] += w;
+		if (n->iowait)
+			n->iowait_ns += rest;
+		if (n->meta)
+			n->meta_ns += rest;
+		n->since_ns = now;
+	}
+	n->state = FS_JS_ONCPU;
+	n->exec_ns = next->se.sum_exec_runtime; /* it does not run off a CPU */
+	n->iowait = 0;
+	n->meta = 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -235,10 +342,10 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 	 * clock and the state only for ours. Fields are read directly (tp_btf
 	 * gives typed pointers; CO-RE relocates them), not through the
 	 * probe-read helper. */
-	__u64 now = 0;
+	__u64 clock = switch_clock(prev), now = 0;
 	struct fs_js_thread *p = find(prev->pid);
 	if (p && p->state != FS_JS_DEAD) {
-		now = bpf_ktime_get_ns();
+		now = clock ? clock : bpf_ktime_get_ns();
 		/* prev's execution and wait are up to date here (put_prev_task,
 		 * its last arrival) */
 		__u64 exec = prev->se.sum_exec_runtime, delay = prev->sched_info.run_delay;
@@ -253,102 +360,43 @@ int BPF_PROG(fs_js_switch, bool preempt, struct task_struct *prev, struct task_s
 		copy_io(p, prev);
 		write_end(p);
 	}
-	__u32 zero = 0, nslot = 0;
-	struct fs_js_thread *n = find_slot(next->pid, &nslot);
-	struct fs_js_cur *cur = bpf_map_lookup_elem(&on_cpu, &zero);
-	if (cur) {
-		cur->tid = next->pid;
-		cur->slot1 = n ? nslot + 1 : 0;
-	}
+	struct fs_js_thread *n = find(next->pid);
 	if (n && n->state != FS_JS_DEAD) {
 		write_begin(n);
-		account(n, now ? now : bpf_ktime_get_ns(), NO_EXEC);
-		n->state = FS_JS_ONCPU;
-		n->exec_ns = next->se.sum_exec_runtime; /* it does not run off a CPU */
-		n->iowait = 0;
-		n->meta = 0;
+		switched_in(n, next, now ? now : clock ? clock : bpf_ktime_get_ns(), clock != 0);
 		write_end(n);
 	}
 	return 0;
 }
 
-static __always_inline void woken(struct task_struct *task)
+/* Every FS_JS_SAMPLE_NS on each CPU (a perf event userspace attaches it
+ * to once a switch in has been found unseen, jobbpfsample.c): the CPU's
+ * current thread, when it is followed and its record says it is off a CPU,
+ * had its switch in unseen; put it on the CPU (seen_late), so that a
+ * thread that then runs without leaving its CPU is not read asleep until
+ * it does. Its execution is as of the last scheduler tick (a tick of it
+ * may count as the state it was in). */
+SEC("perf_event")
+int fs_js_sample(void *ctx)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct fs_js_thread *t = find(task->pid);
-	/* A wakeup of a thread still on its CPU (it set itself to sleep and
-	 * was woken before it switched out: a timer, a futex) leaves it on the
-	 * CPU: counting it runnable from here would move its time on the CPU
-	 * to waiting for one until its next switch. */
-	if (!t || t->state == FS_JS_DEAD || t->state == FS_JS_ONCPU)
-		return;
+	if (!t || t->state >= FS_JS_NSTATES || t->state == FS_JS_ONCPU)
+		return 0;
 	write_begin(t);
-	account(t, bpf_ktime_get_ns(), NO_EXEC);
-	t->state = FS_JS_RUNQ;
-	t->iowait = 0;
-	t->meta = 0;
+	seen_late(t, event_clock(task), task->se.sum_exec_runtime, task->sched_info.run_delay);
+	copy_io(t, task);
 	write_end(t);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(fs_js_wakeup, struct task_struct *p)
-{
-	woken(p);
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(fs_js_wakeup_new, struct task_struct *p)
+/* Nothing, at the same switches: loaded only while the programs' run time
+ * is counted (--bpf-stats), its time a run is what the counting adds to
+ * each (the kernel's clock reads around a program), which userspace takes
+ * off the others' (jobbpf.c). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fs_js_floor)
 {
-	woken(p);
-	return 0;
-}
-
-/* The kernel has counted more execution of the thread on a CPU (at its
- * scheduler tick and whenever its runqueue changes): settle the thread's
- * stretch on the CPU once a tick's worth (FS_JS_SETTLE_NS) has accrued, so
- * that what a reader sees of it as on the CPU, before the split, is at most
- * that old. Most calls are of threads not followed: a per-CPU lookup is all
- * they cost. A thread first seen while on a CPU (attach) is found from its
- * first switch in. The update of this CPU's current thread when the last
- * switch seen put another there: a switch not seen (unseen_in); the
- * thread is looked up once, and if it is ours, its record is put on the
- * CPU (seen_late), a tick after its switch in at most. */
-SEC("tp_btf/sched_stat_runtime")
-int BPF_PROG(fs_js_runtime, struct task_struct *tsk)
-{
-	__u32 zero = 0, tid = tsk->pid;
-	struct fs_js_cur *cur = bpf_map_lookup_elem(&on_cpu, &zero);
-	if (!cur)
-		return 0;
-	if (cur->tid != tid) {
-		/* another CPU's current (an update of its runqueue from here)
-		 * tells nothing of this CPU's */
-		if (tid != (__u32)bpf_get_current_pid_tgid())
-			return 0;
-		__u32 nslot = 0;
-		struct fs_js_thread *n = find_slot(tid, &nslot);
-		cur->tid = tid;
-		cur->slot1 = n ? nslot + 1 : 0;
-		if (n && n->state < FS_JS_NSTATES && n->state != FS_JS_ONCPU) {
-			write_begin(n);
-			seen_late(n, bpf_ktime_get_ns(), tsk->se.sum_exec_runtime, tsk->sched_info.run_delay);
-			write_end(n);
-		}
-		return 0;
-	}
-	if (cur->slot1 == 0)
-		return 0;
-	__u32 slot = cur->slot1 - 1;
-	struct fs_js_thread *t = bpf_map_lookup_elem(&slots, &slot);
-	if (!t || t->tid != tid || t->state != FS_JS_ONCPU)
-		return 0;
-	__u64 exec = tsk->se.sum_exec_runtime;
-	if (exec - t->exec_ns < FS_JS_SETTLE_NS)
-		return 0;
-	write_begin(t);
-	account(t, bpf_ktime_get_ns(), exec);
-	copy_io(t, tsk);
-	write_end(t);
 	return 0;
 }
 
@@ -373,7 +421,7 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	struct fs_js_thread *t = bpf_map_lookup_elem(&slots, &slot);
 	if (!t)
 		return 0;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = event_clock(child);
 	write_begin(t);
 	t->tgid = tgid;
 	t->tid = tid;
@@ -385,7 +433,7 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 	t->iowait_ns = 0;
 	t->meta = 0;
 	t->meta_ns = 0;
-	for (int i = 0; i < FS_JS_SLOTS; i++)
+	for (int i = 0; i < FS_JS_NSTATES; i++)
 		t->ns[i] = 0;
 	for (int i = 0; i < FS_JS_NIO; i++)
 		t->io[i] = 0;
@@ -394,7 +442,10 @@ int BPF_PROG(fs_js_fork, struct task_struct *parent, struct task_struct *child)
 		t->io0[i] = t->io[i];
 	t->state = FS_JS_RUNQ;
 	write_end(t);
-	if (bpf_map_update_elem(&tids, &tid, &slot, BPF_ANY) < 0) {
+	__u16 *e = tid_entry(tid);
+	if (e) {
+		*e = slot + 1;
+	} else { /* a tid above pid_max as it was at the load */
 		t->state = FS_JS_FREE;
 		bpf_map_push_elem(&free_slots, &slot, 0);
 		__sync_fetch_and_add(&dropped, 1);
@@ -421,7 +472,7 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	struct fs_js_thread *t = find(tid);
 	if (!t || t->state == FS_JS_DEAD)
 		return 0;
-	__u64 now = bpf_ktime_get_ns(), exec = p->se.sum_exec_runtime;
+	__u64 now = event_clock(p), exec = p->se.sum_exec_runtime;
 	write_begin(t);
 	if (t->state != FS_JS_ONCPU && t->state < FS_JS_NSTATES) /* it runs this */
 		seen_late(t, now, exec, p->sched_info.run_delay);
@@ -433,6 +484,8 @@ int BPF_PROG(fs_js_exit, struct task_struct *p)
 	t->iowait = 0;
 	t->meta = 0;
 	write_end(t);
-	bpf_map_delete_elem(&tids, &tid); /* the slot stays until userspace has read it */
+	__u16 *e = tid_entry(tid);
+	if (e)
+		*e = 0; /* the slot stays until userspace has read it */
 	return 0;
 }

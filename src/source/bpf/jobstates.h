@@ -20,7 +20,6 @@ enum {
 	FS_JS_NSTATES = 5, /* states time accrues in */
 	FS_JS_DEAD = 5,
 	FS_JS_FREE = 6,    /* a slot of no thread (recycled by userspace) */
-	FS_JS_SLOTS = 8,   /* ns[] size: a state masked with 7 is always in bounds */
 };
 
 /* A thread's I/O counters (task->ioac, what /proc/PID/io sums over a
@@ -34,20 +33,39 @@ enum {
 };
 
 /* Threads followed at most: the `slots` array (memory-mapped, read by
- * userspace without a system call) and the `tids` hash that points into it. */
+ * userspace without a system call), which the `tids` array points into by
+ * tid (slot + 1 in a __u16). */
 #define FS_JS_MAX_THREADS 8192
+/* Tids an element of `tids` holds (__u16 each in a __u64). */
+#define FS_JS_TIDS_PER 4
 /* System call numbers the `meta_sys` map holds (metacalls.h: FS_METACALL_MAX). */
 #define FS_JS_MAX_SYSCALL 1024
 /* Processes followed at most (the `tgids` hash). */
 #define FS_JS_MAX_PROCS 4096
 
-/* A thread on a CPU has its stretch split (jobstates.bpf.c, fs_js_runtime)
- * once this much of its execution has accrued: a scheduler tick's worth. */
+/* A thread whose record has said it is on a CPU for this long has its open
+ * stretch split at a read by its execution as task/TID/schedstat gives it
+ * (jobbpf.c): a scheduler tick's worth. */
 #define FS_JS_SETTLE_NS 4000000ULL
 
+/* A CPU's offset of CLOCK_MONOTONIC from the runqueues' clock, rq->clock
+ * (jobstates.bpf.c: `cal`), as read together at clock_ns, at a switch on
+ * it, every FS_JS_CAL_NS. */
+struct fs_js_cal {
+	__u64 clock_ns;
+	__u64 offset_ns; /* CLOCK_MONOTONIC - rq->clock, modulo 2^64 */
+};
+#define FS_JS_CAL_NS 50000000ULL
+
+/* The period of the per-CPU check for switch-ins not seen (fs_js_sample),
+ * where there are any. */
+#define FS_JS_SAMPLE_NS 20000000ULL
+
 /* An element of the `slots` array, found by tid through `tids`. ns[s] is
- * the time spent in s up to since_ns; the thread has been in `state` since since_ns (both
- * CLOCK_MONOTONIC, bpf_ktime_get_ns). iowait_ns: the part of SLEEP and
+ * the time spent in s up to since_ns; the thread has been in `state` since
+ * since_ns (start_ns and since_ns in the runqueues' clock, rq->clock:
+ * CLOCK_MONOTONIC less the offset in `cal`; CLOCK_MONOTONIC itself where
+ * the kernel has no rq->clock to reach). iowait_ns: the part of SLEEP and
  * BLOCKED spent in io_schedule (task->in_iowait: delay accounting's blkio
  * delay, without its runnable tail). start_ns tells a reused tid apart;
  * execs tells userspace that the process's stat (its comm, its
@@ -56,17 +74,18 @@ enum {
  * (se.sum_exec_runtime, exec_ns its value at since_ns): the rest of a
  * stretch on a CPU, the time the hypervisor took the virtual CPU (steal)
  * or interrupts held it, is RUNQ: runnable, not running. Both are settled
- * when the thread leaves the CPU, at its exit and every FS_JS_SETTLE_NS of
- * its execution (sched_stat_runtime).
+ * when the thread leaves the CPU and at its exit; a reader splits a longer
+ * open stretch itself (FS_JS_SETTLE_NS). The wait on a runqueue before a
+ * switch in is RUNQ, told at the switch in by the kernel's sched_info.
  * delay_ns: the kernel's count of the thread's time waiting on a runqueue
  * (sched_info.run_delay) at its last switch out (~0: not known, a seeded
  * thread). With exec_ns it splits a stretch whose switch in was not seen
  * (jobstates.bpf.c, seen_late).
  * io: the thread's I/O counters (task->ioac) as copied at its last switch
- * out, at its exit and every FS_JS_SETTLE_NS of its execution: the kernel
- * adds to them only in the thread's own context (its system calls, the
- * pages it reads in or dirties), so a thread off its CPU has them whole
- * and one on it is at most that stale. io0: their value when it was first
+ * out and at its exit: the kernel adds to them only in the thread's own
+ * context (its system calls, the pages it reads in or dirties), so a thread
+ * off its CPU has them whole; a reader reads those of one on a CPU for
+ * longer than FS_JS_SETTLE_NS from task/TID/io. io0: their value when it was first
  * followed (0 from a fork; what task/TID/io said when userspace seeded it),
  * so that io - io0 is what it did while followed.
  * meta_ns: the part of BLOCKED spent inside a metadata system call (open,
@@ -76,24 +95,26 @@ enum {
  * seq: odd while the program writes the record (a reader copies it between
  * two equal even values). */
 struct fs_js_thread {
-	__u32 tgid;
+	/* what a switch of the thread writes, in the first two cache lines */
+	__u32 seq;
 	__u32 state;
 	__u32 iowait;  /* the current state is an I/O wait */
-	__u32 tid;
-	__u32 execs;   /* programs it has run (exec) since it was followed */
-	__u32 seq;
 	__u32 meta;    /* the current state is BLOCKED inside a metadata call */
-	__u32 unused;
-	__u64 start_ns;
 	__u64 since_ns;
 	__u64 exec_ns;
 	__u64 delay_ns;
 	__u64 iowait_ns;
 	__u64 meta_ns;
-	__u64 ns[FS_JS_SLOTS];
+	__u64 ns[FS_JS_NSTATES];
 	__u64 io[FS_JS_NIO];
+	/* written at its fork */
+	__u32 tgid;
+	__u32 tid;
+	__u32 execs;   /* programs it has run (exec) since it was followed */
+	__u32 unused;
+	__u64 start_ns;
 	__u64 io0[FS_JS_NIO];
-};
+} __attribute__((aligned(64)));
 
 /* The state a thread that leaves a CPU goes to, from task->__state (and
  * whether it was preempted: then it stays runnable), as /proc's state
