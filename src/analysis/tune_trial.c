@@ -77,15 +77,20 @@ static double value(const struct fs_metric_values *mv, enum fs_md_id id)
 	return fs_metricdefs_valid(mv, id) ? mv->v[id] : NAN;
 }
 
-/* The memory figures, from the metric definitions over the window (the
- * trainer's RSS, its workers' RSS and PSS, their PSS growth, /dev/shm). */
-static void definitions(const char *path, const struct fs_window *w, int trainer_pid, struct fs_tune_trial *t)
+/* The memory figures, from the metric definitions over the whole trial
+ * (the trainer's RSS, its workers' RSS and PSS, their PSS growth,
+ * /dev/shm): what a setting costs in memory is its peak from the start,
+ * workers' start-up included, not the steady window's alone. (The window
+ * was used before: a recorder starved by a job that fills every CPU can
+ * miss ticks, and a trial's window of 1-2 s then held no process sample;
+ * a CI run lost a trial's figures that way.) */
+static void definitions(const char *path, int trainer_pid, struct fs_tune_trial *t)
 {
 	struct fs_q q;
 	char err[600];
 	if (fs_q_open(&q, path, err, sizeof err) == 0) {
-		q.w0 = w->start_s;
-		q.w1 = w->end_s;
+		q.w0 = -INFINITY;
+		q.w1 = INFINITY;
 		q.trainer = trainer_pid;
 		struct fs_metric_values mv;
 		fs_metricdefs_load(&q, &mv);
@@ -421,7 +426,7 @@ static void figures(const char *path, struct fs_merge_file *f, const struct fs_w
 	t->mem_available_min_bytes = f->m.mem_available_min_bytes;
 	t->ncpu = f->m.ncpu;
 	t->quota_cores = f->m.cg_quota_cores;
-	definitions(path, w, f->m.trainer_pid, t);
+	definitions(path, f->m.trainer_pid, t);
 }
 
 /* The verdict over the window (f loaded over it). */

@@ -43,7 +43,12 @@ static void write_run(const char *path, double available)
 	for (int t = 1; t <= 12; t++) {
 		golden_row(s, FS_T_TICKS, t, "dt_s=1 missed=0");
 		golden_row(s, FS_T_CPU, t, "user_pct=20 system_pct=0 iowait_pct=0 idle_pct=80 steal_pct=0 ncpu=4");
-		golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main running=1 blocked_io=0 sleeping=0");
+		/* the trainer's RSS peaks at t = 2, in the warm-up (outside the
+		 * window); a worker's PSS grows from 5e7 to 6e7 */
+		golden_row(s, FS_T_PROC, t, "pid=100 ppid=1 role=main running=1 blocked_io=0 sleeping=0 rss_bytes=%.0f",
+			   t == 2 ? 3e8 : 1e8);
+		golden_row(s, FS_T_PROC, t, "pid=101 ppid=100 role=worker running=1 blocked_io=0 sleeping=0"
+			   " rss_bytes=200000000 pss_bytes=%.0f", t < 6 ? 5e7 : 6e7);
 		golden_row(s, FS_T_MEM, t, "available_bytes=%.0f total_bytes=1000000000", available);
 	}
 	double t = 1;
@@ -85,6 +90,14 @@ static void test_read(void)
 	CHECK_INT(t.eff.v[FS_KNOB_PIN_MEMORY], 0);
 	CHECK_INT(t.eff.v[FS_KNOB_PERSISTENT_WORKERS], 1);
 	CHECK(t.have_verdict);
+	/* memory over the whole trial, not the window (t 7.2-10.5 s): the
+	 * trainer's peak at t = 2 counts, and the worker's PSS growth from its
+	 * first sample (a starved recorder can leave a short window with no
+	 * process sample at all) */
+	CHECK_NEAR(t.main_rss_bytes, 3e8, 1);
+	CHECK_NEAR(t.workers_rss_bytes, 2e8, 1);
+	CHECK_NEAR(t.workers_pss_bytes, 6e7, 1);
+	CHECK_NEAR(t.workers_pss_growth_bytes, 1e7, 1);
 	/* a warm-up of 3, or none: the prefill's 8 steps are skipped all the same */
 	CHECK_INT(fs_tune_trial_read(path, 3, FS_TUNE_WINDOW_STEPS, &t), 0);
 	CHECK_INT(t.steps, 16);
