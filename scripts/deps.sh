@@ -8,7 +8,8 @@
 #          torchvision/PIL and iproute2 for the broad scenario suite, h5py to
 #          read bench's HDF5 files back, fio,
 #          sysstat's iostat/pidstat, dstat, sqlite3 CLI, util-linux losetup,
-#          chromium for the HTML report's test, prometheus for the exporter's)
+#          chromium for the HTML report's test, prometheus and curl for the
+#          exporter's)
 #   fuzz:  build + clang (libFuzzer) for `make fuzz`
 #   missing core|build|test: print the set's packages that are not
 #          installed (one line, space-separated; empty when none), install
@@ -17,7 +18,7 @@
 set -eu
 core_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev libhdf5-dev"
 build_pkgs="$core_pkgs clang bpftool libbpf-dev libelf-dev zlib1g-dev"
-test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy python3-h5py iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin chromium prometheus"
+test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy python3-h5py iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin chromium prometheus curl"
 
 only_list=0
 if [ "${1:-}" = missing ]; then
