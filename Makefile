@@ -185,9 +185,12 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+# The builds in parallel (a make of its own each, so the tests below run
+# one at a time whatever -j was given: many time the job they record).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
-	$(MAKE) unit
-	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1
+	$(MAKE) -j$(NPROC) unit
+	$(MAKE) -j$(NPROC) unit BUILD=$(BUILD)/asan SANITIZE=1
 	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
 	$(MAKE) tsan
 	$(MAKE) scenarios
@@ -204,9 +207,10 @@ scenarios: all $(FAKE_NVML)
 		[ "$${CI:-}" != true ] || { echo "make scenarios: FAIL: CI=true runs everything" >&2; exit 1; }; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# The whole scenario suite (the one `make scenarios` runs: the 13 first
-# scenarios, their --no-hook twins and the broad jobs), each REPEAT times
-# (default 1): are the verdicts stable? Exits 1 on any wrong verdict
+# The whole scenario suite (what `make scenarios` runs, the core scenarios
+# and their --no-hook twins with every verdict both ways, and the whole broad
+# suite of jobs the verdict was not tuned on), each REPEAT times (default 1):
+# are the verdicts stable? Exits 1 on any wrong verdict
 # (tests/scenarios/README.md).
 scenarios-all: all $(FAKE_NVML)
 	@FEEDSCOPE_BUILD=$(BUILD) REPEAT=$${REPEAT:-1} tests/scenarios/run.sh --all; rc=$$?; \
