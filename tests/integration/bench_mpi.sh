@@ -16,7 +16,7 @@ need_cmd mpirun
 need_cmd python3
 
 mpibin=$FEEDSCOPE_BUILD/mpi/feedscope
-make -s -C "$FEEDSCOPE_TOP" MPI=1 BUILD="$FEEDSCOPE_BUILD" >make.out 2>&1 ||
+make -s -j"$(nproc)" -C "$FEEDSCOPE_TOP" MPI=1 BUILD="$FEEDSCOPE_BUILD" >make.out 2>&1 ||
 	{ tail -20 make.out; fail "make MPI=1 failed"; }
 [ -x "$mpibin" ] || fail "make MPI=1 did not build $mpibin"
 
