@@ -21,9 +21,7 @@ void fs_js_totals_at_exec(const struct fs_js_thread *t, uint64_t now_ns, uint64_
 	if (t->state < FS_JS_NSTATES && now_ns > t->since_ns) {
 		uint64_t open = now_ns - t->since_ns;
 		if ((t->state == FS_JS_ONCPU || t->state == FS_JS_RUNQ) && exec_ns != ~0ull) {
-			uint64_t ex = exec_ns > t->exec_ns ? exec_ns - t->exec_ns : 0;
-			if (ex > open)
-				ex = open;
+			uint64_t ex = fs_js_grown(exec_ns, t->exec_ns, open);
 			out->ns[FS_JS_ONCPU] += ex;
 			out->ns[FS_JS_RUNQ] += open - ex;
 			open = 0;

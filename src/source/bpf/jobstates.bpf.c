@@ -174,6 +174,17 @@ static __always_inline void add_ns(struct fs_js_thread *t, __u32 s, __u64 d)
 		t->ns[s] += d;
 }
 
+/* Add d, a stretch off a CPU, to the state the thread left it in, and to
+ * its I/O-wait and metadata-call times where it left in those. */
+static __always_inline void add_off_cpu(struct fs_js_thread *t, __u64 d)
+{
+	add_ns(t, t->state, d);
+	if (t->iowait)
+		t->iowait_ns += d;
+	if (t->meta)
+		t->meta_ns += d;
+}
+
 /* A writer's mark around a record's update (jobstates.h: seq). */
 static __always_inline void write_begin(struct fs_js_thread *t)
 {
@@ -224,9 +235,7 @@ static __always_inline void account(struct fs_js_thread *t, __u64 now, __u64 exe
 		return;
 	__u64 d = now - t->since_ns;
 	if (t->state == FS_JS_ONCPU && exec != NO_EXEC) {
-		__u64 ex = exec > t->exec_ns ? exec - t->exec_ns : 0;
-		if (ex > d)
-			ex = d;
+		__u64 ex = fs_js_grown(exec, t->exec_ns, d);
 		t->ns[FS_JS_ONCPU] += ex;
 		t->ns[FS_JS_RUNQ] += d - ex;
 	} else {
@@ -275,20 +284,12 @@ static __always_inline void seen_late(struct fs_js_thread *t, __u64 now, __u64 e
 {
 	if (now > t->since_ns) {
 		__u64 d = now - t->since_ns;
-		__u64 ex = exec > t->exec_ns ? exec - t->exec_ns : 0;
-		if (ex > d)
-			ex = d;
-		__u64 w = delay > t->delay_ns ? delay - t->delay_ns : 0;
-		if (w > d - ex)
-			w = d - ex;
+		__u64 ex = fs_js_grown(exec, t->exec_ns, d);
+		__u64 w = fs_js_grown(delay, t->delay_ns, d - ex);
 		__u64 rest = d - ex - w;
 		t->ns[FS_JS_ONCPU] += ex;
 		t->ns[FS_JS_RUNQ] += w;
-		add_ns(t, t->state, rest);
-		if (t->iowait)
-			t->iowait_ns += rest;
-		if (t->meta)
-			t->meta_ns += rest;
+		add_off_cpu(t, rest);
 		t->since_ns = now;
 	}
 	t->exec_ns = exec;
@@ -321,12 +322,8 @@ static __always_inline void switched_in(struct fs_js_thread *n, struct task_stru
 		if (w > d)
 			w = d;
 		__u64 rest = d - w;
-		add_ns(n, n->state, rest);
+		add_off_cpu(n, rest);
 		n->ns[FS_JS_RUNQ] += w;
-		if (n->iowait)
-			n->iowait_ns += rest;
-		if (n->meta)
-			n->meta_ns += rest;
 		n->since_ns = now;
 	}
 	n->state = FS_JS_ONCPU;

@@ -116,6 +116,16 @@ struct fs_js_thread {
 	__u64 io0[FS_JS_NIO];
 } __attribute__((aligned(64)));
 
+/* How much a kernel counter of the thread's (se.sum_exec_runtime,
+ * sched_info.run_delay) grew from then to now, at most cap (the stretch it
+ * is a part of); 0 where it did not grow. The BPF programs and userspace's
+ * reader split a stretch by it alike. */
+static inline __u64 fs_js_grown(__u64 now, __u64 then, __u64 cap)
+{
+	__u64 g = now > then ? now - then : 0;
+	return g < cap ? g : cap;
+}
+
 /* The state a thread that leaves a CPU goes to, from task->__state (and
  * whether it was preempted: then it stays runnable), as /proc's state
  * letter would read it (fs/proc/array.c, task_state_index). */
