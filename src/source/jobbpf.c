@@ -54,6 +54,7 @@ const char *job_bpf_meta_why(const struct job_bpf *b) { (void)b; return "built w
 
 #include "source/jobbpf_int.h"
 #include "util/parse.h"
+#include "util/pfile.h"
 
 static char first_msg[200]; /* libbpf's first warning: why a load failed */
 
@@ -110,13 +111,11 @@ static int fill_meta_sys(struct job_bpf *b)
  * largest it can be where it cannot be read. */
 static uint32_t pid_max(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
-	unsigned long v = 0;
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
+	char line[32];
+	const char *p = line;
+	uint64_t v = 0;
+	if (fs_read_line("/proc/sys/kernel/pid_max", line, sizeof line) < 0 || !fs_scan_u64(&p, &v))
+		v = 0;
 	return v > 0 && v <= (1ul << 22) ? (uint32_t)v : 1u << 22; /* PID_MAX_LIMIT on 64 bits */
 }
 
