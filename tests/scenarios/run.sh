@@ -49,7 +49,6 @@ BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_htt
 rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun
 torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp zip nohook_zip"
 CI_BROAD="nohook_ckpt_write http nohook_http"
-broad=1
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
@@ -199,34 +198,32 @@ confusion() {
 echo
 echo "confusion (rows: expected, columns: got)"
 printf '%s\n' "${results[@]}" | confusion
-if [ $broad = 1 ]; then
-	for h in on off; do
-		echo
-		echo "confusion, hook $h (rows: expected, columns: got)"
-		printf '%s\n' "${hooked[@]}" | awk -v h=$h '$1 == h { print $2, $3 }' | confusion
-	done
+for h in on off; do
 	echo
-	echo "buckets: the job's own truth beside feedscope's figure (shares of the loop's time; err in points)"
-	printf '%s\n' "${buckets[@]}" | awk '
-		function cell(t, f, k) {
-			if (t == "nan" || f == "nan") return sprintf(" %5s %5s %5s", t, f, "-")
-			e = (f - t) * 100; if (e < 0) e = -e
-			n[k]++; sum[k] += e; if (e > worst[k]) worst[k] = e
-			return sprintf(" %5.2f %5.2f %5.1f", t, f, e)
+	echo "confusion, hook $h (rows: expected, columns: got)"
+	printf '%s\n' "${hooked[@]}" | awk -v h=$h '$1 == h { print $2, $3 }' | confusion
+done
+echo
+echo "buckets: the job's own truth beside feedscope's figure (shares of the loop's time; err in points)"
+printf '%s\n' "${buckets[@]}" | awk '
+	function cell(t, f, k) {
+		if (t == "nan" || f == "nan") return sprintf(" %5s %5s %5s", t, f, "-")
+		e = (f - t) * 100; if (e < 0) e = -e
+		n[k]++; sum[k] += e; if (e > worst[k]) worst[k] = e
+		return sprintf(" %5.2f %5.2f %5.1f", t, f, e)
+	}
+	BEGIN { printf "%-32s %-4s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s\n", "scenario", "hook",
+		"input", "fs", "err", "ckpt", "fs", "err", "idle", "fs", "err", "coll", "fs", "err" }
+	{ printf "%-32s %-4s%s%s%s%s\n", $1, $2, cell($3, $4, "input"), cell($5, $6, "ckpt"), cell($7, $8, "idle"),
+		cell($9, $10, "coll") }
+	END {
+		split("input ckpt idle coll", ks, " ")
+		for (i = 1; i <= 4; i++) {
+			k = ks[i]
+			if (n[k]) printf "bucket %-5s mean error %.1f points, worst %.1f (%d runs)\n", k, sum[k] / n[k], worst[k], n[k]
+			else printf "bucket %-5s no run gave both figures\n", k
 		}
-		BEGIN { printf "%-32s %-4s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s %5s\n", "scenario", "hook",
-			"input", "fs", "err", "ckpt", "fs", "err", "idle", "fs", "err", "coll", "fs", "err" }
-		{ printf "%-32s %-4s%s%s%s%s\n", $1, $2, cell($3, $4, "input"), cell($5, $6, "ckpt"), cell($7, $8, "idle"),
-			cell($9, $10, "coll") }
-		END {
-			split("input ckpt idle coll", ks, " ")
-			for (i = 1; i <= 4; i++) {
-				k = ks[i]
-				if (n[k]) printf "bucket %-5s mean error %.1f points, worst %.1f (%d runs)\n", k, sum[k] / n[k], worst[k], n[k]
-				else printf "bucket %-5s no run gave both figures\n", k
-			}
-		}'
-fi
+	}'
 # several ranks: each rank's own input-wait and collective shares of its
 # loop (train.py) beside the report's buckets for that rank
 if [ ${#rankrows[@]} -gt 0 ]; then
