@@ -8,6 +8,7 @@
 #   make scenarios-all  the same suite, each scenario REPEAT times (stable verdicts?)
 #   make tune-tests feedscope tune on jobs whose best setting is known (root; tests/tune/README.md)
 #   make asan       ASan+UBSan build in build/asan, and run the tests with it
+#   make clang-check  the whole tree compiled by clang too (make test does it)
 #   make tsan       the I/O tracer and a threaded job, and run --export, under ThreadSanitizer
 #   make fuzz       libFuzzer targets (clang) in build/fuzz, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local
@@ -105,7 +106,7 @@ TRACE_OBJ    := $(TRACE_SRC:%.c=$(BUILD)/obj/pic/%.o)
 TRACE_CFLAGS := -fPIC -fvisibility=hidden
 TRACE_PROG   := $(patsubst tests/trace/%.c,$(BUILD)/tests/trace/%,$(wildcard tests/trace/*.c))
 
-.PHONY: all test unit demo bench asan tsan install clean deps deps-test scenarios scenarios-all tune-tests fuzz fuzz-targets fuzz-replay
+.PHONY: all test unit demo bench asan tsan clang-check install clean deps deps-test scenarios scenarios-all tune-tests fuzz fuzz-targets fuzz-replay
 
 all: $(BUILD)/feedscope $(MARKER) $(TRACE_LIB)
 
@@ -190,6 +191,7 @@ deps-test:
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
 	$(MAKE) -j$(NPROC) unit
+	$(MAKE) -j$(NPROC) clang-check
 	$(MAKE) -j$(NPROC) unit BUILD=$(BUILD)/asan SANITIZE=1
 	FEEDSCOPE_BUILD=$(BUILD) FEEDSCOPE_ASAN_BUILD=$(BUILD)/asan tests/run.sh
 	$(MAKE) tsan
@@ -266,6 +268,14 @@ $(BUILD)/tests/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(FUZZ
 
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) $(BUILD)/libfeedscope.a
 	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(FUZZ_OBJ) $(BUILD)/libfeedscope.a $(LDLIBS)
+
+# The whole tree (the program, its libraries, the tests and the fuzz
+# targets' replayers) compiled by clang as well, warnings as errors, into
+# $(BUILD)/clang: code only one compiler accepts fails `make test` here,
+# not in `make fuzz` later. Built, not run (the tests run on gcc's build).
+CLANG_CC ?= clang
+clang-check:
+	$(MAKE) BUILD=$(BUILD)/clang CC=$(CLANG_CC) unit fuzz-replay
 
 asan: deps-test
 	$(MAKE) unit BUILD=$(BUILD)/asan SANITIZE=1

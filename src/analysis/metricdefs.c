@@ -25,27 +25,27 @@ _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
  * t for the window. */
 const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_CPU] = {FS_MS_CPU, "cpu", FS_T_CPU, "(SELECT * FROM cpu WHERE " FS_Q_ROWS_CPU("") ")", WINDOW, NULL,
-		"cpu_1m", TWIN},
+		"cpu_1m", TWIN, NULL},
 	[FS_MS_PSI] = {FS_MS_PSI, "psi", FS_T_PSI, "(SELECT * FROM psi WHERE " FS_Q_ROWS_PSI("") ")", WINDOW, NULL,
-		"psi_1m", TWIN},
+		"psi_1m", TWIN, NULL},
 	[FS_MS_MEM] = {FS_MS_MEM, "mem", FS_T_MEM, "(SELECT * FROM mem WHERE " FS_Q_ROWS_MEM("") ")", WINDOW, NULL,
-		"mem_1m", TWIN},
+		"mem_1m", TWIN, NULL},
 	[FS_MS_TCP] = {FS_MS_TCP, "tcp", FS_T_TCP, "(SELECT * FROM tcp WHERE " FS_Q_ROWS_TCP("") ")", WINDOW, NULL,
-		"tcp_1m", TWIN},
+		"tcp_1m", TWIN, NULL},
 	[FS_MS_NFS] = {FS_MS_NFS, "nfs", FS_T_NFS, "(SELECT * FROM nfs WHERE " FS_Q_ROWS_NFS("") ")", WINDOW, NULL,
-		"nfs_1m", TWIN},
+		"nfs_1m", TWIN, NULL},
 	[FS_MS_GPU] = {FS_MS_GPU, "gpu", FS_T_GPU, "(SELECT * FROM gpu WHERE " FS_Q_ROWS_GPU("") ")", WINDOW, NULL,
-		"gpu_1m", TWIN},
+		"gpu_1m", TWIN, NULL},
 	[FS_MS_CGROUP] = {FS_MS_CGROUP, "cgroup", FS_T_CGROUP, "(SELECT * FROM cgroup WHERE " FS_Q_ROWS_CGROUP("") ")", WINDOW, NULL,
-		"cgroup_1m", TWIN},
+		"cgroup_1m", TWIN, NULL},
 	[FS_MS_TICKS] = {FS_MS_TICKS, "ticks", FS_T_TICKS, "(SELECT * FROM ticks WHERE " FS_Q_ROWS_TICKS("") ")", WINDOW, NULL,
-		"ticks_1m", TWIN},
+		"ticks_1m", TWIN, NULL},
 	[FS_MS_NET_TICKS] = {FS_MS_NET_TICKS, "net per sample", FS_T_NET,
 			     "(SELECT t, sum(rx_bytes_per_s) AS rx, sum(tx_bytes_per_s) AS tx FROM net"
 			     " WHERE iface != 'lo' AND " FS_Q_ROWS_NET("") " GROUP BY t)", WINDOW, NULL,
 		"(SELECT x.t, max(x.n) AS n, sum(x.rx_bytes_per_s * x.n) / max(x.n) AS rx,"
 		" sum(x.tx_bytes_per_s * x.n) / max(x.n) AS tx FROM net_1m x"
-		" WHERE x.iface != 'lo' GROUP BY x.t)", TWIN},
+		" WHERE x.iface != 'lo' GROUP BY x.t)", TWIN, NULL},
 	[FS_MS_JOB_TICKS] = {FS_MS_JOB_TICKS, "proc per tick", FS_T_PROC,
 			     "(SELECT t, count(*) AS procs, sum(threads) AS threads, sum(running) AS run,"
 			     " sum(blocked_io) AS blk, sum(sleeping) AS slp, sum(cpu_pct) AS cpu FROM proc WHERE " FS_Q_ROWS_PROC("")
@@ -54,21 +54,21 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		"(SELECT x.t, max(k.n) AS n, sum(x.n) * 1.0 / max(k.n) AS procs, sum(x.threads * x.n) / max(k.n) AS threads,"
 		" sum(x.running * x.n) / max(k.n) AS run, sum(x.blocked_io * x.n) / max(k.n) AS blk,"
 		" sum(x.sleeping * x.n) / max(k.n) AS slp, sum(x.cpu_pct * x.n) / max(k.n) AS cpu"
-		" FROM proc_1m x JOIN ticks_1m k ON k.t = x.t GROUP BY x.t)", TWIN},
+		" FROM proc_1m x JOIN ticks_1m k ON k.t = x.t GROUP BY x.t)", TWIN, NULL},
 	[FS_MS_JOB] = {FS_MS_JOB, "proc", FS_T_PROC,
 		       "(SELECT p.*, k.dt_s AS dt, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot,"
 		       " p.role = 'worker' AS w FROM proc p LEFT JOIN ticks k ON k.t = p.t WHERE " FS_Q_ROWS_PROC("p.") ")",
 		       WINDOW, NULL,
 		"(SELECT p.*, p.dt_s AS dt, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot,"
-		" p.role = 'worker' AS w FROM proc_1m p)", TWIN},
+		" p.role = 'worker' AS w FROM proc_1m p)", TWIN, NULL},
 	[FS_MS_TRACE] = {FS_MS_TRACE, "trace rows", FS_T_FILES,
 			 "(SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM io_intervals) AS n)", "1", NULL,
-		NULL, NULL},
+		NULL, NULL, NULL},
 	[FS_MS_IO_CLASSES] = {FS_MS_IO_CLASSES, "io_classes rows", FS_T_IO_CLASSES, "io_classes", "1", NULL,
-		NULL, NULL},
+		NULL, NULL, NULL},
 	[FS_MS_TRAINER_STEPS] = {FS_MS_TRAINER_STEPS, "steps of the trainer", FS_T_STEPS,
 				 "(SELECT * FROM steps WHERE pid = ?3 AND " FS_Q_ROWS_STEPS("") ")", WINDOW, NULL,
-		"(SELECT * FROM steps_1m WHERE pid = ?3)", TWIN},
+		"(SELECT * FROM steps_1m WHERE pid = ?3)", TWIN, NULL},
 	[FS_MS_CKPT_GPU] = {FS_MS_CKPT_GPU, "gpu in checkpoints", FS_T_GPU,
 			    "(SELECT g.* FROM gpu g JOIN phases p ON g.t > p.t_start AND g.t <= p.t_end"
 			    " WHERE p.name = 'checkpoint' AND " FS_Q_ROWS_GPU("g.") ")", WINDOW, NULL,
@@ -78,20 +78,20 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		"(SELECT g.* FROM phases p CROSS JOIN gpu g ON g.rowid BETWEEN"
 		" coalesce((SELECT r.first FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t >= p.t_start ORDER BY r.t LIMIT 1), 0)"
 		" AND coalesce((SELECT r.last FROM rowids_1m r WHERE r.tbl = 'gpu' AND r.t <= p.t_end + 120 ORDER BY r.t DESC"
-		" LIMIT 1), 9223372036854775807) AND g.t > p.t_start AND g.t <= p.t_end WHERE p.name = 'checkpoint')", WINDOW},
+		" LIMIT 1), 9223372036854775807) AND g.t > p.t_start AND g.t <= p.t_end WHERE p.name = 'checkpoint')", WINDOW, NULL},
 	[FS_MS_RSS_TICKS] = {FS_MS_RSS_TICKS, "rss per tick", FS_T_PROC,
 			     "(SELECT t, sum(CASE WHEN pid = ?3 THEN rss_bytes END) AS main_rss,"
 			     " sum(CASE WHEN ppid = ?3 THEN rss_bytes END) AS workers_rss FROM proc WHERE " FS_Q_ROWS_PROC("")
 			     " GROUP BY t)",
 			     WINDOW, NULL,
 		"(SELECT t, sum(CASE WHEN pid = ?3 THEN rss_bytes_max END) AS main_rss,"
-		" sum(CASE WHEN ppid = ?3 THEN rss_bytes_max END) AS workers_rss FROM proc_1m GROUP BY t)", TWIN},
+		" sum(CASE WHEN ppid = ?3 THEN rss_bytes_max END) AS workers_rss FROM proc_1m GROUP BY t)", TWIN, NULL},
 	/* Apart from rss per tick: a file from before pss_bytes fails this
 	 * source's query alone, and the RSS figures still count. */
 	[FS_MS_PSS_TICKS] = {FS_MS_PSS_TICKS, "workers' pss per tick", FS_T_PROC,
 			     "(SELECT t, sum(pss_bytes) AS pss FROM proc WHERE ppid = ?3 AND " FS_Q_ROWS_PROC("")
 			     " GROUP BY t)", WINDOW, NULL,
-		"(SELECT t, sum(pss_bytes_max) AS pss FROM proc_1m WHERE ppid = ?3 GROUP BY t)", TWIN},
+		"(SELECT t, sum(pss_bytes_max) AS pss FROM proc_1m WHERE ppid = ?3 GROUP BY t)", TWIN, NULL},
 	/* A process's first and last sample in the window: the window is
 	 * applied inside too, before the window functions see the rows. */
 	[FS_MS_WORKER_PSS] = {FS_MS_WORKER_PSS, "workers' pss samples", FS_T_PROC,
@@ -102,7 +102,7 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 			      WINDOW, NULL,
 		"(SELECT t, pid, row_number() OVER w AS nth, first_value(pss_bytes) OVER w AS first_pss,"
 		" last_value(pss_bytes) OVER w AS last_pss FROM proc_1m WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " TWIN
-		" WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))", TWIN},
+		" WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))", TWIN, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
@@ -117,38 +117,38 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 			  FS_Q_ROWS_NET("n.") ")"},
 	[FS_MS_LOADER] = {FS_MS_LOADER, "steps by loader", FS_T_STEPS, "(SELECT * FROM steps WHERE " FS_Q_ROWS_STEPS("") ")",
 			  WINDOW, "loader",
-		"steps_1m", TWIN},
+		"steps_1m", TWIN, NULL},
 	/* per minute: phases_1m (collectives past the raw windows are gone) */
 	[FS_MS_PHASE] = {FS_MS_PHASE, "phases by name", FS_T_PHASES, "phases", "t_end >= ?1 AND t_start <= ?2", "name",
-		"phases_1m", TWIN},
+		"phases_1m", TWIN, NULL},
 	[FS_MS_PROCS] = {FS_MS_PROCS, "proc by group", FS_T_PROC,
 			 "(SELECT CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'children' ELSE 'others' END"
 			 " AS grp, p.*, k.dt_s AS dt FROM proc p JOIN ticks k ON k.t = p.t WHERE k.dt_s IS NOT NULL AND "
 			 FS_Q_ROWS_PROC("p.") ")",
 			 WINDOW, "grp",
 		"(SELECT CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'children' ELSE 'others' END"
-		" AS grp, p.*, p.dt_s AS dt FROM proc_1m p)", TWIN},
+		" AS grp, p.*, p.dt_s AS dt FROM proc_1m p)", TWIN, NULL},
 	[FS_MS_FILES_BY_GROUP] = {FS_MS_FILES_BY_GROUP, "files by group", FS_T_FILES,
 				  "(SELECT " GROUP_OF_PID ", * FROM files WHERE path != '(other files)')", "1", "grp",
-		NULL, NULL},
+		NULL, NULL, NULL},
 	[FS_MS_IO_BY_GROUP] = {FS_MS_IO_BY_GROUP, "io_intervals by group", FS_T_IO_INTERVALS,
 			       "(SELECT " GROUP_OF_PID ", * FROM io_intervals WHERE " FS_Q_ROWS_IO_INTERVALS("") ")", WINDOW, "grp",
-		"(SELECT " TGROUP_OF_PID ", * FROM io_intervals_1m)", TWIN},
+		"(SELECT " TGROUP_OF_PID ", * FROM io_intervals_1m)", TWIN, NULL},
 	[FS_MS_CLASSES_BY_GROUP] = {FS_MS_CLASSES_BY_GROUP, "io_classes of main threads by group", FS_T_IO_CLASSES,
 				    "(SELECT " GROUP_OF_PID ", * FROM io_classes WHERE thread = 'main' AND " FS_Q_ROWS_IO_CLASSES("") ")",
 				    WINDOW, "grp",
-		"(SELECT " TGROUP_OF_PID ", * FROM io_classes_1m WHERE thread = 'main')", TWIN},
+		"(SELECT " TGROUP_OF_PID ", * FROM io_classes_1m WHERE thread = 'main')", TWIN, NULL},
 	[FS_MS_TRAINER_PHASES] = {FS_MS_TRAINER_PHASES, "phases of the trainer by name", FS_T_PHASES,
 				  "(SELECT * FROM phases WHERE pid = ?3)", "t_end >= ?1 AND t_start <= ?2", "name",
-		"(SELECT * FROM phases_1m WHERE pid = ?3)", TWIN},
+		"(SELECT * FROM phases_1m WHERE pid = ?3)", TWIN, NULL},
 	[FS_MS_GPU_BY_DEVICE] = {FS_MS_GPU_BY_DEVICE, "gpu by device", FS_T_GPU, "(SELECT * FROM gpu WHERE " FS_Q_ROWS_GPU("") ")",
 				 WINDOW, "gpu",
-		"gpu_1m", TWIN},
+		"gpu_1m", TWIN, NULL},
 	[FS_MS_PROC_BY_PID] = {FS_MS_PROC_BY_PID, "proc by pid", FS_T_PROC,
 			       "(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc p WHERE "
 			       FS_Q_ROWS_PROC("p.") ")",
 			       WINDOW, "pid",
-		"(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc_1m p)", TWIN},
+		"(SELECT p.*, p.running + p.blocked_io + p.sleeping + coalesce(p.other, 0) AS tot FROM proc_1m p)", TWIN, NULL},
 };
 
 /* A mean over samples is over rows: each row is one sample of the

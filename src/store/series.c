@@ -53,8 +53,14 @@ static const bool has_min[FS_SM__COUNT] = {
 #undef FS_SERIES_HAS_MIN
 };
 
+/* A unit suffix that starts with _bytes (a size or a rate of bytes) is
+ * kept in whole bytes: a constant per suffix, so that the table is one a
+ * C compiler can build (a strncmp in an initializer is gcc's folding). */
+#define FS_SERIES_BYTES__pct 0
+#define FS_SERIES_BYTES__bytes 1
+#define FS_SERIES_BYTES__bytes_per_s 1
 static const bool in_bytes[FS_SM__COUNT] = {
-#define FS_SERIES_IN_BYTES(name, unit, min) [FS_SM_##name] = !strncmp(#unit, "_bytes", 6),
+#define FS_SERIES_IN_BYTES(name, unit, min) [FS_SM_##name] = FS_SERIES_BYTES_##unit,
 	FS_SERIES_RANGED(FS_SERIES_IN_BYTES)
 #undef FS_SERIES_IN_BYTES
 };

@@ -283,7 +283,7 @@ static void run_root(int report_fd)
 		while (now_ns() < end)
 			for (int i = 0; i < 100000; i++)
 				x += (uint64_t)i;
-		_exit(0);
+		_exit(x == 1 ? 1 : 0); /* x read, so no compiler calls it unused */
 	}
 	kids[1] = fork();
 	if (kids[1] == 0) {
