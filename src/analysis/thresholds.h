@@ -45,7 +45,7 @@ struct fs_thresholds {
 	double step_sync_skew;
 	/* ... for at least this share of the reference rank's steps. */
 	double step_sync_match;
-	/* feedscope tune (analysis/tune.c, docs/tune.md): a setting is faster
+	/* feedscope tune (analysis/tune/tune.c, docs/tune.md): a setting is faster
 	 * than another only by a speedup of at least 1 + the larger of
 	 * tune_min_gain and tune_noise_z standard errors of the two step
 	 * times' ratio (each trial's from its own steps: robust batch means);

@@ -1,6 +1,6 @@
 /* diff - two run files side by side: verdicts, step time, buckets, the
  * loader knobs and environment that differ, the resources that changed,
- * and one headline (analysis/diff.h). */
+ * and one headline (analysis/compare/diff.h). */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/diff.h"
-#include "analysis/merge.h"
+#include "analysis/compare/diff.h"
+#include "analysis/compare/merge.h"
 #include "cmd/cmd.h"
 #include "render/diff.h"
 #include "util/log.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "cmd/cmd.h"
 #include "serve/exporter.h"
 #include "serve/httpd.h"

@@ -1,7 +1,7 @@
 /* live.h - what `watch` and `top` share: the recorder writes each tick's
  * rows into an in-memory run file (fs_store_create_memory), and the line
  * or the screen is read back from it through the metric definitions
- * (analysis/metricdefs.h). So a figure shown live is the one `report`
+ * (analysis/load/metricdefs.h). So a figure shown live is the one `report`
  * computes, from the same formula. After each tick the rows older than
  * keep_s seconds are dropped: watch keeps one tick, top a minute.
  *
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "store/store.h"

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/merge.h"
-#include "analysis/metrics.h"
-#include "analysis/query.h"
-#include "analysis/summary.h"
-#include "analysis/verdict.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/query.h"
+#include "analysis/load/summary.h"
+#include "analysis/judge/verdict.h"
 #include "bench/emu/run_report.h"
 #include "cmd/cmd.h"
 #include "render/html.h"

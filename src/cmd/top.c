@@ -20,8 +20,8 @@
 
 #include <curses.h>
 
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 #include "cmd/cmd.h"
 #include "cmd/live.h"
 #include "util/fmt.h"

@@ -1,7 +1,7 @@
 /* tune - run a PyTorch job several times with different DataLoader
  * settings, each trial recorded by `feedscope run --pytorch` and measured
  * over its steady state; the next trial is the one the best trial's
- * verdict points to (analysis/tune.h, docs/tune.md). */
+ * verdict points to (analysis/tune/tune.h, docs/tune.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/thresholds.h"
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
 #include "record/session.h"

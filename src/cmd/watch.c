@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 #include "cmd/cmd.h"
 #include "cmd/live.h"
 #include "util/log.h"

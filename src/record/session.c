@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/metrics.h"
-#include "analysis/summary.h"
-#include "analysis/merge.h"
-#include "analysis/verdict.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/summary.h"
+#include "analysis/compare/merge.h"
+#include "analysis/judge/verdict.h"
 #include "bench/probe/probe.h"
 #include "render/summary_text.h"
 #include "store/retain.h"
@@ -475,7 +475,7 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 			fs_warn("summary: %s", err);
 		}
 		/* the verdict as `report` gives it: with several training
-		 * processes, the straggler named (analysis/merge.h, one file) */
+		 * processes, the straggler named (analysis/compare/merge.h, one file) */
 		struct fs_merge_file *f = calloc(1, sizeof *f);
 		struct fs_merged *g = malloc(sizeof *g);
 		if (!f || !g)

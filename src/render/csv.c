@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "store/rollup.h"
 #include "store/schema.h"
 #include "store/series.h"

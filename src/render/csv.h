@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "analysis/metrics.h"
+#include "analysis/load/metrics.h"
 
 /* Write the CSV files of the run file at path into the directory dirfd
  * (files created with O_EXCL: the directory is expected empty). Sampled

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/diff.h"
+#include "analysis/compare/diff.h"
 
 void fs_diff_render_text(FILE *out, const struct fs_diff *d, const char *pa, const char *pb);
 void fs_diff_render_json(FILE *out, const struct fs_diff *d, const char *pa, const char *pb);

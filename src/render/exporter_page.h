@@ -1,5 +1,5 @@
 /* exporter_page.h - the exporter's /metrics page: every family, from the
- * running totals of each run file served (analysis/tally.h), its latest
+ * running totals of each run file served (analysis/load/tally.h), its latest
  * verdict, and the server's own counters. A pure function of what it is
  * given; the list of metrics is docs/exporter.md. */
 #ifndef FS_EXPORTER_PAGE_H
@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis/tally.h"
-#include "analysis/verdict.h"
+#include "analysis/load/tally.h"
+#include "analysis/judge/verdict.h"
 #include "render/openmetrics.h"
 
 /* The verdict of a recent window, as the exporter keeps it. */

@@ -3,11 +3,11 @@
  * small inline script for hover; nothing fetched from anywhere).
  *
  * Two halves, like the rest of the pipeline: html_series.c reads the
- * timelines and tables of each run file (through analysis/query.h), each
+ * timelines and tables of each run file (through analysis/load/query.h), each
  * series downsampled to FS_HTML_COLUMNS columns holding the minimum and the
  * maximum of the samples that fall in each, so a 24-hour run is as large
  * as a 1-hour one; html.c is a pure function from those and the merged
- * verdict (analysis/merge.h) to bytes. */
+ * verdict (analysis/compare/merge.h) to bytes. */
 #ifndef FS_RENDER_HTML_H
 #define FS_RENDER_HTML_H
 
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/merge.h"
+#include "analysis/compare/merge.h"
 
 /* Columns per timeline: one per pixel of the plot area. */
 #define FS_HTML_COLUMNS 1200

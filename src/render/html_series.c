@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "render/html.h"
 #include "store/rollup.h"
 #include "store/series.h"

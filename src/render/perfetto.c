@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "util/json.h"
 
 /* A writer: the JSON stream, the run file, and the next synthetic tid. */

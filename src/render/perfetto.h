@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/metrics.h"
+#include "analysis/load/metrics.h"
 
 #define FS_PERFETTO_MAX_POINTS 10000
 #define FS_PERFETTO_ID_BASE 4194304 /* PID_MAX_LIMIT: no Linux pid or tid reaches it */

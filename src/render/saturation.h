@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/metrics.h"
-#include "analysis/verdict.h"
+#include "analysis/load/metrics.h"
+#include "analysis/judge/verdict.h"
 #include "util/json.h"
 
 /* Whether the report shows the limits: they were weighed and the verdict

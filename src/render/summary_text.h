@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "analysis/summary.h"
+#include "analysis/load/summary.h"
 
 /* Write the summary of run file `path` to out. */
 void fs_summary_render_text(FILE *out, const struct fs_summary *s, const char *path);

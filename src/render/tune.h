@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 
 struct fs_tune_result {
 	const struct fs_tune *T;

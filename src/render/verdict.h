@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "analysis/merge.h"
-#include "analysis/metrics.h"
-#include "analysis/verdict.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/metrics.h"
+#include "analysis/judge/verdict.h"
 
 void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);
 void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/merge.h"
-#include "analysis/query.h"
-#include "analysis/tally.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/query.h"
+#include "analysis/load/tally.h"
 #include "render/exporter_node.h"
 #include "render/exporter_page.h"
 #include "render/openmetrics.h"

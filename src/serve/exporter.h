@@ -4,7 +4,7 @@
  * Three threads of its own, none of them the recorder's: the HTTP server
  * (serve/httpd.c), which only renders what the others keep; the reader,
  * which brings each run file's totals up to date once a second
- * (analysis/tally.c, its own read-only SQLite connection) and, when a runs
+ * (analysis/load/tally.c, its own read-only SQLite connection) and, when a runs
  * directory is watched, takes the run files that appear there and drops
  * those that vanish (serve/runsdir.h); the verdict, which runs the
  * analysis of `feedscope report --window` over the latest window at most

@@ -1,7 +1,7 @@
 /* nodesample.h - the machine's own figures, sampled for the exporter
  * without a run file: the machine-wide sources (cpu, psi, mem, disk, net:
  * src/source/, through their ops structs, driven by a recorder of their
- * own) feed analysis/nodestat.h instead of a run file. A source that
+ * own) feed analysis/load/nodestat.h instead of a run file. A source that
  * cannot be opened here is said once on stderr (the recorder's "psi: ...;
  * skipped") and left out; the others go on. One caller (thread) at a time. */
 #ifndef FS_NODESAMPLE_H
@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "analysis/nodestat.h"
+#include "analysis/load/nodestat.h"
 
 /* Seconds between samples (the recorder's system interval by default, and
  * iostat's and node_exporter's usual). */

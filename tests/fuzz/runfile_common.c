@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/diff.h"
-#include "analysis/merge.h"
-#include "analysis/metrics.h"
-#include "analysis/summary.h"
+#include "analysis/compare/diff.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/summary.h"
 #include "analysis/thresholds.h"
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 #include "bench/emu/run_report.h"
 #include "render/csv.h"
 #include "render/diff.h"

@@ -1,7 +1,7 @@
 # The merged report of nodes whose run files went past their first hour
 # (store/retain.h): their collectives are kept in the first and the latest
 # hour only (phases_1m counts them all). The clocks are aligned on the
-# first hour's collectives (analysis/merge.c), and the straggler, the
+# first hour's collectives (analysis/compare/merge.c), and the straggler, the
 # others' loss and each rank's buckets are those of the --keep-all twins
 # (every collective kept). Two DDP nodes, 2.5 synthetic hours each.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"

@@ -4,7 +4,7 @@
 # (pid, thread, local endpoint, peer endpoint) row holds exactly those
 # bytes, the listeners are there, the peers sums equal the io_classes
 # socket sums, the job's output (results and errno of failing calls) is the
-# same untraced, and src/analysis/peers.c calls every connection between
+# same untraced, and src/analysis/load/peers.c calls every connection between
 # the job's own sockets collective. --hash-paths hides Unix socket names
 # and keeps IP addresses.
 . "$FEEDSCOPE_TOP/tests/lib/integration.sh"

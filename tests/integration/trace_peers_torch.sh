@@ -2,7 +2,7 @@
 # job: torchrun, 2 ranks, gloo all_reduce of 256 KiB after every batch,
 # each rank's DataLoader worker fetching its samples from an HTTP server on
 # 127.0.0.1 that is not part of the job (tests/scenarios/http_samples.py,
-# started outside feedscope run). src/analysis/peers.c must call every
+# started outside feedscope run). src/analysis/load/peers.c must call every
 # byte to or from the HTTP server's port data, and everything between the
 # ranks and the launcher's store collective; the HTTP bytes found are the
 # bodies sent plus one response header per sample.

@@ -3,7 +3,7 @@
 # trained through DistributedDataParallel: the gradients' all_reduce runs
 # inside backward, in DDP's C++ reducer, which the hook's torch.distributed
 # wrappers do not see. Rank 0's wait for rank 1 can then only be seen at the
-# step boundaries of both ranks (src/analysis/sync.c). Expected:
+# step boundaries of both ranks (src/analysis/load/sync.c). Expected:
 # storage_bandwidth (the slow rank's cause), rank 1 named the straggler.
 # Truth: the slow rank's own input share; rank 0's time in backward (its
 # wait for rank 1) beside the report's other_ranks bucket for it.

@@ -1,4 +1,4 @@
-/* peers_report RUN.db... : the classification of src/analysis/peers.c over
+/* peers_report RUN.db... : the classification of src/analysis/load/peers.c over
  * the peers tables of the run files given (one per node), as lines a test
  * can read:
  *
@@ -9,8 +9,8 @@
  * Exit 2 on bad usage, 1 when a run file cannot be read. */
 #include <stdio.h>
 
-#include "analysis/peers.h"
-#include "analysis/query.h"
+#include "analysis/load/peers.h"
+#include "analysis/load/query.h"
 
 static void endpoint(char *out, size_t cap, const char *addr, int port)
 {

@@ -1,4 +1,4 @@
-/* Two runs compared (src/analysis/diff.c, src/render/diff_*.c) on golden
+/* Two runs compared (src/analysis/compare/diff.c, src/render/diff_*.c) on golden
  * run files with known buckets and knobs: "before" waits 0.6 s of each 1 s
  * step with num_workers 2, "after" waits 0.04 s of each 0.5 s step with
  * num_workers 8 (2× faster, input wait 60% → 8%, under the input-wait floor:
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/diff.h"
+#include "analysis/compare/diff.h"
 #include "check.h"
 #include "golden.h"
 #include "render/diff.h"

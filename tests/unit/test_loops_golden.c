@@ -1,4 +1,4 @@
-/* The training processes of a run file (src/analysis/loops.c), on small
+/* The training processes of a run file (src/analysis/load/loops.c), on small
  * golden run files: which processes are ranks (the ranks table, its latest
  * row per process, the topmost of each rank), which one the verdict speaks
  * for (the least time waiting on the other ranks; the longest wait; the busiest
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/metrics.h"
-#include "analysis/verdict.h"
+#include "analysis/load/metrics.h"
+#include "analysis/judge/verdict.h"
 #include "check.h"
 #include "golden.h"
 

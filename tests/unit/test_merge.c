@@ -1,4 +1,4 @@
-/* Several run files as one job (src/analysis/merge.c), on golden run files
+/* Several run files as one job (src/analysis/compare/merge.c), on golden run files
  * of two nodes: node-a with ranks 0 and 1, node-b with ranks 2 and 3, rank 3
  * the slow one (its loaders blocked in I/O on a saturated disk), the others
  * waiting on it inside collectives. node-b's recording started 5 s after
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/merge.h"
+#include "analysis/compare/merge.h"
 #include "check.h"
 #include "golden.h"
 #include "render/verdict.h"

@@ -1,11 +1,11 @@
-/* docs/verdicts.md lists every metric definition (analysis/metricdefs.c)
+/* docs/verdicts.md lists every metric definition (analysis/load/metricdefs.c)
  * as it is: a table row "| `name` | unit | `source` | `expr` | meaning |"
  * for each definition, and "| `source` | `from` | `where` | key |" for
  * each source, so a definition changed in the code and not in the docs
  * fails here. */
 #include <stdlib.h>
 
-#include "analysis/metricdefs.h"
+#include "analysis/load/metricdefs.h"
 #include "check.h"
 #include "util/pfile.h"
 

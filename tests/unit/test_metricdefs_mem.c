@@ -1,4 +1,4 @@
-/* The memory-overhead definitions (analysis/metricdefs.c) on a golden run
+/* The memory-overhead definitions (analysis/load/metricdefs.c) on a golden run
  * file of their own: the trainer's RSS, its workers' RSS and PSS summed per
  * tick, the workers' PSS growth, /dev/shm's use and growth, the lowest
  * MemAvailable; over the whole run and inside windows; with no trainer;
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/metricdefs.h"
-#include "analysis/metrics.h"
-#include "analysis/query.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/query.h"
 #include "check.h"
 #include "golden.h"
 

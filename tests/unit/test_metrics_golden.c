@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis/metrics.h"
-#include "analysis/query.h"
-#include "analysis/summary.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/query.h"
+#include "analysis/load/summary.h"
 #include "check.h"
 #include "golden.h"
 

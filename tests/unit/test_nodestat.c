@@ -1,4 +1,4 @@
-/* test_nodestat - the exporter's machine figures (analysis/nodestat.c,
+/* test_nodestat - the exporter's machine figures (analysis/load/nodestat.c,
  * serve/nodesample.c): the real machine-wide sources read a fixture /proc
  * and /sys whose counters the test moves by known amounts between two
  * samples; every total must be that increase exactly (bytes, requests,
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/nodestat.h"
+#include "analysis/load/nodestat.h"
 #include "check.h"
 #include "serve/nodesample.h"
 

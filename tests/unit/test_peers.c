@@ -1,4 +1,4 @@
-/* The data network vs the job's own traffic (src/analysis/peers.c) on two
+/* The data network vs the job's own traffic (src/analysis/load/peers.c) on two
  * golden run files, one per node, written through the real store with
  * hand-chosen peers rows. Each row's expected class is said next to it,
  * and every per-process figure is worked out by hand below. Then a run
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/peers.h"
-#include "analysis/query.h"
+#include "analysis/load/peers.h"
+#include "analysis/load/query.h"
 #include "check.h"
 #include "golden.h"
 

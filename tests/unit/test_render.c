@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 #include "check.h"
 #include "render/verdict.h"
 #include "util/text.h"

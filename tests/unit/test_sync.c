@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/sync.h"
+#include "analysis/load/sync.h"
 #include "check.h"
 
 #define K 100

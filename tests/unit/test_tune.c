@@ -1,4 +1,4 @@
-/* feedscope tune's analysis (src/analysis/tune.c): a trial's steady state
+/* feedscope tune's analysis (src/analysis/tune/tune.c): a trial's steady state
  * read from a golden run file (the warm-up left out: its slow first steps
  * change nothing), and the search on trials made by hand: each way it
  * stops, the next setting each verdict points to, the cap on workers, the
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 #include "check.h"
 #include "golden.h"
 #include "render/tune.h"

@@ -1,4 +1,4 @@
-/* feedscope tune's measuring (src/analysis/tune_trial.c): the window of a
+/* feedscope tune's measuring (src/analysis/tune/tune_trial.c): the window of a
  * trial (whole epochs, or steps clear of an epoch's first and last
  * prefill), the trials' lengths, the plan after the baseline, and the
  * noise of a mean step (robust batch means; whole epochs by their parts).
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 #include "check.h"
 #include "golden.h"
 

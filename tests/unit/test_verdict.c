@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 #include "check.h"
 
 /* A 60 s run of 1000 steps with two DataLoader workers on 4 cores; steps

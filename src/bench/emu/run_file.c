@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "bench/emu/run_report.h"
 #include "util/fmt.h"
 #include "util/json.h"

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 
 #define FS_PEER_ADDR 80 /* an address as the peers table writes it (IPv6, a Unix path's head) */
 #define FS_PEERS_TOP 5  /* data peers kept per process, the busiest first */

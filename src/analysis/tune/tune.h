@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 
 /* The thresholds of the search (a gain that counts, the samples a verdict
  * needs) are in the one table, analysis/thresholds.c (tune_*). */

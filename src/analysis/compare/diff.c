@@ -1,13 +1,13 @@
 /* diff.c - two runs compared (diff.h; docs/verdicts.md, "diff"). */
-#include "analysis/diff.h"
+#include "analysis/compare/diff.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 #include "util/text.h"
 
 /* The environment: meta keys feedscope writes about the machine and the

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/merge.h"
+#include "analysis/compare/merge.h"
 
 /* A figure (or a bucket, or the step time) has changed when A and B differ
  * by at least this share of its scale: of the whole for a share (10 points

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 #include "util/fmt.h"
 
 static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves, const char *knob,

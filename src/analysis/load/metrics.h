@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/peers.h"
+#include "analysis/load/peers.h"
 
 struct fs_window {
 	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
@@ -55,7 +55,7 @@ struct fs_loop_proc {
 	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */
 	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
 	double sync_wait_s;        /* waiting on other ranks seen at the step boundaries (sync.h), NaN when not in step */
-	/* Its sockets and its children's (peers table, analysis/peers.h), over
+	/* Its sockets and its children's (peers table, analysis/load/peers.h), over
 	 * their whole life: the data network and the traffic with the job's own
 	 * processes (collectives, rendezvous store). */
 	struct fs_net net;

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/metrics.h"
-#include "analysis/sync.h"
-#include "analysis/verdict.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/sync.h"
+#include "analysis/judge/verdict.h"
 
 #define FS_MERGE_MAX_FILES 64
 #define FS_MERGE_MAX_RANKS (FS_MERGE_MAX_FILES * FS_MAX_LOOPS)

@@ -1,15 +1,15 @@
 /* tune.c - the knobs, and the search's next setting (tune.h;
  * docs/tune.md). One trial's figures: tune_trial.c. */
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/merge.h"
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 #include "analysis/thresholds.h"
 #include "util/fmt.h"
 

@@ -1,5 +1,5 @@
 /* tally.c - running totals of a run file, read incrementally (tally.h). */
-#include "analysis/tally.h"
+#include "analysis/load/tally.h"
 
 #include <math.h>
 #include <stdio.h>

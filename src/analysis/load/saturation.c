@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/metrics_int.h"
+#include "analysis/load/metrics_int.h"
 #include "analysis/thresholds.h"
 
 const char *fs_limit_name(enum fs_limit l)

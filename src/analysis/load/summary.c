@@ -1,7 +1,7 @@
-#include "analysis/summary.h"
+#include "analysis/load/summary.h"
 
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,11 +1,11 @@
 /* metrics.c - the queries that turn a run file into struct fs_metrics. */
-#include "analysis/metrics.h"
+#include "analysis/load/metrics.h"
 
-#include "analysis/metricdefs.h"
-#include "analysis/metrics_int.h"
-#include "analysis/peers.h"
-#include "analysis/query.h"
-#include "analysis/sync.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/metrics_int.h"
+#include "analysis/load/peers.h"
+#include "analysis/load/query.h"
+#include "analysis/load/sync.h"
 #include "analysis/thresholds.h"
 
 #include <limits.h>
@@ -400,7 +400,7 @@ static void load_tree(struct fs_q *q, struct fs_metrics *m)
 	sqlite3_finalize(st);
 }
 
-/* The sockets of the job (peers table) classified (analysis/peers.h):
+/* The sockets of the job (peers table) classified (analysis/load/peers.h):
  * each training process's data network and traffic with the job's own
  * processes, its children's included; the loaders' main threads' reads
  * from the job's own processes, which are not the data network. Rows are

@@ -1,5 +1,5 @@
 /* sync.c - waiting on other ranks from the step boundaries (sync.h). */
-#include "analysis/sync.h"
+#include "analysis/load/sync.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * multi-node report (ranks x 256 entries x 2 thread kinds, per node) costs
  * n log n, not n^2.
  */
-#include "analysis/peers.h"
+#include "analysis/load/peers.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #ifndef FS_VERDICT_H
 #define FS_VERDICT_H
 
-#include "analysis/metrics.h"
+#include "analysis/load/metrics.h"
 #include "analysis/thresholds.h"
 
 enum fs_verdict_id {

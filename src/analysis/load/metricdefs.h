@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 #include "store/schema.h"
 
 /* Where a definition's rows come from. */

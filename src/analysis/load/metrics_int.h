@@ -6,8 +6,8 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "analysis/metrics.h"
-#include "analysis/query.h"
+#include "analysis/load/metrics.h"
+#include "analysis/load/query.h"
 
 /* v as an int, or dflt when it is NaN or out of int's range (a cast would
  * be undefined behaviour). */

@@ -1,16 +1,16 @@
 /* tune_trial.c - one trial of `feedscope tune`: its figures from its run
  * file, over its steady-state window, and their noise (tune.h;
  * docs/tune.md). */
-#include "analysis/tune.h"
+#include "analysis/tune/tune.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/merge.h"
-#include "analysis/metricdefs.h"
-#include "analysis/query.h"
+#include "analysis/compare/merge.h"
+#include "analysis/load/metricdefs.h"
+#include "analysis/load/query.h"
 #include "analysis/thresholds.h"
 #include "util/fmt.h"
 

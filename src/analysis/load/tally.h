@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 
 #define FS_TALLY_BATCH 100000
 #define FS_TALLY_LOOPS 64  /* (pid, loader) pairs; more are folded into one "(other)" */

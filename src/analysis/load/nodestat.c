@@ -1,5 +1,5 @@
 /* nodestat.c - the machine's rows folded into totals and gauges (nodestat.h). */
-#include "analysis/nodestat.h"
+#include "analysis/load/nodestat.h"
 
 #include <math.h>
 #include <stdio.h>

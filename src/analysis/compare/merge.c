@@ -1,14 +1,14 @@
 /* merge.c - several run files (nodes) as one job (merge.h). The loaders
  * read; fs_merge and what it calls are pure. */
-#include "analysis/merge.h"
+#include "analysis/compare/merge.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/query.h"
-#include "analysis/sync.h"
+#include "analysis/load/query.h"
+#include "analysis/load/sync.h"
 #include "store/retain.h"
 
 int fs_merge_head(const char *path, struct fs_merge_file *f, char *err, size_t errlen)

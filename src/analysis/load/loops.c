@@ -2,7 +2,7 @@
  * needs about each (struct fs_loop_proc): their steps, collectives,
  * checkpoint / host-I/O bucket, GPU, epoch boundaries; and which of them the
  * job-level figures describe (the trainer). Part of fs_metrics_load. */
-#include "analysis/metrics_int.h"
+#include "analysis/load/metrics_int.h"
 #include "store/rollup.h"
 
 #include <math.h>

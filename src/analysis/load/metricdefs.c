@@ -1,4 +1,4 @@
-#include "analysis/metricdefs.h"
+#include "analysis/load/metricdefs.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* verdict.c - findings and the verdict (docs/verdicts.md). */
-#include "analysis/verdict.h"
+#include "analysis/judge/verdict.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-#include "analysis/query.h"
+#include "analysis/load/query.h"
 
 #include <math.h>
 #include <stdint.h>
