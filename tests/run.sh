@@ -9,6 +9,7 @@
 #   TESTS=PATTERN         run only tests whose name matches (grep -E)
 #   UPDATE_GOLDEN=1       rewrite fixture expected.txt files (review the diff!)
 #   CI=true              a skipped test (exit 77) is a failure: CI must run everything
+#   FS_KEEP=1             keep the temporary directory (every run file made)
 #
 # Every tests/unit/test_*.c is a test: a binary that is missing, or older than
 # its source, is a failure (it did not build), never silently left out.
@@ -18,7 +19,13 @@ top=$PWD
 build=${FEEDSCOPE_BUILD:-build}
 pattern=${TESTS:-.}
 tmp=$(mktemp -d /tmp/feedscope-tests.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# FS_KEEP=1 keeps it (the run files the fixtures and the integration tests
+# made: tests/tools/same_reports.sh reads them), as the scenario suite does
+if [ "${FS_KEEP:-0}" = 1 ]; then
+	trap 'echo "tests/run.sh: kept $tmp"' EXIT
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
 
 pass=0 fail=0 skip=0
 failed=()
