@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/compare/diff.h"
 #include "analysis/compare/merge.h"
 #include "analysis/load/metrics.h"

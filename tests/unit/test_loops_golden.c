@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/load/metrics.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/compare/merge.h"
 #include "check.h"
 #include "golden.h"

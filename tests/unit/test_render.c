@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"
 #include "render/verdict.h"

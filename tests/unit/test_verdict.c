@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"
 

@@ -1,9 +1,13 @@
-/* recommend.c - the speedup to expect and what to change (docs/verdicts.md). */
+/* recommend.c - what to change, for each cause found: a function per
+ * cause, each naming the resource its change relieves (docs/verdicts.md,
+ * "Recommendations"). */
+#include "analysis/advise/recommend.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/judge/verdict.h"
+#include "analysis/advise/speedup.h"
 #include "util/fmt.h"
 
 static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves, const char *knob,
@@ -34,249 +38,244 @@ static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
 		snprintf(out, cap, "unknown");
 }
 
-/* The trainer's file writes are mostly its other threads' (a background
- * checkpoint writer the loop waits on), not its loop thread's. */
-static bool background_writer(const struct fs_metrics *m)
+static void loader_parallelism(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
-	const struct fs_loop_proc *T = fs_metrics_trainer(m);
-	return T && T->helper_write_s > 0 && !(T->write_sync_s >= T->helper_write_s);
-}
-
-static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *t, enum fs_verdict_id id,
-			struct fs_verdict *v)
-{
-	char cur[128], sug[96], a[32], b[32];
+	char cur[128], sug[96], a[32];
 	struct fs_recommendation *r;
 	double step = m->have_steps ? m->loop_s / (double)m->steps : NAN;
 	double compute = m->have_steps ? m->compute_s / (double)m->steps : NAN;
 	double spare = m->ncpu - (isfinite(m->job_cpu_cores) ? m->job_cpu_cores : 0);
-	switch (id) {
-	case FS_VERDICT_LOADER_PARALLELISM: {
-		workers_text(m, cur, sizeof cur);
-		int w = m->num_workers > 0 ? m->num_workers : 1;
-		double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
-		snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
-		r = rec(v, "loader concurrency", "num_workers", cur, sug);
-		WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %s busy "
-		       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
-		    100 * m->loaders.sleeping, fs_fmt_fixed(a, 32, m->cpu_busy_pct, 0, "%"), spare, m->ncpu);
-		break;
-	}
-	case FS_VERDICT_EPOCH_START: {
-		double each = m->epoch_starts ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN;
-		if (!strcmp(m->persistent_workers, "true")) {
-			/* The workers already live across epochs: what each epoch
-			 * start still costs is its first batches, loaded with the
-			 * queue empty. No loader knob removes that. */
-			r = rec(v, "the first batches of each epoch", "epochs", "persistent_workers true",
-				"fewer, longer epochs, or an iterator of the next epoch made before this one ends");
-			WHY(r, "each epoch start still cost %s more than a step's wait with persistent workers: the "
-			       "first batches of an epoch are loaded with the prefetch queue empty",
-			    fs_fmt_time(a, 32, each));
-			break;
-		}
-		snprintf(cur, sizeof cur, "%s", m->persistent_workers[0] ? m->persistent_workers : "unknown");
-		r = rec(v, "worker start-up at each epoch", "persistent_workers", cur, "true");
-		WHY(r, "each epoch start cost %s more than a step's wait (workers started again, datasets "
-		       "re-opened); persistent workers start once",
+	(void)t;
+	workers_text(m, cur, sizeof cur);
+	int w = m->num_workers > 0 ? m->num_workers : 1;
+	double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
+	snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
+	r = rec(v, "loader concurrency", "num_workers", cur, sug);
+	WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %s busy "
+	       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
+	    100 * m->loaders.sleeping, fs_fmt_fixed(a, 32, m->cpu_busy_pct, 0, "%"), spare, m->ncpu);
+}
+
+static void epoch_start(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], a[32];
+	struct fs_recommendation *r;
+	(void)t;
+	double each = m->epoch_starts ? (m->epoch_start_excess_s + m->epoch_end_s) / (double)m->epoch_starts : NAN;
+	if (!strcmp(m->persistent_workers, "true")) {
+		/* The workers already live across epochs: what each epoch
+		 * start still costs is its first batches, loaded with the
+		 * queue empty. No loader knob removes that. */
+		r = rec(v, "the first batches of each epoch", "epochs", "persistent_workers true",
+			"fewer, longer epochs, or an iterator of the next epoch made before this one ends");
+		WHY(r, "each epoch start still cost %s more than a step's wait with persistent workers: the "
+		       "first batches of an epoch are loaded with the prefetch queue empty",
 		    fs_fmt_time(a, 32, each));
-		break;
+		return;
 	}
-	case FS_VERDICT_CPU_PREPROCESS:
-		if (m->cg_throttled_pct > 0 && isfinite(m->cg_quota_cores)) {
-			snprintf(cur, sizeof cur, "%.2g cores", m->cg_quota_cores);
-			snprintf(sug, sizeof sug, "%d cores", m->ncpu);
-			r = rec(v, "CPU (the cgroup quota)", "cgroup CPU quota", cur, sug);
-			WHY(r, "the job was throttled %.0f%% of the time by its CPU quota", m->cg_throttled_pct);
-		}
-		workers_text(m, cur, sizeof cur);
-		/* More workers only where there are cores to run them: not at the
-		 * machine's saturation, not against the job's own CPU quota. */
-		if (m->num_workers >= 0 && m->num_workers < m->ncpu && m->cpu_busy_pct < t->cpu_saturated_pct &&
-		    !(m->cg_throttled_pct >= t->cgroup_throttled_pct)) {
-			snprintf(sug, sizeof sug, "%d", m->ncpu);
-			r = rec(v, "CPU (spare cores)", "num_workers", cur, sug);
-			WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
-		}
-		r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
-		if (isfinite(m->loaders.cpu_cores))
-			snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
-		else
-			snprintf(cur, sizeof cur, "their CPU use is unknown");
-		WHY(r, "the loaders run on a CPU %.0f%% of the time and %s", 100 * m->loaders.running, cur);
-		break;
-	case FS_VERDICT_STORAGE_BANDWIDTH:
-		snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
-		r = rec(v, "storage bandwidth", "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
-		if (m->sat.have && isfinite(m->sat.ceiling[FS_LIMIT_BYTES]))
-			WHY(r, "reads at %s of a %s ceiling (%.90s) during %.0f%% of the wait: throughput is the limit, "
-			       "not latency; compressed or smaller samples also help", fs_fmt_fixed(b, 32, 100 * m->sat.level[FS_LIMIT_BYTES], 0, "%"),
-			    fs_fmt_rate(a, 32, m->sat.ceiling[FS_LIMIT_BYTES]), m->sat.source[FS_LIMIT_BYTES],
-			    100 * m->sat.share[FS_LIMIT_BYTES]);
-		else
-			WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
-			       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
-		break;
-	case FS_VERDICT_STORAGE_LATENCY:
-		snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
-			 fs_fmt_sig(b, 32, m->disk_queue_depth, 2, ""));
-		r = rec(v, "storage latency (reads per sample)", "access pattern", cur, "larger contiguous reads (shards, record files)");
-		WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
-		    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
-		workers_text(m, cur, sizeof cur);
-		/* More reads in flight only help a device with room for them: not
-		 * one at its probed IOPS. (%util is no measure of that: a device
-		 * serving one read at a time all the time reads 100%.) */
-		bool iops_full = (m->disk_ceiling_iops > 0 && m->disk_iops >= t->disk_busy_pct / 100 * m->disk_ceiling_iops) ||
-				 (m->sat.have && m->sat.named == FS_LIMIT_IOPS);
-		if (m->sat.have && m->sat.named == FS_LIMIT_IOPS && r)
-			snprintf(r->relieves, sizeof r->relieves, "storage IOPS (reads per sample)");
-		if (m->num_workers >= 0 && !iops_full) {
-			snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
-			r = rec(v, "storage latency (reads in flight)", "num_workers", cur, sug);
-			if (m->disk_ceiling_iops > 0)
-				WHY(r, "more reads in flight (queue depth now %s) hide latency: the device did %s IO/s "
-				       "of its probed %s", fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""),
-				    fs_fmt_sig(b, 32, m->disk_iops, 3, ""), fs_fmt_sig((char[32]){0}, 32, m->disk_ceiling_iops, 3, ""));
-			else
-				WHY(r, "more reads in flight (queue depth now %s) hide latency, if the device has room "
-				       "for them (its IOPS ceiling is unknown: feedscope probe measures it)",
-				    fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""));
-		}
-		break;
-	case FS_VERDICT_METADATA:
-		snprintf(cur, sizeof cur, "%s files touched, ~%s per sample", fs_fmt_fixed(b, 32, m->dentries_growth, 0, ""),
-			 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
-		r = rec(v, "per-file costs (metadata)", "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
-		WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
-		break;
-	case FS_VERDICT_MEMORY_PRESSURE:
-		snprintf(cur, sizeof cur, "%s", isfinite(m->cg_mem_limit_bytes) ? fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes)
-									       : fs_fmt_bytes(a, 32, m->cached_max_bytes));
-		r = rec(v, "memory (page cache)", isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
-			"room for the dataset in the page cache, or a smaller (compressed/decoded-once) dataset");
-		WHY(r, "page cache at most %s while %s were read from storage for %s read by the job: "
-		       "the data is read again every epoch",
-		    fs_fmt_bytes(a, 32, m->cached_max_bytes), fs_fmt_bytes(b, 32, m->loader_read_bytes),
-		    fs_fmt_bytes(cur, 32, m->loader_rchar_bytes));
-		break;
-	case FS_VERDICT_CHECKPOINT_STALL:
-		fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN);
-		if (m->checkpoints == 0) /* found by the tracer: writes and syncs outside torch.save */
-			snprintf(cur, sizeof cur, "the training thread's file writes and syncs, %s in all",
-				 fs_fmt_time(a, 32, m->checkpoint_s));
-		else if (isfinite(m->checkpoint_every_steps)) /* NaN under 2 checkpoints */
-			snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps, a);
-		else
-			snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
-				 m->checkpoints == 1 ? "" : "s", a);
-		{
-			/* Written by other threads already (a background writer the
-			 * loop waits for): making it asynchronous is done; the
-			 * storage's write rate, or how often, is what is left. */
-			const struct fs_loop_proc *T = fs_metrics_trainer(m);
-			if (T && background_writer(m)) {
-				snprintf(cur, sizeof cur, "written by a background thread, %s of writing in all",
-					 fs_fmt_time(a, 32, T->helper_write_s));
-				r = rec(v, "the checkpoint storage's write rate", "checkpointing", cur,
-					"faster storage for the checkpoints, or checkpoint less often");
-				WHY(r, "the loop waits for the background writer %s of its time while the accelerator "
-				       "idles: the writes do not keep up with the steps",
-				    fs_fmt_fixed(b, 32, fs_verdict_trainer(v) ? 100 * fs_verdict_trainer(v)->share[FS_BUCKET_HOST_IO] : NAN,
-						 0, "%"));
-				break;
-			}
-		}
-		r = rec(v, "the loop's thread (host I/O)", "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
-		WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
-		    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
-				 0, "%"));
-		break;
-	case FS_VERDICT_NETWORK: {
-		/* The loaders' own sockets where the tracer saw them (the busiest
-		 * NIC of this namespace may not be on their path). */
-		struct fs_loader_shares sh;
-		bool timed = fs_loader_shares(m, &sh);
-		double rate = m->duration_s > 0 ? m->loader_sock_read_bytes / m->duration_s : NAN;
-		if (timed && m->loader_sock_read_bytes > 0)
-			snprintf(cur, sizeof cur, "data over sockets at %s", fs_fmt_rate(a, 32, rate));
-		else
-			snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
-		r = rec(v, "the network path to the data", "remote storage", cur, "cache the dataset on local disk, or a faster link");
-		if (m->nfs_read_ops_per_s > 0)
-			WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
-		else
-			WHY(r, "the loaders spend %s of their time on sockets (reading, or waiting for data), %s "
-			       "received in all; more workers would share the same path",
-			    fs_fmt_fixed(a, 32, timed ? 100 * sh.network : NAN, 0, "%"),
-			    fs_fmt_bytes(b, 32, m->loader_sock_read_bytes));
-		break;
+	snprintf(cur, sizeof cur, "%s", m->persistent_workers[0] ? m->persistent_workers : "unknown");
+	r = rec(v, "worker start-up at each epoch", "persistent_workers", cur, "true");
+	WHY(r, "each epoch start cost %s more than a step's wait (workers started again, datasets "
+	       "re-opened); persistent workers start once",
+	    fs_fmt_time(a, 32, each));
+}
+
+static void cpu_preprocess(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], sug[96];
+	struct fs_recommendation *r;
+	double spare = m->ncpu - (isfinite(m->job_cpu_cores) ? m->job_cpu_cores : 0);
+	if (m->cg_throttled_pct > 0 && isfinite(m->cg_quota_cores)) {
+		snprintf(cur, sizeof cur, "%.2g cores", m->cg_quota_cores);
+		snprintf(sug, sizeof sug, "%d cores", m->ncpu);
+		r = rec(v, "CPU (the cgroup quota)", "cgroup CPU quota", cur, sug);
+		WHY(r, "the job was throttled %.0f%% of the time by its CPU quota", m->cg_throttled_pct);
 	}
-	case FS_VERDICT_HOST_TO_DEVICE:
-		r = rec(v, "host-to-device copies", "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
-		WHY(r, "host-to-device copies are near the link's capacity; pinned memory copies faster");
-		break;
-	default:
-		break;
+	workers_text(m, cur, sizeof cur);
+	/* More workers only where there are cores to run them: not at the
+	 * machine's saturation, not against the job's own CPU quota. */
+	if (m->num_workers >= 0 && m->num_workers < m->ncpu && m->cpu_busy_pct < t->cpu_saturated_pct &&
+	    !(m->cg_throttled_pct >= t->cgroup_throttled_pct)) {
+		snprintf(sug, sizeof sug, "%d", m->ncpu);
+		r = rec(v, "CPU (spare cores)", "num_workers", cur, sug);
+		WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
+	}
+	r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
+	if (isfinite(m->loaders.cpu_cores))
+		snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
+	else
+		snprintf(cur, sizeof cur, "their CPU use is unknown");
+	WHY(r, "the loaders run on a CPU %.0f%% of the time and %s", 100 * m->loaders.running, cur);
+}
+
+static void storage_bandwidth(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], a[32], b[32];
+	struct fs_recommendation *r;
+	(void)t;
+	snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
+	r = rec(v, "storage bandwidth", "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
+	if (m->sat.have && isfinite(m->sat.ceiling[FS_LIMIT_BYTES]))
+		WHY(r, "reads at %s of a %s ceiling (%.90s) during %.0f%% of the wait: throughput is the limit, "
+		       "not latency; compressed or smaller samples also help", fs_fmt_fixed(b, 32, 100 * m->sat.level[FS_LIMIT_BYTES], 0, "%"),
+		    fs_fmt_rate(a, 32, m->sat.ceiling[FS_LIMIT_BYTES]), m->sat.source[FS_LIMIT_BYTES],
+		    100 * m->sat.share[FS_LIMIT_BYTES]);
+	else
+		WHY(r, "reads of %s each at %s: throughput is the limit, not latency; compressed or smaller "
+		       "samples also help", fs_fmt_bytes(b, 32, m->disk_req_bytes), fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
+}
+
+static void storage_latency(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], sug[96], a[32], b[32];
+	struct fs_recommendation *r;
+	snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
+		 fs_fmt_sig(b, 32, m->disk_queue_depth, 2, ""));
+	r = rec(v, "storage latency (reads per sample)", "access pattern", cur, "larger contiguous reads (shards, record files)");
+	WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
+	    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
+	workers_text(m, cur, sizeof cur);
+	/* More reads in flight only help a device with room for them: not
+	 * one at its probed IOPS. (%util is no measure of that: a device
+	 * serving one read at a time all the time reads 100%.) */
+	bool iops_full = (m->disk_ceiling_iops > 0 && m->disk_iops >= t->disk_busy_pct / 100 * m->disk_ceiling_iops) ||
+			 (m->sat.have && m->sat.named == FS_LIMIT_IOPS);
+	if (m->sat.have && m->sat.named == FS_LIMIT_IOPS && r)
+		snprintf(r->relieves, sizeof r->relieves, "storage IOPS (reads per sample)");
+	if (m->num_workers >= 0 && !iops_full) {
+		snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
+		r = rec(v, "storage latency (reads in flight)", "num_workers", cur, sug);
+		if (m->disk_ceiling_iops > 0)
+			WHY(r, "more reads in flight (queue depth now %s) hide latency: the device did %s IO/s "
+			       "of its probed %s", fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""),
+			    fs_fmt_sig(b, 32, m->disk_iops, 3, ""), fs_fmt_sig((char[32]){0}, 32, m->disk_ceiling_iops, 3, ""));
+		else
+			WHY(r, "more reads in flight (queue depth now %s) hide latency, if the device has room "
+			       "for them (its IOPS ceiling is unknown: feedscope probe measures it)",
+			    fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""));
 	}
 }
 
-/* The speedup from the accounting: the verdict's bucket removed, capped by
- * the next limit.
- * - checkpoint_stall: written in the background, the checkpoints still take
- *   the device as long as they take the loop now, so the loop cannot get
- *   shorter than that: 1 / max(1 - host, host). Written in the background
- *   already (the fix is faster storage): 1 / (1 - host).
- * - epoch_start: 1 / (1 - the epoch-boundary bucket).
- * - an input cause, with steps: mean step / mean compute, capped by the CPU
- *   the loaders need (they cannot have more than the cores the loop leaves);
- *   without steps: 1 / (1 - the input bucket).
- * - compute_bound: mean step / mean compute (what perfect input would give). */
-static void speedup(const struct fs_metrics *m, struct fs_verdict *v)
+static void metadata(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
-	char a[32], b[32];
-	const struct fs_accounting *A = fs_verdict_trainer(v);
-	if (v->primary == FS_VERDICT_UNDETERMINED || !A || !A->valid)
-		return;
-	if (v->primary == FS_VERDICT_CHECKPOINT_STALL) {
-		double host = A->share[FS_BUCKET_HOST_IO];
-		if (background_writer(m)) { /* the fix is faster storage: the bucket removed */
-			v->predicted_speedup = 1 / fmax(1 - host, 1e-9);
+	char cur[128], a[32], b[32];
+	struct fs_recommendation *r;
+	(void)t;
+	snprintf(cur, sizeof cur, "%s files touched, ~%s per sample", fs_fmt_fixed(b, 32, m->dentries_growth, 0, ""),
+		 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
+	r = rec(v, "per-file costs (metadata)", "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
+	WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
+}
+
+static void memory_pressure(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], a[32], b[32];
+	struct fs_recommendation *r;
+	(void)t;
+	snprintf(cur, sizeof cur, "%s", isfinite(m->cg_mem_limit_bytes) ? fs_fmt_bytes(a, 32, m->cg_mem_limit_bytes)
+								       : fs_fmt_bytes(a, 32, m->cached_max_bytes));
+	r = rec(v, "memory (page cache)", isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
+		"room for the dataset in the page cache, or a smaller (compressed/decoded-once) dataset");
+	WHY(r, "page cache at most %s while %s were read from storage for %s read by the job: "
+	       "the data is read again every epoch",
+	    fs_fmt_bytes(a, 32, m->cached_max_bytes), fs_fmt_bytes(b, 32, m->loader_read_bytes),
+	    fs_fmt_bytes(cur, 32, m->loader_rchar_bytes));
+}
+
+static void checkpoint_stall(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], a[32], b[32];
+	struct fs_recommendation *r;
+	(void)t;
+	fs_fmt_time(a, 32, m->checkpoints ? m->checkpoint_s / (double)m->checkpoints : NAN);
+	if (m->checkpoints == 0) /* found by the tracer: writes and syncs outside torch.save */
+		snprintf(cur, sizeof cur, "the training thread's file writes and syncs, %s in all",
+			 fs_fmt_time(a, 32, m->checkpoint_s));
+	else if (isfinite(m->checkpoint_every_steps)) /* NaN under 2 checkpoints */
+		snprintf(cur, sizeof cur, "every %.0f steps, %s each", m->checkpoint_every_steps, a);
+	else
+		snprintf(cur, sizeof cur, "%ld checkpoint%s, %s each", m->checkpoints,
+			 m->checkpoints == 1 ? "" : "s", a);
+	{
+		/* Written by other threads already (a background writer the
+		 * loop waits for): making it asynchronous is done; the
+		 * storage's write rate, or how often, is what is left. */
+		const struct fs_loop_proc *T = fs_metrics_trainer(m);
+		if (T && fs_speedup_background_writer(m)) {
+			snprintf(cur, sizeof cur, "written by a background thread, %s of writing in all",
+				 fs_fmt_time(a, 32, T->helper_write_s));
+			r = rec(v, "the checkpoint storage's write rate", "checkpointing", cur,
+				"faster storage for the checkpoints, or checkpoint less often");
+			WHY(r, "the loop waits for the background writer %s of its time while the accelerator "
+			       "idles: the writes do not keep up with the steps",
+			    fs_fmt_fixed(b, 32, fs_verdict_trainer(v) ? 100 * fs_verdict_trainer(v)->share[FS_BUCKET_HOST_IO] : NAN,
+					 0, "%"));
 			return;
 		}
-		v->predicted_speedup = 1 / fmax(fmax(1 - host, host), 1e-9);
-		if (host > 0.5)
-			snprintf(v->speedup_cap, sizeof v->speedup_cap,
-				 "capped by the checkpoints' own writing: in the background they still need %s of the "
-				 "loop's %s", fs_fmt_time(a, 32, host * A->loop_s), fs_fmt_time(b, 32, A->loop_s));
-		return;
 	}
-	if (v->primary == FS_VERDICT_EPOCH_START) {
-		v->predicted_speedup = 1 / fmax(1 - A->share[FS_BUCKET_EPOCH], 1e-9);
-		return;
-	}
-	if (!m->have_steps) {
-		v->predicted_speedup = 1 / fmax(1 - A->share[FS_BUCKET_INPUT], 1e-9);
-		return;
-	}
-	double step = m->loop_s / (double)m->steps;
-	double compute = m->compute_s / (double)m->steps;
-	double floor_s = 0;
-	double cores = m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
-	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0) {
-		double cpu_per_step = m->loaders.cpu_cores * m->duration_s / (double)m->steps;
-		floor_s = cpu_per_step / cores;
-		if (floor_s > compute)
-			snprintf(v->speedup_cap, sizeof v->speedup_cap,
-				 "capped by CPU: the loaders need %s of CPU per step and this machine has %.1f cores for them",
-				 fs_fmt_time(a, 32, cpu_per_step), cores);
-	}
-	v->predicted_speedup = step / fmax(fmax(compute, floor_s), 1e-9);
+	r = rec(v, "the loop's thread (host I/O)", "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
+	WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
+	    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
+			 0, "%"));
+}
+
+static void network(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128], a[32], b[32];
+	struct fs_recommendation *r;
+	(void)t;
+	/* The loaders' own sockets where the tracer saw them (the busiest
+	 * NIC of this namespace may not be on their path). */
+	struct fs_loader_shares sh;
+	bool timed = fs_loader_shares(m, &sh);
+	double rate = m->duration_s > 0 ? m->loader_sock_read_bytes / m->duration_s : NAN;
+	if (timed && m->loader_sock_read_bytes > 0)
+		snprintf(cur, sizeof cur, "data over sockets at %s", fs_fmt_rate(a, 32, rate));
+	else
+		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
+	r = rec(v, "the network path to the data", "remote storage", cur, "cache the dataset on local disk, or a faster link");
+	if (m->nfs_read_ops_per_s > 0)
+		WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
+	else
+		WHY(r, "the loaders spend %s of their time on sockets (reading, or waiting for data), %s "
+		       "received in all; more workers would share the same path",
+		    fs_fmt_fixed(a, 32, timed ? 100 * sh.network : NAN, 0, "%"),
+		    fs_fmt_bytes(b, 32, m->loader_sock_read_bytes));
+}
+
+static void host_to_device(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	struct fs_recommendation *r;
+	(void)t;
+	r = rec(v, "host-to-device copies", "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
+	WHY(r, "host-to-device copies are near the link's capacity; pinned memory copies faster");
+}
+
+/* The advice for each cause (none for compute_bound and undetermined). */
+static void (*const advice[FS_VERDICT__N])(const struct fs_metrics *m, const struct fs_thresholds *t,
+					   struct fs_verdict *v) = {
+	[FS_VERDICT_LOADER_PARALLELISM] = loader_parallelism,
+	[FS_VERDICT_EPOCH_START] = epoch_start,
+	[FS_VERDICT_CPU_PREPROCESS] = cpu_preprocess,
+	[FS_VERDICT_STORAGE_BANDWIDTH] = storage_bandwidth,
+	[FS_VERDICT_STORAGE_LATENCY] = storage_latency,
+	[FS_VERDICT_METADATA] = metadata,
+	[FS_VERDICT_MEMORY_PRESSURE] = memory_pressure,
+	[FS_VERDICT_CHECKPOINT_STALL] = checkpoint_stall,
+	[FS_VERDICT_NETWORK] = network,
+	[FS_VERDICT_HOST_TO_DEVICE] = host_to_device,
+};
+
+static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *t, enum fs_verdict_id id,
+			struct fs_verdict *v)
+{
+	if (id < FS_VERDICT__N && advice[id])
+		advice[id](m, t, v);
 }
 
 void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
-	speedup(m, v);
+	fs_speedup(m, v);
 	/* A prediction under one is no fix: the model has none to offer (the
 	 * loop is already as short as what is left allows). */
 	if (isfinite(v->predicted_speedup) && v->predicted_speedup < 1) {

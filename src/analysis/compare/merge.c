@@ -1,5 +1,6 @@
 /* merge.c - several run files (nodes) as one job (merge.h). The loaders
  * read; fs_merge and what it calls are pure. */
+#include "analysis/advise/diagnose.h"
 #include "analysis/compare/merge.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* accounting.c - where each training process's loop time went
  * (docs/verdicts.md, "The accounting"). Pure: a function of the metrics. */
-#include "analysis/judge/verdict.h"
+#include "analysis/judge/accounting.h"
 
 #include <math.h>
 #include <stdio.h>

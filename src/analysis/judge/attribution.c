@@ -1,6 +1,6 @@
 /* attribution.c - what the loaders did with their own time (docs/verdicts.md,
  * "Why the input is late"). Pure: a function of struct fs_metrics. */
-#include "analysis/judge/verdict.h"
+#include "analysis/judge/attribution.h"
 
 #include <math.h>
 

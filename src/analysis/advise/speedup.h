@@ -1,0 +1,18 @@
+/* speedup.h - the speedup to expect when the verdict's cause is fixed
+ * (speedup.c, docs/verdicts.md "Predicted speedup"). Pure. */
+#ifndef FS_SPEEDUP_H
+#define FS_SPEEDUP_H
+
+#include <stdbool.h>
+
+#include "analysis/judge/verdict.h"
+
+/* The trainer's file writes are mostly its other threads' (a background
+ * checkpoint writer the loop waits on), not its loop thread's. */
+bool fs_speedup_background_writer(const struct fs_metrics *m);
+
+/* Set v->predicted_speedup (and v->speedup_cap, what capped it) for v's
+ * primary cause; left NaN where the accounting cannot say. */
+void fs_speedup(const struct fs_metrics *m, struct fs_verdict *v);
+
+#endif
