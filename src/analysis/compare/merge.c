@@ -1,6 +1,5 @@
 /* merge.c - several run files (nodes) as one job (merge.h). The loaders
  * read; fs_merge and what it calls are pure. */
-#include "analysis/advise/diagnose.h"
 #include "analysis/compare/merge.h"
 
 #include <math.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/advise/diagnose.h"
 #include "analysis/load/query.h"
 #include "analysis/load/sync.h"
 #include "store/retain.h"
