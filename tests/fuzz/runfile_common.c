@@ -11,6 +11,7 @@
 
 #include "analysis/compare/diff.h"
 #include "analysis/compare/merge.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/summary.h"
 #include "analysis/thresholds.h"

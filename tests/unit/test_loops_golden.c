@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
+#include "analysis/load/tree.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"
 #include "golden.h"

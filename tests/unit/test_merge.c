@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis/compare/merge.h"
+#include "analysis/load/load.h"
 #include "check.h"
 #include "golden.h"
 #include "render/verdict.h"

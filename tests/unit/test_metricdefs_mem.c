@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/load/metricdefs.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/query.h"
 #include "check.h"

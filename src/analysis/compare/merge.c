@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load/load.h"
+#include "analysis/load/loops.h"
 #include "analysis/load/query.h"
+#include "analysis/load/steps.h"
 #include "analysis/load/sync.h"
+#include "analysis/load/tree.h"
 #include "store/retain.h"
 
 int fs_merge_head(const char *path, struct fs_merge_file *f, char *err, size_t errlen)

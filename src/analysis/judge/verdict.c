@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/load/saturation.h"
 #include "util/fmt.h"
 
 static const char *const names[FS_VERDICT__N] = {

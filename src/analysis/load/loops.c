@@ -2,7 +2,9 @@
  * needs about each (struct fs_loop_proc): their steps, collectives,
  * checkpoint / host-I/O bucket, GPU, epoch boundaries; and which of them the
  * job-level figures describe (the trainer). Part of fs_metrics_load. */
-#include "analysis/load/metrics_int.h"
+#include "analysis/load/loops.h"
+#include "analysis/load/numbers.h"
+#include "analysis/load/steps.h"
 #include "store/rollup.h"
 
 #include <math.h>
@@ -99,17 +101,6 @@ static void epoch_starts_tier(struct fs_q *q, int workers, double *excess_s, lon
 	}
 	sqlite3_finalize(raw);
 	sqlite3_finalize(st);
-}
-
-/* The loader with the most steps of process ?3 into out. */
-void fs_m_main_loader(struct fs_q *q, char *out, size_t cap)
-{
-	if (fs_q_tier(q))
-		fs_q_text(q, "SELECT loader FROM steps_1m WHERE " FS_Q_TIER_WINDOW("") " AND pid = ?3 GROUP BY loader"
-			  " ORDER BY sum(n) DESC LIMIT 1", out, cap);
-	else
-		fs_q_text(q, "SELECT loader FROM steps WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND pid = ?3 GROUP BY loader"
-			  " ORDER BY count(*) DESC LIMIT 1", out, cap);
 }
 
 /* The checkpoint / host-I/O bucket (metrics.h) as a union of intervals: each
