@@ -93,7 +93,7 @@ static void load_knobs(struct fs_q *q, struct fs_metrics *m)
 
 static void load_gpu(struct fs_q *q, struct fs_metrics *m)
 {
-	struct fs_metric_values mv; /* the gpu table's definitions (metricdefs.c) */
+	struct fs_metric_values mv; /* the gpu table's definitions (metricdefs_table.c) */
 	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_GPU), &mv);
 	double n = mv.v[FS_MD_GPU_COUNT], busy = mv.v[FS_MD_GPU_UTIL_PCT];
 	m->have_gpu = n > 0 && !isnan(busy);

@@ -42,7 +42,7 @@ static double collective_share(const struct fs_loop_proc *p)
 	return p->loop_s > 0 ? fs_loop_ranks_wait_s(p) / p->loop_s : 1;
 }
 
-/* The straggler of n training processes (metrics.h): the rule that picks
+/* The straggler of n training processes (loops.h): the rule that picks
  * the trainer, also across the run files of several nodes (merge.c). */
 int fs_straggler(const struct fs_loop_proc *const *loops, int n, const char **why)
 {

@@ -64,7 +64,7 @@ static void data_device(struct fs_q *q, const struct fs_metrics *m, char *out, s
  * md, loop: stacked()) that carries at least 80% of that is preferred: the
  * file system sits on it, and the disks under it only pass its reads on
  * (LVM or dm-crypt over nvme0n1, a loop-mounted image). Its figures are
- * the per-device definitions (metricdefs.c, FS_MS_DISK). */
+ * the per-device definitions (metricdefs_table.c, FS_MS_DISK). */
 static void pick_disk(struct fs_q *q, struct fs_metrics *m)
 {
 	char data_dev[64];
@@ -136,7 +136,7 @@ static void pick_nic(struct fs_q *q, struct fs_metrics *m)
 
 void fs_m_load_machine(struct fs_q *q, struct fs_metrics *m)
 {
-	/* cpu, psi, mem, tcp, nfs: their one definition (metricdefs.c); NaN
+	/* cpu, psi, mem, tcp, nfs: their one definition (metricdefs_table.c); NaN
 	 * where not valid */
 	struct fs_metric_values mv;
 	fs_metricdefs_load_from(q, FS_MD_FROM(FS_MS_CPU) | FS_MD_FROM(FS_MS_PSI) | FS_MD_FROM(FS_MS_MEM) |

@@ -5,7 +5,7 @@
  * these figures only through fs_metricdefs_load*, so a figure has one formula
  * (docs/verdicts.md section 6 lists them; tests/unit/test_metricdefs.c pins
  * them against golden run files). What the accounting makes of the steps
- * and phases of each training process (loops.c) is analysis, not a figure
+ * and phases of each training process (loop_fill.c) is analysis, not a figure
  * of a table, and is not here.
  */
 #ifndef FS_METRICDEFS_H
