@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/load/saturation.h"
 #include "analysis/thresholds.h"
 #include "util/fmt.h"
 

@@ -18,7 +18,7 @@
  *     workers started for the next epoch): every table's rows from
  *     FS_RETAIN_RESTART_BEFORE_S before to FS_RETAIN_RESTART_AFTER_S after
  *     it, at most one every FS_RETAIN_RESTART_EVERY_S (without steps, the
- *     epoch boundaries are read from them: analysis/load/loops.c).
+ *     epoch boundaries are read from them: analysis/load/epochs.c).
  * Everything else is deleted a minute at a time, once the minute has left
  * the latest FS_RETAIN_TAIL_S (store.c): of the phases, the collectives
  * (one per step and rank in a DDP job; phases_1m counts them all). The

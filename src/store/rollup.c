@@ -517,7 +517,7 @@ void fs_rollup_row(struct fs_rollup *ru, const struct fs_row *r)
 		double blk = 0, run = 0;
 		fs_value_num(&r->v[FS_PROC_blocked_io], &blk);
 		fs_value_num(&r->v[FS_PROC_running], &run);
-		/* as the analysis classes a sample (metricdefs.c): on /proc rows
+		/* as the analysis classes a sample (metricdefs_table.c): on /proc rows
 		 * (counts) 0 or 1; on BPF rows (mean threads in each state over
 		 * the tick) the share of it, at most 1 */
 		double b = fmin(fmax(blk, 0), 1), rn = fmin(fmax(run, 0), 1);

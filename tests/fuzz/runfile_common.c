@@ -12,6 +12,7 @@
 #include "analysis/advise/diagnose.h"
 #include "analysis/compare/diff.h"
 #include "analysis/compare/merge.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/summary.h"
 #include "analysis/thresholds.h"

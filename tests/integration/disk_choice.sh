@@ -1,4 +1,4 @@
-# Which disk the diagnosis names (src/analysis/load/metrics.c, stacked_sql): the
+# Which disk the diagnosis names (src/analysis/load/machine.c, stacked): the
 # one read most, unless a device the run file's mounts table records as
 # standing on other disks (mounts.disks, from src/source/devpath.c) carries
 # at least 80% of that. synth_run's reads are on loop0, recorded as an image

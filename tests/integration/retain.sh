@@ -77,7 +77,7 @@ grep -q '"resolution":"raw"' wk.json || fail "a window with every raw row was no
 "$FEEDSCOPE" report --format json --window 600:1200 r.db >h.json || fail "report --window 600:1200"
 grep -q '"resolution":"raw"' h.json || fail "a window in the first hour was not read raw"
 # without step timing, the epoch boundaries come from the DataLoader
-# workers' restarts (analysis/load/loops.c): the rows around each new generation
+# workers' restarts (analysis/load/epochs.c): the rows around each new generation
 # are kept (every table, 30 s either side), so the per-minute report finds
 # every restart of the middle hour, and the same seconds, as every raw row
 # of the --keep-all twin does

@@ -13,7 +13,7 @@
  * With --epochs S, a job without step timing (no steps, no collectives)
  * whose non-persistent DataLoader workers are started again every S
  * seconds (new pids), the GPU idle from 4 s before each restart to 2 s
- * after (the epoch boundary analysis/load/loops.c finds from the restarts).
+ * after (the epoch boundary analysis/load/epochs.c finds from the restarts).
  *
  *   synth_run [--keep-all] [--epochs S] OUT.db [SECONDS [HOST RANK]]
  *   (default 3600 s, no rank) */

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "analysis/advise/diagnose.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
+#include "analysis/load/tree.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"
 #include "golden.h"

@@ -14,6 +14,7 @@
 
 #include "analysis/advise/diagnose.h"
 #include "analysis/compare/merge.h"
+#include "analysis/load/load.h"
 #include "check.h"
 #include "golden.h"
 #include "render/verdict.h"

@@ -1,4 +1,4 @@
-/* The metric definitions (analysis/load/metricdefs.c) against golden run files:
+/* The metric definitions (analysis/load/metricdefs_table.c) against golden run files:
  * every definition prepares against the real schema; every value is what
  * the rows give by hand, over the whole run and inside windows; a table or
  * a column the file lacks leaves only its ids not valid, with no error; a
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/load/metricdefs.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/query.h"
 #include "analysis/load/summary.h"

@@ -1,4 +1,4 @@
-/* docs/verdicts.md lists every metric definition (analysis/load/metricdefs.c)
+/* docs/verdicts.md lists every metric definition (analysis/load/metricdefs_table.c)
  * as it is: a table row "| `name` | unit | `source` | `expr` | meaning |"
  * for each definition, and "| `source` | `from` | `where` | key |" for
  * each source, so a definition changed in the code and not in the docs

@@ -1,4 +1,4 @@
-/* The memory-overhead definitions (analysis/load/metricdefs.c) on a golden run
+/* The memory-overhead definitions (analysis/load/metricdefs_table.c) on a golden run
  * file of their own: the trainer's RSS, its workers' RSS and PSS summed per
  * tick, the workers' PSS growth, /dev/shm's use and growth, the lowest
  * MemAvailable; over the whole run and inside windows; with no trainer;
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/load/metricdefs.h"
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/query.h"
 #include "check.h"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/load/load.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/query.h"
 #include "analysis/load/summary.h"

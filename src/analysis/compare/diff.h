@@ -74,7 +74,7 @@ struct fs_diff_pair {
 };
 
 /* A resource figure (its name and unit are its metric definition's,
- * metricdefs.h) of each run, over each trainer's loop. */
+ * metricdefs_table.h) of each run, over each trainer's loop. */
 struct fs_diff_figure {
 	const char *name, *unit;
 	char key[136];             /* the disk or interface ("vda", "vda → vdb"), "" for the machine's */

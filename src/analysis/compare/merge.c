@@ -8,8 +8,12 @@
 #include <string.h>
 
 #include "analysis/advise/diagnose.h"
+#include "analysis/load/load.h"
+#include "analysis/load/loops.h"
 #include "analysis/load/query.h"
+#include "analysis/load/steps.h"
 #include "analysis/load/sync.h"
+#include "analysis/load/tree.h"
 #include "store/retain.h"
 
 int fs_merge_head(const char *path, struct fs_merge_file *f, char *err, size_t errlen)
@@ -259,7 +263,7 @@ static double aligned(const struct fs_merge_node *node, double t)
 
 /* The ranks of all files against each other at their step boundaries,
  * on the aligned clock (sync.h, the definition a single file's ranks get
- * in metrics.c): the skew of their step ends, and, in step, what each
+ * in steps.c): the skew of their step ends, and, in step, what each
  * waited on the others inside its steps (DDP's all_reduce, unseen by the
  * hook); a rank without collectives then gets that as its other_ranks
  * bucket. Steps that end inside the window w. */
@@ -437,7 +441,7 @@ void fs_merge_rank_order(const struct fs_merged *g, int *order)
 
 /* Several files: every rank's sockets classified against the sockets of
  * every node (a rank's connection to another node's rank is then seen from
- * both ends: collective, not data). One file keeps its own (metrics.c).
+ * both ends: collective, not data). One file keeps its own (tree.c).
  * Returns false when memory ran out (the ranks keep their files'). */
 static bool cross_peers(const struct fs_merge_file *files, int n, struct fs_merged *g)
 {
@@ -486,7 +490,7 @@ int fs_merge(const struct fs_merge_file *files, int n, const struct fs_window *w
 	name_nodes(files, n, g);
 	collect_ranks(files, n, g, &g->v);
 	bool ok = align_clocks(files, n, g);
-	/* one file's ranks are its own (metrics.c): changing nothing there */
+	/* one file's ranks are its own (fs_metrics_load): changing nothing there */
 	if (n > 1) {
 		ok = cross_sync(files, w, g) && ok;
 		ok = cross_peers(files, n, g) && ok;

@@ -77,7 +77,7 @@ static void with_steps(const struct fs_metrics *m, const struct fs_loop_proc *L,
 
 /* Without steps: the accelerator's busy share over the process's loop span;
  * its idle time less the host-I/O bucket and the epoch boundaries seen from
- * worker restarts (metrics.c) is taken as waiting for input (the loop
+ * worker restarts (load/epochs.c) is taken as waiting for input (the loop
  * cannot be seen, so ranks and other cannot be told apart). */
 static void without_steps(const struct fs_metrics *m, const struct fs_loop_proc *L, struct fs_accounting *a)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analysis/judge/attribution.h"
+#include "analysis/load/saturation.h"
 #include "util/fmt.h"
 
 #define EV(f, ...) fs_evidence_add((f)->ev, &(f)->nev, __VA_ARGS__)

@@ -1,12 +1,11 @@
 /* verdict.c - findings and the verdict (docs/verdicts.md). */
 #include "analysis/judge/verdict.h"
 
-#include "analysis/judge/storage.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/judge/storage.h"
 #include "util/fmt.h"
 
 static const char *const names[FS_VERDICT__N] = {
@@ -216,7 +215,7 @@ static void list_missing(const struct fs_metrics *m, struct fs_verdict *v)
 }
 
 /* The accounting of every training process (accounting.c); the verdict
- * speaks for the trainer's (metrics.h: the straggler). Its buckets give the
+ * speaks for the trainer's (load/loops.h: the straggler). Its buckets give the
  * shares the findings compete with: host I/O (checkpoints), epoch
  * boundaries, and the steady input wait. */
 static void shares(const struct fs_metrics *m, struct fs_verdict *v, double *ckpt, double *epoch,

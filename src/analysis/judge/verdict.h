@@ -41,7 +41,7 @@ struct fs_verdict {
 	int nmissing;
 	char missing[FS_MAX_MISSING][160];
 	/* The accounting of every training process; acct[trainer] is the one
-	 * the verdict speaks for (the straggler: metrics.h). */
+	 * the verdict speaks for (the straggler: load/loops.h). */
 	int nacct, trainer;
 	struct fs_accounting acct[FS_MAX_LOOPS];
 	char trainer_why[96];

@@ -1,9 +1,11 @@
-/* metrics.h - the numbers the diagnosis works from, read out of a run file.
+/* metrics.h - the numbers the diagnosis works from, read out of a run file:
+ * the types.
  *
- * fs_metrics_load is the only function of the analysis that reads: it runs a
- * fixed set of queries over the run file (within an optional time window)
- * and fills struct fs_metrics. Everything after it (findings, verdict,
- * recommendations) is a pure function of this struct. NaN = not recorded.
+ * fs_metrics_load (load.h) is the only function of the analysis that
+ * reads: it runs a fixed set of queries over the run file (within an
+ * optional time window) and fills struct fs_metrics. Everything after it
+ * (findings, verdict, recommendations) is a pure function of this struct.
+ * NaN = not recorded. The load room's files fill it (README.md there).
  */
 #ifndef FS_METRICS_H
 #define FS_METRICS_H
@@ -64,7 +66,6 @@ struct fs_loop_proc {
 /* The limits of the storage a loader's read can meet (saturation.c,
  * docs/verdicts.md "Which limit of the storage"); NONE: no known one. */
 enum fs_limit { FS_LIMIT_BYTES, FS_LIMIT_IOPS, FS_LIMIT_LATENCY, FS_LIMIT_METADATA, FS_LIMIT_NONE, FS_LIMIT__N };
-const char *fs_limit_name(enum fs_limit l);
 
 /* Where the saturation's metadata level comes from: the tracer's call
  * times (io_classes), the loaders' D inside metadata system calls
@@ -235,30 +236,5 @@ struct fs_steps_series {
 	double *end, *wait, *compute;
 	size_t n;
 };
-
-/* Read pid's steps through q: within q's window (windowed), or the whole
- * run. Returns false when memory ran out (s is then empty). Free with
- * fs_steps_series_free (also after false). */
-bool fs_metrics_read_steps(struct fs_q *q, int pid, bool windowed, struct fs_steps_series *s);
-void fs_steps_series_free(struct fs_steps_series *s);
-
-/* The training process (index into m->loops) that pid belongs to: itself
- * or one of its children; -1 when none. */
-int fs_metrics_loop_of(const struct fs_metrics *m, int pid);
-
-/* Read the metrics of the run file at path within window w (NULL: all).
- * Returns 0, or -1 with a reason in err (not a run file, cannot open, or a
- * query failed: a damaged page, I/O error; a table or column an older run
- * file lacks is "not recorded", not a failure). */
-int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metrics *m,
-		    char *err, size_t errlen);
-
-/* The straggler of n training processes, perhaps of several run files
- * (loops.c; the rule docs/verdicts.md gives for the trainer): with
- * collectives, the least of its loop in them; else, with steps, the
- * longest wait for input; else the busiest loaders. Returns its index (-1
- * when n is 0); *why says how it was chosen, NULL for a lone process
- * without steps or collectives (the caller knows why it is the one). */
-int fs_straggler(const struct fs_loop_proc *const *loops, int n, const char **why);
 
 #endif

@@ -31,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/load/metrics_int.h"
+#include "analysis/load/job.h"
+#include "analysis/load/saturation.h"
+#include "analysis/load/steps.h"
 #include "analysis/thresholds.h"
 
 const char *fs_limit_name(enum fs_limit l)

@@ -81,7 +81,7 @@ static void load_net(struct fs_q *q, struct fs_summary *s)
 	free(rows);
 }
 
-/* The machine's figures, from their one definition (metricdefs.c), over
+/* The machine's figures, from their one definition (metricdefs_table.c), over
  * the whole run (q's window is open): NaN where not valid. */
 static void load_machine(struct fs_q *q, struct fs_summary *s)
 {
