@@ -1,7 +1,8 @@
 /* tune - run a PyTorch job several times with different DataLoader
  * settings, each trial recorded by `feedscope run --pytorch` and measured
  * over its steady state; the next trial is the one the best trial's
- * verdict points to (analysis/tune/tune.h, docs/tune.md). */
+ * verdict points to (analysis/tune/: trial.h reads a trial, plan.h says
+ * how every trial is measured, tune.h searches; docs/tune.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,7 +17,11 @@
 #include <unistd.h>
 
 #include "analysis/thresholds.h"
+#include "analysis/tune/knobs.h"
+#include "analysis/tune/plan.h"
+#include "analysis/tune/trial.h"
 #include "analysis/tune/tune.h"
+#include "analysis/tune/window.h"
 #include "cmd/cmd.h"
 #include "record/jobenv.h"
 #include "record/session.h"

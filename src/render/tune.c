@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/tune/knobs.h"
+#include "analysis/tune/window.h"
 #include "util/fmt.h"
 #include "util/json.h"
 #include "util/text.h"

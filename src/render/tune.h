@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "analysis/tune/plan.h"
 #include "analysis/tune/tune.h"
 
 struct fs_tune_result {

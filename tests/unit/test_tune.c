@@ -1,6 +1,6 @@
-/* feedscope tune's analysis (src/analysis/tune/tune.c): a trial's steady state
- * read from a golden run file (the warm-up left out: its slow first steps
- * change nothing), and the search on trials made by hand: each way it
+/* feedscope tune's analysis (src/analysis/tune/trial.c, tune.c): a trial's
+ * steady state read from a golden run file (the warm-up left out: its slow
+ * first steps change nothing), and the search on trials made by hand: each way it
  * stops, the next setting each verdict points to, the cap on workers, the
  * 3% rule keeping the cheaper of two equal settings, samples/s when batch
  * sizes differ, the line of Python. Expected values are worked out beside
@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/tune/knobs.h"
+#include "analysis/tune/plan.h"
+#include "analysis/tune/trial.h"
 #include "analysis/tune/tune.h"
 #include "check.h"
 #include "golden.h"

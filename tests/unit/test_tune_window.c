@@ -1,14 +1,19 @@
-/* feedscope tune's measuring (src/analysis/tune/tune_trial.c): the window of a
- * trial (whole epochs, or steps clear of an epoch's first and last
- * prefill), the trials' lengths, the plan after the baseline, and the
- * noise of a mean step (robust batch means; whole epochs by their parts).
+/* feedscope tune's measuring (src/analysis/tune/: window.c, trial.c,
+ * plan.c, noise.c): the window of a trial (whole epochs, or steps clear of
+ * an epoch's first and last prefill), the trials' lengths, the plan after
+ * the baseline, and the noise of a mean step (robust batch means; whole
+ * epochs by their parts).
  * Expected values are worked out beside each check. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/tune/tune.h"
+#include "analysis/tune/knobs.h"
+#include "analysis/tune/noise.h"
+#include "analysis/tune/plan.h"
+#include "analysis/tune/trial.h"
+#include "analysis/tune/window.h"
 #include "check.h"
 #include "golden.h"
 

@@ -1,7 +1,7 @@
-/* tune_trial.c - one trial of `feedscope tune`: its figures from its run
- * file, over its steady-state window, and their noise (tune.h;
- * docs/tune.md). */
-#include "analysis/tune/tune.h"
+/* trial.c - one trial of `feedscope tune`: its figures from its run
+ * file, over its steady-state window (window.c), with their noise
+ * (noise.c); and the steps it runs (trial.h; docs/tune.md). */
+#include "analysis/tune/trial.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "analysis/load/metricdefs.h"
 #include "analysis/load/query.h"
 #include "analysis/thresholds.h"
+#include "analysis/tune/noise.h"
 #include "util/fmt.h"
 
 static void clear_figures(struct fs_tune_trial *t)
@@ -154,173 +155,11 @@ static void not_applied(struct fs_tune_trial *t)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-#define NOISE_BLOCKS 8
-#define NOISE_MIN_BLOCKS 4
-#define NOISE_EPOCHS 64
-
-double fs_tune_step_noise(const double *end_s, double start_s, long first, long n, int round)
-{
-	if (round < 1)
-		round = 1;
-	long rounds = (n - first) / round;
-	if (rounds < NOISE_MIN_BLOCKS)
-		return NAN;
-	int nb = rounds < NOISE_BLOCKS ? (int)rounds : NOISE_BLOCKS;
-	double mean[NOISE_BLOCKS], dev[NOISE_BLOCKS];
-	for (int b = 0; b < nb; b++) {
-		long i0 = first + (long)b * rounds / nb * round, i1 = first + (long)(b + 1) * rounds / nb * round;
-		double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
-		mean[b] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
-	}
-	double med = median(mean, nb);
-	if (!(med > 0))
-		return NAN;
-	for (int b = 0; b < nb; b++)
-		dev[b] = fabs(mean[b] - med);
-	/* 1.4826 × MAD estimates a normal spread's standard deviation */
-	return 1.4826 * median(dev, nb) / sqrt((double)nb) / med;
-}
-
-double fs_tune_epoch_noise(const double *end_s, double start_s, const unsigned char *starts, long first, long last)
-{
-	/* the epochs: [b[k], b[k + 1]) */
-	long b[NOISE_EPOCHS + 1];
-	int ne = 0;
-	for (long i = first; i <= last + 1 && ne <= NOISE_EPOCHS; i++)
-		if (i == first || i == last + 1 || starts[i])
-			b[ne++] = i;
-	int K = ne - 1;
-	if (K < 2 || K > NOISE_EPOCHS - 1 || b[ne - 1] != last + 1)
-		return NAN;
-	long shortest = b[1] - b[0];
-	for (int k = 1; k < K; k++)
-		if (b[k + 1] - b[k] < shortest)
-			shortest = b[k + 1] - b[k];
-	int nb = shortest < NOISE_BLOCKS ? (int)shortest : NOISE_BLOCKS;
-	if (nb < 1)
-		return NAN;
-	/* block j of epoch k: its mean step, less block j's mean over the epochs */
-	double m[NOISE_EPOCHS][NOISE_BLOCKS], r[NOISE_EPOCHS * NOISE_BLOCKS], all[NOISE_EPOCHS * NOISE_BLOCKS];
-	for (int k = 0; k < K; k++) {
-		long len = b[k + 1] - b[k];
-		for (int j = 0; j < nb; j++) {
-			long i0 = b[k] + j * len / nb, i1 = b[k] + (j + 1) * len / nb;
-			double t0 = i0 > 0 ? end_s[i0 - 1] : start_s;
-			m[k][j] = (end_s[i1 - 1] - t0) / (double)(i1 - i0);
-			all[k * nb + j] = m[k][j];
-		}
-	}
-	for (int j = 0; j < nb; j++) {
-		double mean = 0;
-		for (int k = 0; k < K; k++)
-			mean += m[k][j] / K;
-		for (int k = 0; k < K; k++)
-			r[k * nb + j] = fabs(m[k][j] - mean);
-	}
-	double med = median(all, K * nb);
-	if (!(med > 0))
-		return NAN;
-	/* residuals about K means lose a K-th of their spread */
-	double sd = 1.4826 * median(r, K * nb) * sqrt((double)K / (K - 1));
-	return sd / sqrt((double)(K * nb)) / med;
-}
-
 static int fail(struct fs_tune_trial *t, const char *status, const char *text)
 {
 	snprintf(t->status, sizeof t->status, "%s", status);
 	snprintf(t->status_text, sizeof t->status_text, "%.600s", text);
 	return -1;
-}
-
-/* --------------------------------------------------------- the window */
-
-const char *fs_tune_window_name(enum fs_tune_window w)
-{
-	return w == FS_TUNE_WINDOW_STEPS ? "steps" : w == FS_TUNE_WINDOW_EPOCHS ? "epochs" : "auto";
-}
-
-long fs_tune_prefill(int workers, int prefetch_factor)
-{
-	return workers > 0 ? (long)workers * (prefetch_factor > 0 ? prefetch_factor : 2) : 0;
-}
-
-/* The window inside one epoch: from w0, clear of `prefill` steps after the
- * start of the epoch holding it and before that epoch's end (the next
- * start, or where an epoch as long as the first would end); whole rounds
- * of the workers. */
-static bool inside_epoch(const unsigned char *starts, long n, long w0, long prefill, int workers, long epoch_steps,
-			 struct fs_tune_span *out)
-{
-	long s0 = 0, end = n - 1;
-	for (long i = 1; i <= w0 && i < n; i++)
-		if (starts[i])
-			s0 = i;
-	if (w0 < s0 + prefill)
-		w0 = s0 + prefill;
-	for (long i = w0 + 1; i < n; i++)
-		if (starts[i]) {
-			end = i - 1 - prefill;
-			break;
-		}
-	if (epoch_steps > 0 && s0 + epoch_steps - 1 - prefill < end)
-		end = s0 + epoch_steps - 1 - prefill;
-	long m = end - w0 + 1;
-	if (m < 2)
-		return false;
-	if (workers > 1 && m % workers && m - m % workers >= 2)
-		w0 += m % workers;
-	*out = (struct fs_tune_span){.first = w0, .last = end, .window = FS_TUNE_WINDOW_STEPS,
-				     .epoch_steps = epoch_steps};
-	return true;
-}
-
-bool fs_tune_span(const unsigned char *starts, long n, long warmup, long prefill, int workers,
-		  enum fs_tune_window window, struct fs_tune_span *out)
-{
-	long w0 = warmup > prefill ? warmup : prefill, e = 0, a = -1, b = -1;
-	for (long i = 1; i < n; i++) {
-		if (!starts[i])
-			continue;
-		if (!e)
-			e = i; /* the first epoch ended at step i - 1 */
-		if (a < 0 && i >= w0)
-			a = i;
-		b = i - 1; /* the last epoch the trial saw end */
-	}
-	if (w0 == 0)
-		a = 0; /* no warm-up: from the first iterator's start */
-	bool whole = a >= 0 && b >= a + 1;
-	if (window == FS_TUNE_WINDOW_AUTO && !whole) {
-		if (inside_epoch(starts, n, w0, prefill, workers, e, out))
-			return true;
-		/* the baseline, read before the plan: the steps after the warm-up
-		 * (and the prefill, if that leaves 2), epochs or not; its
-		 * epoch_steps makes the plan measure whole epochs */
-		long first = n - w0 >= 2 ? w0 : warmup;
-		if (n - first < 2)
-			return false;
-		*out = (struct fs_tune_span){.first = first, .last = n - 1, .window = FS_TUNE_WINDOW_STEPS,
-					     .epoch_steps = e};
-		return true;
-	}
-	if (window == FS_TUNE_WINDOW_STEPS)
-		return inside_epoch(starts, n, w0, prefill, workers, e, out);
-	if (!whole)
-		return false;
-	*out = (struct fs_tune_span){.first = a, .last = b, .window = FS_TUNE_WINDOW_EPOCHS, .epoch_steps = e};
-	return true;
 }
 
 long fs_tune_trial_length(long warmup, long steps, long prefill, enum fs_tune_window window, long epoch_steps)
@@ -330,47 +169,6 @@ long fs_tune_trial_length(long warmup, long steps, long prefill, enum fs_tune_wi
 		return w0 + steps;
 	long k = (steps + epoch_steps / 2) / epoch_steps;
 	return ((w0 + epoch_steps - 1) / epoch_steps + (k > 1 ? k : 1)) * epoch_steps + 1;
-}
-
-int fs_tune_replan(struct fs_tune_plan *pl, const struct fs_tune_trial *base, double interval_s, bool allow_rerun,
-		   char *note, size_t cap)
-{
-	note[0] = 0;
-	pl->prefill = base->prefill;
-	bool ok = !strcmp(base->status, "ok") && isfinite(base->step_s) && base->step_s > 0;
-	if (!allow_rerun || !ok) {
-		pl->window = base->window == FS_TUNE_WINDOW_EPOCHS ? FS_TUNE_WINDOW_EPOCHS : FS_TUNE_WINDOW_STEPS;
-		pl->epoch_steps = base->epoch_steps;
-		return 0;
-	}
-	int why = 0;
-	char a[32], b[32];
-	double need_s = fs_thresholds.tune_min_samples * interval_s, have_s = (double)base->steps * base->step_s;
-	if (have_s < need_s) {
-		long want = (long)ceil(need_s / base->step_s);
-		if (want > 100 * pl->steps)
-			want = 100 * pl->steps;
-		if (want > pl->steps) {
-			snprintf(note, cap, "%ld steps lasted %s, fewer than the %.0f samples a verdict needs (%s): each "
-					    "trial measures %ld steps instead",
-				 base->steps, fs_fmt_time(a, sizeof a, have_s), fs_thresholds.tune_min_samples,
-				 fs_fmt_time(b, sizeof b, need_s), want);
-			pl->steps = want;
-			why |= 1;
-		}
-	}
-	pl->window = base->window == FS_TUNE_WINDOW_EPOCHS ? FS_TUNE_WINDOW_EPOCHS : FS_TUNE_WINDOW_STEPS;
-	pl->epoch_steps = base->epoch_steps;
-	if (base->window == FS_TUNE_WINDOW_STEPS && base->epoch_steps > 0 &&
-	    fs_tune_trial_length(pl->warmup, pl->steps, base->prefill, FS_TUNE_WINDOW_EPOCHS, base->epoch_steps) <=
-		    4 * (pl->warmup + pl->steps)) {
-		size_t n = strlen(note);
-		snprintf(note + n, cap - n, "%sepochs of %ld steps end inside a trial: each trial measures whole epochs",
-			 n ? "; " : "", base->epoch_steps);
-		pl->window = FS_TUNE_WINDOW_EPOCHS;
-		why |= 2;
-	}
-	return why;
 }
 
 /* Which of the loop's n steps (of process pid, in the order of the steps
