@@ -2,6 +2,7 @@
 
     /usr/bin/python3 gen_data.py ROOT
     /usr/bin/python3 gen_data.py --jpeg DIR N   (broad suite: N JPEGs)
+    /usr/bin/python3 gen_data.py --npy ROOT     (ROOT/npy/ alone, the same bytes)
 
   ROOT/big/     400 files of 1 MiB (sequential whole-file reads)
   ROOT/rand.bin one 256 MiB file (random 4 KiB reads)
@@ -13,7 +14,9 @@
 
 --jpeg writes DIR/img_NNNNN.jpg: N photo-like 960x720 RGB JPEGs (quality
 90; smooth gradients plus noise, so decoding costs what a photo costs),
-made with PIL (python3-pil).
+made with PIL (python3-pil). --npy writes only ROOT/npy/, byte for byte
+what the full run writes there (tests/scenarios/async_table.sh: a small
+image).
 
 Contents are fixed pseudo-random bytes (not zeros: nothing below may
 skip or compress them).
@@ -44,13 +47,30 @@ def jpegs(out, n):
             os.path.join(out, "img_%05d.jpg" % i), quality=90)
 
 
+def the_block():
+    """4 MiB of fixed pseudo-random bytes: every dataset is cut from it."""
+    rng = np.random.default_rng(1234)
+    return rng.integers(0, 256, size=4 * MiB, dtype=np.uint8).tobytes()
+
+
+def npys(root, block):
+    """ROOT/npy/: 2000 .npy files of 32 KiB."""
+    os.makedirs(os.path.join(root, "npy"), exist_ok=True)
+    for i in range(2000):
+        o = (i * 104729) % (4 * MiB - 32768)
+        x = np.frombuffer(block, dtype=np.uint8, count=32768 - 128, offset=o)
+        np.save(os.path.join(root, "npy", "sample_%05d.npy" % i), x)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--jpeg":
         jpegs(sys.argv[2], int(sys.argv[3]))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--npy":
+        npys(sys.argv[2], the_block())
+        return
     root = sys.argv[1]
-    rng = np.random.default_rng(1234)
-    block = rng.integers(0, 256, size=4 * MiB, dtype=np.uint8).tobytes()
+    block = the_block()
 
     os.makedirs(os.path.join(root, "big"), exist_ok=True)
     for i in range(400):
@@ -68,11 +88,7 @@ def main():
             o = (i * 7919) % (4 * MiB - 8192)
             z.writestr("m%05d.bin" % i, block[o:o + 8192])
 
-    os.makedirs(os.path.join(root, "npy"), exist_ok=True)
-    for i in range(2000):
-        o = (i * 104729) % (4 * MiB - 32768)
-        x = np.frombuffer(block, dtype=np.uint8, count=32768 - 128, offset=o)
-        np.save(os.path.join(root, "npy", "sample_%05d.npy" % i), x)
+    npys(root, block)
 
     tiny = os.path.join(root, "tiny")
     names = []

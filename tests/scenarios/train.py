@@ -16,6 +16,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
     tune-test options (additive, tests/tune):
         [--max-steps M] [--steady-after K] [--evict] [--step-ends]
         [--main-sleep-ms MS]
+    asynchronous accelerator (additive, issue 35; tests/scenarios/async_table.sh):
+        [--device sync|async] [--run-ahead N] [--sync every|end|N]
 
 The dataset (made by gen_data.py):
   npy        DIR holds .npy files; each sample is one file, np.load()ed
@@ -80,6 +82,28 @@ next request for a batch) still prints the summary (ended=exit), then exits.
 end (its compute done, the next batch not yet asked for) in seconds after
 the loop's start: the job's own clock for any window of its steps.
 
+--device async (default sync: the step's compute sleeps on the loop thread,
+as described above): an emulated accelerator that runs asynchronously, as
+a CUDA device does. A device thread runs the launched work in launch order,
+one piece at a time, each piece as above (compute_step: sleeps in 10 ms
+slices and adds each slice to --busy-file; in this mode only the device
+thread writes the busy file). Each step the loop launches its --compute-ms
+and goes on at once, unless --run-ahead N (default 2) launched pieces are
+not yet finished (the one running included), in which case the launch
+blocks until one finishes: the host then waits inside a launch (a full
+launch queue), never inside next(). --sync every|N|end (default every):
+after every step, after every N-th step (a logging cadence's
+loss.item()), or only once after the loop, the loop waits until the device
+has finished everything launched. After the loop the device is always
+synced once more (whatever is queued runs to its end) before the summary.
+Validation passes (--val-data) launch their steps too and sync at the end
+of each pass (the metric read back). A checkpoint (--ckpt-every) with
+--device async first syncs: torch.save of an accelerator's tensors (or
+--ckpt-async's snapshot) copies them to the host on the stream that holds
+the queued steps, so it waits for all of them; that wait is part of the
+checkpoint's time (ckpt_s) and is also given as ckpt_sync_s. The copy
+itself is not emulated as device work.
+
 The last line on stdout is a summary with the job's own timing, measured the
 way feedscope's hook measures it (wait = inside the loader's __next__,
 compute = everything else in the loop body, checkpoints included):
@@ -101,9 +125,56 @@ ckpt_wait_s: with --ckpt-async, the part of ckpt_s spent waiting for the
 writer thread (the rest is taking the snapshots).
 The b_* buckets are shares of total_s (the whole loop, validation included)
 and add up to 1: accelerator busy in training steps, waiting for input,
-checkpoints, collectives, validation passes, and the rest (b_other).
+checkpoints, collectives, validation passes, and the rest (b_other). (With
+--device async b_busy is the device's busy time, which overlaps the host's
+waits: b_busy + b_input may then exceed 1, and b_other is 0.)
+
+At the end of the line, the accelerator's own account (both devices):
+  device=sync|async run_ahead=N sync=every|end|N syncs=K launch_s=L
+  launch_blocks=LB sync_s=Y ckpt_sync_s=CY dev_busy_s=.. dev_idle_s=..
+  dev_idle_share=.. dev_idle_in_wait_s=.. dev_idle_in_wait_share=..
+  dev_span_s=.. host_loop_s=.. loop_s=.. step_s=.. dev_step_s=..
+  host_step_s=.. ideal_speedup=..
+All times on one monotonic clock (time.perf_counter, CLOCK_MONOTONIC).
+t0 is the loop's start (the first step's start: just before the first
+request for a batch); the device's busy intervals are the pieces of work as
+the device ran them (each from its start to its end, the training steps',
+validation's and checkpoints' alike); the host's waits are each training
+step's time inside the loader's next() (the same intervals as wait_s).
+  run_ahead, sync    the options (0 and every for the sync device)
+  syncs              sync points the async device was waited at (those
+                     after steps, at checkpoints and validation passes,
+                     and the one after the loop); 0 for the sync device
+  launch_s           host seconds inside launches (async), blocked or not;
+                     launch_blocks of them had to wait for room
+  sync_s             host seconds waiting for the device: inside syncs
+                     (async), or running the device's work on the loop
+                     thread (sync device: every step is a launch and a
+                     sync at once); ckpt_sync_s is the part of it at
+                     checkpoints
+  dev_span_s         t0 to the end of the device's last piece of work
+  dev_busy_s         busy seconds within [t0, t0 + dev_span_s]
+  dev_idle_s         dev_span_s - dev_busy_s; dev_idle_share: / dev_span_s
+  dev_idle_in_wait_s the seconds of the host's next() waits (clipped to the
+                     span) during which the device ran nothing: the input
+                     wait as the device sees it; dev_idle_in_wait_share:
+                     / dev_span_s (what input_bound_fraction should be)
+  host_loop_s        t0 to the host's end of the loop (after its last step
+                     and the final sync; an async checkpoint writer's last
+                     wait, inside total_s, is not in it)
+  loop_s             max(dev_span_s, host_loop_s): the loop's span
+  step_s             loop_s / steps: the mean step
+  dev_step_s         the device's busy seconds in training steps / steps
+  host_step_s        the host's own time per step: (host_loop_s - wait_s -
+                     launch_s - sync_s) / steps (Python, collectives,
+                     checkpoint writes, validation passes' loading)
+  ideal_speedup      step_s / max(dev_step_s, host_step_s): the mean step's
+                     speedup if the input were free (the loop then goes as
+                     fast as the slower of the device and the host's own
+                     work)
 """
 import argparse
+import collections
 import io
 import os
 import random
@@ -372,6 +443,8 @@ class Checkpoints:
         self.writer = CkptWriter(a.ckpt_mode) if a.ckpt_async else None
         self.n = 0
         self.seconds = self.wait_s = 0.0
+        self.dev = None  # --device async: the device to sync with first
+        self.sync_s = 0.0
 
     def _path(self):
         mode = self.a.ckpt_mode
@@ -382,6 +455,11 @@ class Checkpoints:
 
     def save(self, step):
         t_s = time.perf_counter()
+        if self.dev is not None:
+            # torch.save (or a snapshot) of weights on an accelerator first
+            # copies them to the host, on the stream that holds the queued
+            # steps: the copy, and so the checkpoint, waits for them all
+            self.sync_s += self.dev.sync()
         if self.writer is None:
             save_checkpoint(self.a.ckpt_mode, self._path(), step, self.weights)
         else:
@@ -487,6 +565,14 @@ def parse_args():
     ap.add_argument("--evict", action="store_true", help="drop the dataset from the page cache first")
     ap.add_argument("--step-ends", action="store_true",
                     help="print each step's end (s since the loop's start) before the summary")
+    ap.add_argument("--device", choices=("sync", "async"), default="sync",
+                    help="the emulated accelerator: on the host thread (sync) or a device thread "
+                         "with a launch queue (async)")
+    ap.add_argument("--run-ahead", type=int, default=2,
+                    help="async: launched steps not yet finished before a launch blocks")
+    ap.add_argument("--sync", default="every",
+                    help="async: wait for the device every step (every), every N steps (N), "
+                         "or only after the loop (end)")
     a = ap.parse_args()
     if a.ddp and not a.dist:
         ap.error("--ddp needs --dist")
@@ -502,6 +588,21 @@ def parse_args():
         ap.error("--val-data needs --val-samples")
     if a.slow_rank >= 0 and not (a.dist and a.slow_data):
         ap.error("--slow-rank needs --dist and --slow-data")
+    if a.sync == "every":
+        a.sync_n = 1
+    elif a.sync == "end":
+        a.sync_n = 0
+    else:
+        try:
+            a.sync_n = int(a.sync)
+        except ValueError:
+            a.sync_n = -1
+        if a.sync_n < 1:
+            ap.error("--sync takes every, end or a whole number >= 1, not %r" % a.sync)
+    if a.run_ahead < 1:
+        ap.error("--run-ahead must be >= 1")
+    if a.device == "sync" and a.sync_n != 1:
+        ap.error("--sync %s needs --device async (the sync device waits every step)" % a.sync)
     return a
 
 
@@ -570,16 +671,185 @@ def compute_step(busy, seconds):
     return t_c - t0
 
 
-def validate(a, busy):
-    """One validation pass over --val-samples npy files; (seconds, busy seconds)."""
+class SyncDevice:
+    """--device sync (the default): the accelerator's work runs on the host
+    thread (compute_step), so every step is launched and waited for at once.
+    Keeps the device's busy intervals for the summary's dev_* figures; the
+    host's time in run() is counted as sync_s (waiting for the device)."""
+
+    def __init__(self, busy):
+        self.busy = busy
+        self.intervals = []  # (start, end) of each piece of work, perf_counter
+        self.busy_kind = {"train": 0.0, "val": 0.0}
+        self.launch_s = 0.0
+        self.sync_s = 0.0
+        self.syncs = 0
+
+    def run(self, seconds, kind="train"):
+        t_b = time.perf_counter()
+        b = compute_step(self.busy, seconds)
+        t_e = time.perf_counter()
+        self.intervals.append((t_b, t_e))
+        self.busy_kind[kind] += b
+        self.sync_s += t_e - t_b
+
+    def sync(self):
+        return 0.0
+
+    def close(self):
+        pass
+
+
+class AsyncDevice:
+    """--device async: a device thread runs the launched work in launch
+    order, one piece at a time (compute_step: sleeps in 10 ms slices and adds
+    each slice to the busy file, from this thread). run() is a launch: it
+    queues the work and returns at once, unless --run-ahead pieces are
+    already launched and not finished (the one running included), in which
+    case it blocks until one finishes (a full launch queue). sync() blocks
+    until every launched piece has finished (loss.item(), a device-to-host
+    copy). The host's seconds inside run() are launch_s, inside sync()
+    sync_s; blocks lists the launches that had to wait, as (start, end)."""
+
+    def __init__(self, busy, run_ahead):
+        self.busy = busy
+        self.run_ahead = run_ahead
+        self.intervals = []
+        self.busy_kind = {"train": 0.0, "val": 0.0}
+        self.launch_s = 0.0
+        self.sync_s = 0.0
+        self.syncs = 0
+        self.blocks = []
+        self.queue = collections.deque()
+        self.launched = self.finished = 0
+        self.closing = False
+        self.error = None
+        self.cv = threading.Condition()
+        self.thread = threading.Thread(target=self._run, name="device", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            while True:
+                with self.cv:
+                    while not self.queue and not self.closing:
+                        self.cv.wait()
+                    if not self.queue:
+                        return
+                    seconds, kind = self.queue[0]
+                t_b = time.perf_counter()
+                b = compute_step(self.busy, seconds)
+                t_e = time.perf_counter()
+                with self.cv:
+                    self.queue.popleft()
+                    self.finished += 1
+                    self.intervals.append((t_b, t_e))
+                    self.busy_kind[kind] += b
+                    self.cv.notify_all()
+        except BaseException as e:  # raised again on the host by run()/sync()
+            with self.cv:
+                self.error = e
+                self.queue.clear()
+                self.finished = self.launched
+                self.cv.notify_all()
+
+    def _check(self):
+        if self.error is not None:
+            raise RuntimeError("train.py: the emulated device failed: %r" % (self.error,))
+
+    def run(self, seconds, kind="train"):
+        t_b = time.perf_counter()
+        blocked = False
+        with self.cv:
+            while self.launched - self.finished >= self.run_ahead:
+                blocked = True
+                self.cv.wait()
+            self._check()
+            self.queue.append((seconds, kind))
+            self.launched += 1
+            self.cv.notify_all()
+        t_e = time.perf_counter()
+        self.launch_s += t_e - t_b
+        if blocked:
+            self.blocks.append((t_b, t_e))
+
+    def sync(self):
+        """Wait for every launched piece; returns the seconds waited."""
+        t_b = time.perf_counter()
+        with self.cv:
+            while self.finished < self.launched:
+                self.cv.wait()
+            self._check()
+        dt = time.perf_counter() - t_b
+        self.sync_s += dt
+        self.syncs += 1
+        return dt
+
+    def close(self):
+        """After a final sync(): end the device thread."""
+        with self.cv:
+            self.closing = True
+            self.cv.notify_all()
+        self.thread.join()
+
+
+def idle_in(intervals, busy, lo, hi):
+    """Seconds of the intervals (sorted, disjoint (start, end) pairs), clipped
+    to [lo, hi], during which no busy interval (sorted, disjoint) runs."""
+    total = 0.0
+    j = 0
+    for a, b in intervals:
+        a, b = max(a, lo), min(b, hi)
+        if b <= a:
+            continue
+        while j < len(busy) and busy[j][1] <= a:
+            j += 1
+        covered = 0.0
+        k = j
+        while k < len(busy) and busy[k][0] < b:
+            covered += max(0.0, min(b, busy[k][1]) - max(a, busy[k][0]))
+            k += 1
+        total += (b - a) - covered
+    return total
+
+
+def device_truth(dev, waits, t0, host_end, steps, wait_s):
+    """The summary's device figures (see the docstring): the device's own
+    timeline (dev.intervals) against the host's next() waits."""
+    iv = dev.intervals
+    dev_end = iv[-1][1] if iv else t0
+    span = dev_end - t0
+    busy = sum(max(0.0, min(e, dev_end) - max(b, t0)) for b, e in iv)
+    idle = max(0.0, span - busy)
+    in_wait = idle_in(waits, iv, t0, dev_end)
+    host_loop = host_end - t0
+    loop = max(dev_end, host_end) - t0
+    n = max(steps, 1)
+    step = loop / n
+    dev_step = dev.busy_kind["train"] / n
+    host_step = max(0.0, host_loop - wait_s - dev.launch_s - dev.sync_s) / n
+    floor = max(dev_step, host_step)
+    return dict(dev_busy_s=busy, dev_idle_s=idle, dev_idle_share=idle / span if span > 0 else 0.0,
+                dev_idle_in_wait_s=in_wait,
+                dev_idle_in_wait_share=in_wait / span if span > 0 else 0.0,
+                dev_span_s=span, host_loop_s=host_loop, loop_s=loop, step_s=step,
+                dev_step_s=dev_step, host_step_s=host_step,
+                ideal_speedup=step / floor if floor > 0 else float("nan"))
+
+
+def validate(a, dev):
+    """One validation pass over --val-samples npy files; (seconds, busy
+    seconds). With --device async each step is launched and the pass ends
+    with a sync (its metric read back)."""
     va = argparse.Namespace(**vars(a))
     va.data, va.format, va.samples, va.fresh_epochs = a.val_data, "npy", a.val_samples, False
     va.netns, va.persistent = "", False
     t0 = time.perf_counter()
-    busy_s = 0.0
+    busy0 = dev.busy_kind["val"]
     for _ in make_loader(va, Samples(va), a.seed + 1):
-        busy_s += compute_step(busy, a.val_compute_ms / 1000.0)
-    return time.perf_counter() - t0, busy_s
+        dev.run(a.val_compute_ms / 1000.0, "val")
+    dev.sync()
+    return time.perf_counter() - t0, dev.busy_kind["val"] - busy0
 
 
 def main():
@@ -602,6 +872,12 @@ def main():
     if busy_path and world > 1 and rank > 0:
         busy_path = "%s.%d" % (busy_path, rank)
     busy = Busy(busy_path)
+    if a.device == "async":
+        dev = AsyncDevice(busy, a.run_ahead)
+        if ckpt is not None:
+            ckpt.dev = dev  # a checkpoint copies the weights off the device: a sync first
+    else:
+        dev = SyncDevice(busy)
     compute_s = a.compute_ms / 1000.0
     token = torch.ones(16)
     model = None
@@ -613,6 +889,7 @@ def main():
     steps = samples = steady_n = 0
     steady_s = 0.0
     ends = []  # --step-ends: each step's end, s after t0
+    waits = []  # each step's next() wait, (start, end)
     t0 = time.perf_counter()
     t_steady = t0 if a.steady_after == 0 else None  # the end of step --steady-after
     t_last = t0  # the end of the last step
@@ -627,10 +904,11 @@ def main():
                 t_got = time.perf_counter()
                 step_wait = t_got - t_ask
                 wait += step_wait
+                waits.append((t_ask, t_got))
                 if k == 0:
                     first_wait += t_got - t_ask
                 samples += len(batch)
-                compute_step(busy, compute_s)
+                dev.run(compute_s)
                 if model is not None:
                     t_r = time.perf_counter()
                     model(token).sum().backward()  # DDP's all_reduce of the gradients
@@ -640,6 +918,8 @@ def main():
                     dist.all_reduce(token)
                     coll += time.perf_counter() - t_r
                 steps += 1
+                if a.sync_n and steps % a.sync_n == 0:
+                    dev.sync()  # loss.item(): the host waits for the device
                 if ckpt is not None and steps % a.ckpt_every == 0:
                     ckpt.save(steps)
                 t_ask = time.perf_counter()
@@ -655,14 +935,18 @@ def main():
                 if a.max_steps and steps >= a.max_steps:
                     break
             if a.val_data:
-                v, vb = validate(a, busy)
+                v, vb = validate(a, dev)
                 val += v
                 val_busy += vb
     except SystemExit as e:
         ended = e
+    dev.sync()  # the end of the loop: whatever is still queued runs to its end
+    host_end = time.perf_counter()
+    dev.close()
     if ckpt is not None:
         ckpt.close()
     total = time.perf_counter() - t0
+    truth = device_truth(dev, waits, t0, host_end, steps, wait)
     ckpt_n, ckpt_time = (ckpt.n, ckpt.seconds) if ckpt is not None else (0, 0.0)
     busy_train = busy.total - val_busy
     share = wait / (wait + compute) if wait + compute > 0 else 0.0
@@ -688,7 +972,14 @@ def main():
              ckpt.wait_s if ckpt is not None else 0.0,
              steady_n, steady_s / steady_n if steady_n else float("nan"),
              (t_last - t_steady) / steady_n if steady_n and t_steady is not None else float("nan"),
-             "loop" if ended is None else "exit") + "\n")
+             "loop" if ended is None else "exit")
+          + " device=%s run_ahead=%d sync=%s syncs=%d launch_s=%.3f launch_blocks=%d sync_s=%.3f "
+            "ckpt_sync_s=%.3f %s\n"
+          % (a.device, a.run_ahead if a.device == "async" else 0,
+             a.sync if a.device == "async" else "every", dev.syncs, dev.launch_s,
+             len(getattr(dev, "blocks", ())), dev.sync_s,
+             ckpt.sync_s if ckpt is not None else 0.0,
+             " ".join("%s=%.4f" % kv for kv in truth.items())))
     sys.stdout.flush()
     if ended is not None:
         raise ended
