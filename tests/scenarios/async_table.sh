@@ -118,19 +118,10 @@ make_data() {
 make_data || { echo "async_table: could not make the dataset image"; exit 1; }
 
 declare -A R
-# run_case NAME: one run (this script again, --case), its result in R; sets rc
+# run_case NAME: one run (this script again, --case, its stderr to
+# NAME.log), its result in R; sets rc
 run_case() {
-	rm -rf "${FS_RUN_DIR:?}/$1"
-	FS_SCEN=$1 bash "$0" --case 2>"$FS_RUN_DIR/$1.log" &
-	child=$!
-	wait "$child"
-	rc=$?
-	child=""
-	undo "$FS_RUN_DIR/$1/ledger"
-	R=()
-	if [ -f "$FS_RUN_DIR/$1/result" ]; then
-		while IFS='=' read -r k v; do R[$k]=$v; done <"$FS_RUN_DIR/$1/result"
-	fi
+	suite_run "$1" bash "$0" --case 2>"$FS_RUN_DIR/$1.log"
 }
 
 echo "async_table: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

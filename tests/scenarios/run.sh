@@ -99,17 +99,7 @@ lines=()
 results=()
 # run_scenario NAME: one try, its results in R; sets rc
 run_scenario() {
-	rm -rf "${FS_RUN_DIR:?}/$1"
-	FS_SCEN=$1 bash "tests/scenarios/s_$1.sh" &
-	child=$!
-	wait "$child"
-	rc=$?
-	child=""
-	undo "$FS_RUN_DIR/$1/ledger"
-	R=()
-	if [ -f "$FS_RUN_DIR/$1/result" ]; then
-		while IFS='=' read -r k v; do R[$k]=$v; done <"$FS_RUN_DIR/$1/result"
-	fi
+	suite_run "$1" bash "tests/scenarios/s_$1.sh"
 }
 buckets=()
 rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per rank of a run

@@ -62,6 +62,25 @@ suite_cleanup() {
 	exit $rc
 }
 
+# suite_run NAME CMD...: CMD run as scenario NAME (FS_SCEN) in the
+# background, so that suite_cleanup can stop it; its ledger undone, its
+# results in R; sets rc.
+suite_run() {
+	local name=$1
+	shift
+	rm -rf "${FS_RUN_DIR:?}/$name"
+	FS_SCEN=$name "$@" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=""
+	undo "$FS_RUN_DIR/$name/ledger"
+	R=()
+	if [ -f "$FS_RUN_DIR/$name/result" ]; then
+		while IFS='=' read -r k v; do R[$k]=$v; done <"$FS_RUN_DIR/$name/result"
+	fi
+}
+
 # suite_try RUN NAME: RUN NAME (a function that fills R and rc), and once
 # more when its set-up was not physically what it claims (a need check
 # failed: the machine did something else meanwhile); a wrong answer is
