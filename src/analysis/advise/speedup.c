@@ -22,8 +22,10 @@ bool fs_speedup_background_writer(const struct fs_metrics *m)
  *   shorter than that: 1 / max(1 - host, host). Written in the background
  *   already (the fix is faster storage): 1 / (1 - host).
  * - epoch_start: 1 / (1 - the epoch-boundary bucket).
- * - an input cause, with steps: mean step / mean compute, capped by the CPU
- *   the loaders need (they cannot have more than the cores the loop leaves);
+ * - an input cause, with steps: mean step / the larger of the mean compute
+ *   and the accelerator's own busy time a step (an asynchronous device:
+ *   docs/verdicts.md "The device's clock"), capped by the CPU the loaders
+ *   need (they cannot have more than the cores the loop leaves);
  *   without steps: 1 / (1 - the input bucket).
  * - compute_bound: mean step / mean compute (what perfect input would give). */
 void fs_speedup(const struct fs_metrics *m, struct fs_verdict *v)
@@ -55,6 +57,19 @@ void fs_speedup(const struct fs_metrics *m, struct fs_verdict *v)
 	}
 	double step = m->loop_s / (double)m->steps;
 	double compute = m->compute_s / (double)m->steps;
+	/* The accelerator's own time a step, where it says: the loop cannot
+	 * get shorter than what the device needs, and an asynchronous device
+	 * works while the host waits, so the host's compute can be far less. */
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
+	double device = m->have_gpu && T && isfinite(T->gpu_busy) && T->steps > 0 && T->loop_s > 0
+				? T->gpu_busy * T->loop_s / (double)T->steps
+				: 0;
+	if (device > compute) {
+		compute = device;
+		snprintf(v->speedup_cap, sizeof v->speedup_cap,
+			 "capped by the accelerator's own time: %s of device work a step (its busy time over the loop)",
+			 fs_fmt_time(a, 32, device));
+	}
 	double floor_s = 0;
 	double cores = m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
 	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0) {

@@ -34,15 +34,21 @@ static double idle_in_host_io(const struct fs_metrics *m, const struct fs_loop_p
 }
 
 /* With steps (seconds, then shares of the loop):
- *   epoch  = epoch_end phases + each later epoch's first wait beyond the usual
- *   input  = the rest of the waits
+ *   idle   = the accelerator's idle time inside the host's waits, on its
+ *            own clock (L->dev_clock: device events, or NVML against the
+ *            waits); the waits themselves where the device cannot say
+ *   epoch  = epoch_end phases + each later epoch's first wait beyond the
+ *            usual, at most idle
+ *   input  = the rest of idle
  *   ranks  = the wait on other ranks (fs_loop_ranks_wait_s), inside compute:
  *            taken out before the GPU's busy time fills the rest, so a GPU
  *            that spins in an NCCL kernel while it waits is not busy
  *   host   = the host-I/O bucket (inside compute, what is left of it), the
  *            part with the accelerator idle
- *   busy   = the rest of compute, at most the accelerator's busy time over the
- *            loop's span (where there is a GPU signal)
+ *   busy   = the rest of compute and the waits' time the device was busy
+ *            (an asynchronous device works while the host waits), at most
+ *            the accelerator's busy time over the loop's span (where there
+ *            is a GPU signal)
  *   other  = what is left: compute with the accelerator idle, less the time
  *            the process's other threads spent writing files (that is host
  *            I/O the loop waits on: a background checkpoint writer). */
@@ -50,18 +56,19 @@ static void with_steps(const struct fs_metrics *m, const struct fs_loop_proc *L,
 {
 	double loop = L->loop_s;
 	double waits = fmax(0, L->wait_s) + fmax(0, L->epoch_end_s);
+	double idle = L->dev_clock[0] ? clamp(L->dev_idle_wait_s + fmax(0, L->epoch_end_s), 0, waits) : waits;
 	double compute = fmax(0, L->compute_s);
-	double epoch = clamp(L->epoch_excess_s + L->epoch_end_s, 0, waits);
+	double epoch = clamp(L->epoch_excess_s + L->epoch_end_s, 0, idle);
 	double ranks = clamp(fs_loop_ranks_wait_s(L), 0, compute);
 	double host_time = clamp(L->host_io_s, 0, compute - ranks);
 	double host = host_time * idle_in_host_io(m, L);
-	double rest = compute - ranks - host;
+	double rest = compute - ranks - host + (waits - idle);
 	double busy = rest;
 	bool gpu = m->have_gpu && isfinite(L->gpu_busy);
 	if (gpu)
 		busy = clamp(L->gpu_busy * loop, 0, rest);
 	a->share[FS_BUCKET_EPOCH] = epoch / loop;
-	a->share[FS_BUCKET_INPUT] = (waits - epoch) / loop;
+	a->share[FS_BUCKET_INPUT] = (idle - epoch) / loop;
 	a->share[FS_BUCKET_RANKS] = ranks / loop;
 	a->share[FS_BUCKET_HOST_IO] = host / loop;
 	/* Compute with the accelerator idle while the process's other threads
@@ -72,7 +79,10 @@ static void with_steps(const struct fs_metrics *m, const struct fs_loop_proc *L,
 	a->share[FS_BUCKET_HOST_IO] += helper / loop;
 	a->share[FS_BUCKET_BUSY] = busy / loop;
 	a->share[FS_BUCKET_OTHER] = (other - helper) / loop;
-	snprintf(a->basis, sizeof a->basis, gpu ? "steps + gpu" : "steps");
+	if (L->dev_clock[0])
+		snprintf(a->basis, sizeof a->basis, "steps + %s (device clock)", !strcmp(L->dev_clock, "events") ? "events" : "gpu");
+	else
+		snprintf(a->basis, sizeof a->basis, gpu ? "steps + gpu" : "steps");
 }
 
 /* Without steps: the accelerator's busy share over the process's loop span;

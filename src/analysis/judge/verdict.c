@@ -398,13 +398,23 @@ void fs_judge(const struct fs_metrics *m, const struct fs_thresholds *t, struct 
 	enum fs_verdict_id cause;
 	add_findings(m, t, v, ckpt, epoch, steady, &clarity, &cause);
 	char a[32], b[32];
-	if (m->have_steps)
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
+	if (m->have_steps && T && T->dev_clock[0] && T->loop_s > 0)
+		/* on the device's clock (load/devclock.c): the host's wait is
+		 * not the device's idle */
+		fs_evidence_add(v->ev, &v->nev, "input_wait_share", v->input_bound_fraction, "fraction",
+				!strcmp(T->dev_clock, "events") ? "steps + device events" : "steps + gpu",
+				"the accelerator idled waiting for data %.0f%% of the loop's time, by its own clock; the host "
+				"waited in next() %.0f%% (%ld steps: mean wait %s, compute %s)",
+				100 * v->input_bound_fraction, 100 * T->wait_s / T->loop_s, m->steps,
+				fs_fmt_time(a, 32, m->wait_s / (double)m->steps),
+				fs_fmt_time(b, 32, m->compute_s / (double)m->steps));
+	else if (m->have_steps)
 		fs_evidence_add(v->ev, &v->nev, "input_wait_share", v->input_bound_fraction, "fraction", "steps",
 				"the loop waited for data %.0f%% of its time (%ld steps: mean wait %s, compute %s)",
 				100 * v->input_bound_fraction, m->steps,
 				fs_fmt_time(a, 32, m->wait_s / (double)m->steps),
 				fs_fmt_time(b, 32, m->compute_s / (double)m->steps));
-	const struct fs_loop_proc *T = fs_metrics_trainer(m);
 	if (m->have_gpu && T && isfinite(T->gpu_busy))
 		fs_evidence_add(v->ev, &v->nev, "accelerator_busy", T->gpu_busy, "fraction", "gpu",
 				"accelerator busy %.0f%% of the loop's time (%s; %.0f%% over the whole run, %d GPU%s)",

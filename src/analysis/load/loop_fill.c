@@ -3,6 +3,7 @@
  * span, loaders and GPU. */
 #include "analysis/load/loop_fill.h"
 
+#include "analysis/load/devclock.h"
 #include "analysis/load/epochs.h"
 #include "analysis/load/hostio.h"
 #include "analysis/load/numbers.h"
@@ -62,7 +63,8 @@ static void loop_gpu_in(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 }
 
 /* loop_gpu_in over the loop's span where the steps give one (start-up and
- * exit are not the loop's), within the window. */
+ * exit are not the loop's), within the window, and the device's clock over
+ * the same span. */
 static void loop_gpu(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 {
 	double w0 = q->w0, w1 = q->w1;
@@ -72,6 +74,7 @@ static void loop_gpu(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 		q->w1 = fmin(w1, L->t1);
 	}
 	loop_gpu_in(q, L, ngpus);
+	fs_m_device_clock(q, L, ngpus);
 	q->w0 = w0;
 	q->w1 = w1;
 }

@@ -55,6 +55,14 @@ struct fs_loop_proc {
 	double gpu_busy;           /* 0..1: its GPU (the only one, the one of its local rank, or its gpu_proc samples), else all GPUs' mean; NaN */
 	double gpu_busy_in_host_io; /* util % during its host-I/O bucket, NaN */
 	char gpu_basis[16];        /* "its GPU", "local_rank", "process", "all GPUs", "" */
+	/* The device's own clock (devclock.c): its idle time inside the host's
+	 * waits for input, from the hook's device events (dev_clock "events")
+	 * or from NVML against the waits, a second at a time ("gpu": an upper
+	 * bound, dev_idle_wait_lower_s the lower); NaN, "": not known (no
+	 * steps, no GPU signal, per-process GPU samples, or a run read per
+	 * minute), and the host's waits stand for it. */
+	double dev_idle_wait_s, dev_idle_wait_lower_s;
+	char dev_clock[8];
 	double loader_active;      /* share of its loaders' samples with a thread running or in D; NaN */
 	double sync_wait_s;        /* waiting on other ranks seen at the step boundaries (sync.h), NaN when not in step */
 	/* Its sockets and its children's (peers table, analysis/load/peers.h), over
