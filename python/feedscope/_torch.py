@@ -16,6 +16,14 @@ has run completely, the hook patches:
 - DataLoader.__init__: a subclass whose __iter__ does not go through
   DataLoader.__iter__ cannot be timed; the hook says so once per class.
 - torch.save: each call is a `checkpoint` phase.
+- the device timeline (feedscope.device_timeline(); docs/markers.md, "The
+  device's own clock"): unless the job registered one, torch's own, looked
+  for at each epoch's start and at its second step: torch.cuda.Event (then
+  torch.xpu's, then the generic torch.Event of the current accelerator)
+  with enable_timing=True, only once that backend is initialised (its
+  is_initialized()): the hook never initialises a device, so a CPU job,
+  or a job whose DataLoader workers fork before CUDA is up, is left as it
+  is. A backend without is_initialized() (torch.mps) is not used.
 - torch.distributed's collectives and point-to-point calls (COLLECTIVES):
   each outermost call is a `collective` phase (a call made inside another,
   as all_gather_object makes, is part of it). With async_op=True the call
@@ -199,6 +207,34 @@ def _patch(torch):
         serialization.save = save
     _patch_collectives(torch)
     _DataLoader = DataLoader
+    sys.modules[__package__]._find_auto = _find_timeline
+
+
+def _find_timeline():
+    """torch's device timeline where its backend is initialised already
+    (never initialising one): a feedscope._Timeline, or None."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    for name in ("cuda", "xpu", "mps"):
+        mod = getattr(torch, name, None)
+        event = getattr(mod, "Event", None)
+        ready = getattr(mod, "is_initialized", None)
+        if event is not None and ready is not None and ready():
+            return _timeline(event, "torch." + name)
+    event, acc = getattr(torch, "Event", None), getattr(torch, "accelerator", None)
+    if event is None or acc is None or not hasattr(acc, "current_accelerator"):
+        return None
+    dev = acc.current_accelerator()
+    ready = getattr(getattr(torch, getattr(dev, "type", "") or "", None), "is_initialized", None)
+    if ready is None or not ready():
+        return None
+    return _timeline(lambda **kw: event(dev, **kw), "torch.Event(%s)" % dev.type)
+
+
+def _timeline(event, name):
+    from . import _Timeline
+    return _Timeline(lambda: event(enable_timing=True), name)
 
 
 COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object",
