@@ -18,12 +18,14 @@ has run completely, the hook patches:
 - torch.save: each call is a `checkpoint` phase.
 - the device timeline (feedscope.device_timeline(); docs/markers.md, "The
   device's own clock"): unless the job registered one, torch's own, looked
-  for at each epoch's start and at its second step: torch.cuda.Event (then
-  torch.xpu's, then the generic torch.Event of the current accelerator)
-  with enable_timing=True, only once that backend is initialised (its
-  is_initialized()): the hook never initialises a device, so a CPU job,
-  or a job whose DataLoader workers fork before CUDA is up, is left as it
-  is. A backend without is_initialized() (torch.mps) is not used.
+  for at each epoch's start and at its second step: the first backend of
+  torch.cuda, torch.xpu, torch.mps, torch.mtia, torch.hpu and a PrivateUse1
+  backend whose is_initialized() says True, with its own Event class, else
+  the generic torch.Event for it, enable_timing=True. Nothing but
+  is_initialized() is called before: the hook never initialises a device,
+  so a CPU job, or a job whose DataLoader workers fork before CUDA is up,
+  is left as it is. A backend without is_initialized() (torch.mps today)
+  is not used.
 - torch.distributed's collectives and point-to-point calls (COLLECTIVES):
   each outermost call is a `collective` phase (a call made inside another,
   as all_gather_object makes, is part of it). With async_op=True the call
@@ -212,24 +214,31 @@ def _patch(torch):
 
 def _find_timeline():
     """torch's device timeline where its backend is initialised already
-    (never initialising one): a feedscope._Timeline, or None."""
+    (never initialising one: only is_initialized() is called): a
+    feedscope._Timeline, or None."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
-    for name in ("cuda", "xpu", "mps"):
+    names = ["cuda", "xpu", "mps", "mtia", "hpu"]
+    try:
+        extra = torch._C._get_privateuse1_backend_name()   # a name, looked up
+        if extra and extra not in names:
+            names.append(extra)
+    except Exception:
+        pass
+    for name in names:
         mod = getattr(torch, name, None)
-        event = getattr(mod, "Event", None)
         ready = getattr(mod, "is_initialized", None)
-        if event is not None and ready is not None and ready():
+        if ready is None or not ready():
+            continue
+        event = getattr(mod, "Event", None)
+        if event is not None:
             return _timeline(event, "torch." + name)
-    event, acc = getattr(torch, "Event", None), getattr(torch, "accelerator", None)
-    if event is None or acc is None or not hasattr(acc, "current_accelerator"):
-        return None
-    dev = acc.current_accelerator()
-    ready = getattr(getattr(torch, getattr(dev, "type", "") or "", None), "is_initialized", None)
-    if ready is None or not ready():
-        return None
-    return _timeline(lambda **kw: event(dev, **kw), "torch.Event(%s)" % dev.type)
+        generic = getattr(torch, "Event", None)
+        if generic is not None:
+            dev = torch.device(name)
+            return _timeline(lambda **kw: generic(dev, **kw), "torch.Event(%s)" % name)
+    return None
 
 
 def _timeline(event, name):

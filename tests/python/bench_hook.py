@@ -105,7 +105,7 @@ def chunked_ns(feedscope, chunk, chunks, name):
     total = 0
     for _ in range(chunks):
         total += loop_ns(feedscope.watch(range(chunk), name=name))
-        time.sleep(0.005)
+        time.sleep(0.002)
     return total
 
 
@@ -165,11 +165,11 @@ def main():
           % (dropped_tight, a.repeat * n))
     print("  paced loop: %d steps at %.0f steps/s, %d dropped by the sender"
           % (a.paced, paced_rate, dropped_paced))
-    # the device timeline: events off, then on (a stand-in), chunks of 500
-    # steps (two records a step with events on), best of a.repeat; then the
-    # same with the records dropped before the socket (feedscope's Python
-    # alone)
-    dchunk, dchunks = 500, max(1, n // 2000)
+    # the device timeline: events off, then on (a stand-in), chunks of 100
+    # steps (two records a step with events on: within the send buffer
+    # feedscope's socket gets), best of a.repeat; then the same with the
+    # records dropped before the socket (feedscope's Python alone)
+    dchunk, dchunks = 100, max(1, n // 400)
     m = dchunk * dchunks
     off = best(lambda: chunked_ns(feedscope, dchunk, dchunks, "events_off"), a.repeat)
     feedscope.device_timeline(StandInEvent, name="stand-in")

@@ -421,6 +421,41 @@ class TestDeviceTimeline(HookTest):
         self.assertEqual(figures, ["3000000"] * 7)
         self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % pid), ["torch.cuda"])
 
+    def test_other_backends_and_the_generic_event(self):
+        """torch.xpu's own Event class once it is initialised; a backend
+        without one (torch.hpu here) through the generic torch.Event for its
+        device; nothing while neither says it is initialised."""
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            import types
+            class Generic(FakeCudaEvent):
+                def __init__(self, device, **kw):
+                    FakeCudaEvent.__init__(self, device=str(device), **kw)
+            up = {"xpu": False, "hpu": False}
+            torch.xpu = types.SimpleNamespace(is_initialized=lambda: up["xpu"], Event=FakeCudaEvent)
+            torch.hpu = types.SimpleNamespace(is_initialized=lambda: up["hpu"])
+            torch.Event = Generic
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            up["hpu"] = True
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            print(os.getpid(), sorted(made[0].items()))
+        """))
+        self.assertEqual(err, "")
+        pid, kw = out.split(" ", 1)
+        self.assertEqual(kw.strip(), "[('device', 'hpu'), ('enable_timing', True)]")
+        self.assertEqual([r.split(" ")[0] + r.split(" ")[2] for r in recs if r[:2] in ("S1", "S2", "D1")],
+                         ["S1Slow", "S1Slow", "S2Slow_2", "D1Slow_2", "S2Slow_2", "D1Slow_2"])
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % pid), ["torch.Event(hpu)"])
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            import types
+            torch.xpu = types.SimpleNamespace(is_initialized=lambda: True, Event=FakeCudaEvent)
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            print(os.getpid())
+        """))
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % out.strip()), ["torch.xpu"])
+
     def test_the_jobs_own_timeline_comes_first(self):
         out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
             import feedscope
