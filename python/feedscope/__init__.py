@@ -6,6 +6,7 @@
     with feedscope.phase("checkpoint"):                   # or @feedscope.phase("eval")
         save()
     feedscope.meta("model.params", 25_000_000)            # a run-level fact
+    feedscope.device_timeline(make_event)                 # the device's own idle per wait
 
 Records go to the channel `feedscope run` advertises in FEEDSCOPE_MARKERS
 (docs/markers.md). Without it every call is a no-op: watch() returns its
@@ -13,6 +14,7 @@ argument, phase() does nothing. Nothing here raises into the job.
 Standard library only; Python >= 3.8.
 """
 import atexit
+import os
 import sys
 import time
 
@@ -21,17 +23,26 @@ from . import _channel as _ch
 # functools and weakref are imported when first needed: this package is
 # imported at start-up by every Python process of a job run with the hook.
 
-__all__ = ["watch", "phase", "meta", "enabled"]
+__all__ = ["watch", "phase", "meta", "enabled", "device_timeline"]
 
 _mono = time.monotonic_ns
 _send = _ch.send
 _live = None   # WeakSet of the epochs whose last step may still be pending
 _tune_step = None  # under `feedscope tune`: counts the steps, ends the trial (_tune.py)
 
+# The device timeline (device_timeline(); docs/markers.md, "The device's own
+# clock"): _timeline is the one in force, the job's (_registered) or else the
+# hook's own (_auto, found by _find_auto: set by the PyTorch hook), or None.
+RING_MAX = 64      # a loop's steps whose events are awaited, at most
+_timeline = None
+_registered = None
+_auto = None
+_find_auto = None
+_said_timeline = None   # the timeline hook.device_timeline.PID was sent for
+
 
 def _tune_setup():
     global _tune_step
-    import os
     if os.environ.get("FEEDSCOPE_TUNE") and _ch._spec is not None:
         from . import _tune
         if _tune.stop_after:
@@ -66,8 +77,14 @@ class _Steps:
     (its batch was handed over at t_got after waiting `wait` ns; its compute
     ends when the next batch is asked for). The first step's wait starts at
     t_iter, when the epoch's iterator was asked for: starting a DataLoader's
-    workers happens inside iter(), and the loop waits for it all the same."""
-    __slots__ = ("head", "n", "t_got", "wait", "owner", "t_iter", "__weakref__")
+    workers happens inside iter(), and the loop waits for it all the same.
+
+    With a device timeline, also the ring of the steps whose device figure
+    is awaited: ring[first .. first+count) (mod len(ring)), oldest first,
+    each a _Slot with the two events of its wait; `ev`: the pending step
+    has its slot in the ring (it is sent as S2, its figure later as D1)."""
+    __slots__ = ("head", "n", "t_got", "wait", "owner", "t_iter", "ring", "first", "count", "ev",
+                 "__weakref__")
 
     def __init__(self, name_b, epoch, t_iter):
         self.head = b"%s %d " % (name_b, epoch)
@@ -76,15 +93,231 @@ class _Steps:
         self.wait = 0
         self.owner = _ch.pid
         self.t_iter = t_iter
+        self.ring = []
+        self.first = 0
+        self.count = 0
+        self.ev = False
 
     def flush(self):
-        """End the pending step now (the epoch was closed or dropped). Only in
-        the process that started the epoch: a forked copy says nothing."""
+        """End the pending step now (the epoch was closed or dropped), and
+        the wait for device figures: the steps whose events are not complete
+        go without. Only in the process that started the epoch: a forked
+        copy says nothing."""
+        if self.owner != _ch.pid:
+            return
         t_got = self.t_got
-        if t_got and self.owner == _ch.pid:
+        if t_got:
             self.t_got = 0
-            _send(b"S1 %d %s%d %d %d %d" % (_ch.pid, self.head, self.n - 1, t_got,
-                                            self.wait, _mono() - t_got))
+            _send((b"S2 %d %s%d %d %d %d" if self.ev else b"S1 %d %s%d %d %d %d")
+                  % (_ch.pid, self.head, self.n - 1, t_got, self.wait, _mono() - t_got))
+        if self.ring:
+            self.done()
+
+    # ---- the device's events (only with a timeline; never on the no-timeline path)
+
+    def begin(self, tl):
+        """The slot for the wait about to start, its first event recorded on
+        the current stream; None if the timeline failed. Its events are known
+        complete (or new): one not known complete is never recorded again."""
+        ring = self.ring
+        n = len(ring)
+        try:
+            if self.count == n:
+                if n < RING_MAX:            # warm-up: one more slot
+                    ring.insert(self.first, tl.slot())
+                    if n:
+                        self.first += 1
+                    n += 1
+                else:                       # the device is RING_MAX steps behind: the
+                    self.give_up(1)         # oldest goes without; its slot waits in the pool
+                    i = (self.first + self.count) % n
+                    ring[i].tl.keep(ring[i])
+                    ring[i] = tl.slot()
+            i = (self.first + self.count) % n
+            slot = ring[i]
+            if slot.tl is not tl:           # the timeline was changed since
+                slot = ring[i] = tl.slot()
+            slot.a.record()
+            return slot
+        except Exception as e:
+            _timeline_failed(e, self)
+            return None
+
+    def end(self, slot):
+        """The batch came: the second event, and the step (number self.n)
+        joins the ring."""
+        try:
+            slot.b.record()
+        except Exception as e:
+            _timeline_failed(e, self)
+            self.ev = False
+            return
+        slot.step = self.n
+        self.count += 1
+        self.ev = True
+
+    def poll(self):
+        """Send the device figure (D1) of each step at the front of the ring
+        whose two events are complete, in order; stop at the first that is
+        not. Never waits: query() only."""
+        ring = self.ring
+        n = len(ring)
+        i = self.first
+        try:
+            while self.count:
+                slot = ring[i]
+                if not (slot.b.query() and slot.a.query()):
+                    break
+                ms = slot.a.elapsed_time(slot.b)
+                if 0 <= ms < 1e9:
+                    _send(b"D1 %d %s%d %d" % (_ch.pid, self.head, slot.step, int(ms * 1e6 + 0.5)))
+                else:                       # NaN, negative: not a figure
+                    _send(b"D1 %d %s%d -" % (_ch.pid, self.head, slot.step))
+                i = (i + 1) % n
+                self.first = i
+                self.count -= 1
+        except Exception as e:
+            _timeline_failed(e, self)
+
+    def give_up(self, k):
+        """The K oldest steps of the ring go without their figure (D1 -)."""
+        ring = self.ring
+        for _ in range(min(k, self.count)):
+            slot = ring[self.first]
+            _send(b"D1 %d %s%d -" % (_ch.pid, self.head, slot.step))
+            self.first = (self.first + 1) % len(ring)
+            self.count -= 1
+
+    def done(self):
+        """The epoch is over: the figures complete by now are sent, the rest
+        go without; the slots go back to their timeline for later epochs."""
+        if self.count:
+            self.poll()
+            self.give_up(self.count)
+        ring, self.ring, self.first, self.count = self.ring, [], 0, 0
+        for slot in ring:
+            slot.tl.keep(slot)
+
+
+class _Slot:
+    """Two events of one timeline (the start and the end of a wait) and the
+    step whose wait they measure."""
+    __slots__ = ("a", "b", "step", "tl")
+
+    def __init__(self, tl):
+        self.tl = tl
+        self.step = 0
+        self.a = tl.factory()
+        self.b = tl.factory()
+
+
+class _Timeline:
+    """A device timeline: FACTORY() returns a new event (record(), query(),
+    elapsed_time(other) in ms: torch.cuda.Event's interface); NAME says
+    where it came from. Keeps the slots of ended epochs (and of steps given
+    up) for later ones: one is taken again only once both its events say
+    they are complete (else it is dropped, and a new one made)."""
+    __slots__ = ("factory", "name", "free")
+
+    def __init__(self, factory, name):
+        self.factory = factory
+        self.name = name
+        self.free = []
+
+    def keep(self, slot):
+        if self is _timeline and len(self.free) < RING_MAX:
+            self.free.append(slot)
+
+    def slot(self):
+        free = self.free
+        while True:
+            try:
+                slot = free.pop()           # (another thread's loop may take one too)
+            except IndexError:
+                return _Slot(self)
+            if slot.a.query() and slot.b.query():
+                return slot
+
+
+def _use(tl):
+    global _timeline
+    _timeline = tl
+    if tl is not None and tl is not _said_timeline and _ch._spec is not None:
+        _say_timeline(tl)
+
+
+def _say_timeline(tl):
+    global _said_timeline
+    _said_timeline = tl
+    _send((b"M1 %d hook.device_timeline.%d %s" % (_ch.pid, _ch.pid, _ch.value_text(tl.name)))[:_ch.MAX_RECORD])
+
+
+def _resolve():
+    """Under the PyTorch hook, with no timeline of the job's: torch's, once
+    its backend is initialised (never initialised here)."""
+    global _auto
+    if _find_auto is None or _registered is not None:
+        return
+    try:
+        tl = _find_auto()
+    except Exception:
+        tl = None
+    if tl is not None:
+        _auto = tl
+        _use(tl)
+
+
+def _timeline_failed(exc, st):
+    """An event call raised: one line on stderr, no timeline in this process
+    from now on; the steps of ST awaiting a figure go without it."""
+    global _registered, _auto, _find_auto
+    _ch.warn("the device timeline failed (%s: %s); steps go on without the device's idle time"
+             % (type(exc).__name__, exc), key="timeline")
+    _registered = _auto = _find_auto = None
+    _use(None)
+    st.give_up(st.count)
+    st.ring, st.first, st.count = [], 0, 0
+
+
+def device_timeline(factory, name="user"):
+    """Measure the accelerator's own idle time inside each wait for a batch.
+
+    FACTORY() must return a new event object of the device's timeline with
+    record() (on the stream the training loop launches on), query() -> bool
+    (complete, without waiting) and elapsed_time(other) -> milliseconds from
+    this event to OTHER (the interface of torch.cuda.Event(enable_timing=
+    True); e.g. lambda: torch.cuda.Event(enable_timing=True)). Every timed
+    loop then records an event just before asking for a batch and one just
+    after it came; nothing is launched between them, so the device time
+    between them is the device's idle inside the wait (0 when it was still
+    busy with earlier work). Events are read with query() only, never waited
+    for: a step's figure goes to feedscope once its events are complete, a
+    few steps later; those not complete when the epoch ends, the loop is
+    closed or the process exits go without (NULL in the run file). Events
+    are reused: one is recorded again only once known complete.
+
+    device_timeline(None) takes it back (the zero-code hook's own, for
+    torch.cuda / torch.xpu when initialised, applies again). The timeline is
+    per process: a forked child has none until it registers its own. An
+    event call that raises turns the timeline off for the process (one line
+    on stderr). Without feedscope this does nothing."""
+    global _registered
+    if _ch._spec is None:
+        return
+    if factory is None:
+        _registered = None
+        _use(_auto)
+        return
+    if not callable(factory):
+        _ch.warn("feedscope.device_timeline(%r): not callable; ignored" % (factory,), key="timeline arg")
+        return
+    _registered = _Timeline(factory, name if name == "user" else "user: %s" % name)
+    _use(_registered)
+
+
+def _timeline_after_fork():
+    global _registered, _auto, _timeline, _said_timeline
+    _registered = _auto = _timeline = _said_timeline = None
 
 
 def _new_live():
@@ -105,6 +338,8 @@ class _Epoch:
         object.__setattr__(self, "_fs_next", it.__next__)
         object.__setattr__(self, "_fs_st", st)
         (_live if _live is not None else _new_live()).add(st)
+        if _find_auto is not None and _timeline is None:
+            _resolve()
 
     def __iter__(self):
         return self
@@ -114,13 +349,20 @@ class _Epoch:
         t = _mono()
         t_got = st.t_got
         if t_got:
-            _send(b"S1 %d %s%d %d %d %d" % (_ch.pid, st.head, st.n - 1, t_got, st.wait, t - t_got))
+            _send((b"S2 %d %s%d %d %d %d" if st.ev else b"S1 %d %s%d %d %d %d")
+                  % (_ch.pid, st.head, st.n - 1, t_got, st.wait, t - t_got))
             st.t_got = 0
+            if st.count and st.owner == _ch.pid:
+                st.poll()
             if _tune_step is not None and st.owner == _ch.pid:
                 _tune_step()
+            if st.n == 1 and _find_auto is not None and _timeline is None:
+                _resolve()  # CUDA is initialised by the first step, if at all
             t = _mono()
         elif not st.n and st.t_iter:
             t = st.t_iter
+        tl = _timeline
+        slot = st.begin(tl) if tl is not None and st.owner == _ch.pid else None
         try:
             batch = self._fs_next()
         except StopIteration:
@@ -128,8 +370,14 @@ class _Epoch:
             # it (a DataLoader shuts its workers down here): an epoch_end phase.
             if st.owner == _ch.pid:
                 _send(b"P1 %d epoch_end %d %d" % (_ch.pid, t, _mono()))
+                if st.ring:
+                    st.done()
             raise
         t_got = _mono()
+        if slot is not None:
+            st.end(slot)
+        elif st.ev:
+            st.ev = False
         st.t_got = t_got
         st.wait = t_got - t
         st.n += 1
@@ -316,5 +564,8 @@ def _flush_at_exit():
     except Exception:
         pass
 
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_timeline_after_fork)
 
 _tune_setup()

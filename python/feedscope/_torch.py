@@ -16,6 +16,16 @@ has run completely, the hook patches:
 - DataLoader.__init__: a subclass whose __iter__ does not go through
   DataLoader.__iter__ cannot be timed; the hook says so once per class.
 - torch.save: each call is a `checkpoint` phase.
+- the device timeline (feedscope.device_timeline(); docs/markers.md, "The
+  device's own clock"): unless the job registered one, torch's own, looked
+  for at each epoch's start and at its second step: the first backend of
+  torch.cuda, torch.xpu, torch.mps, torch.mtia, torch.hpu and a PrivateUse1
+  backend whose is_initialized() says True, with its own Event class, else
+  the generic torch.Event for it, enable_timing=True. Nothing but
+  is_initialized() is called before: the hook never initialises a device,
+  so a CPU job, or a job whose DataLoader workers fork before CUDA is up,
+  is left as it is. A backend without is_initialized() (torch.mps today)
+  is not used.
 - torch.distributed's collectives and point-to-point calls (COLLECTIVES):
   each outermost call is a `collective` phase (a call made inside another,
   as all_gather_object makes, is part of it). With async_op=True the call
@@ -199,6 +209,41 @@ def _patch(torch):
         serialization.save = save
     _patch_collectives(torch)
     _DataLoader = DataLoader
+    sys.modules[__package__]._find_auto = _find_timeline
+
+
+def _find_timeline():
+    """torch's device timeline where its backend is initialised already
+    (never initialising one: only is_initialized() is called): a
+    feedscope._Timeline, or None."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    names = ["cuda", "xpu", "mps", "mtia", "hpu"]
+    try:
+        extra = torch._C._get_privateuse1_backend_name()   # a name, looked up
+        if extra and extra not in names:
+            names.append(extra)
+    except Exception:
+        pass
+    for name in names:
+        mod = getattr(torch, name, None)
+        ready = getattr(mod, "is_initialized", None)
+        if ready is None or not ready():
+            continue
+        event = getattr(mod, "Event", None)
+        if event is not None:
+            return _timeline(event, "torch." + name)
+        generic = getattr(torch, "Event", None)
+        if generic is not None:
+            dev = torch.device(name)
+            return _timeline(lambda **kw: generic(dev, **kw), "torch.Event(%s)" % name)
+    return None
+
+
+def _timeline(event, name):
+    from . import _Timeline
+    return _Timeline(lambda: event(enable_timing=True), name)
 
 
 COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object",

@@ -1,6 +1,7 @@
 #include "record/markers.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,18 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/parse.h"
 #include "util/text.h"
+
+/* A step as its S1/S2 record gives it; an S2's is held (with the
+ * connection it came on, fd >= 0) until its device figure comes. */
+struct step {
+	int fd; /* held: its connection; -1: a free place */
+	uint64_t pid, epoch, step, since_ns;
+	double t, wait_s, compute_s;
+	char loader[128];
+};
 
 struct fs_markers {
 	int listen_fd;
@@ -22,6 +33,12 @@ struct fs_markers {
 	uid_t job_uid;
 	char address[108];
 	uint64_t records, steps, phases, metas, bad, refused, strangers, cleaned;
+	/* S2 steps waiting for their D1, in arrival order: held[first..first+nheld)
+	 * (mod FS_MARKERS_MAX_HELD), free places among them (fd -1) once written;
+	 * allocated at the first S2 */
+	struct step *held;
+	int first, nheld;
+	uint64_t announced, device, unmatched;
 };
 
 /* The listen backlog (capped by net.core.somaxconn): connections wait there
@@ -153,25 +170,101 @@ static double rel_s(uint64_t t_ns, uint64_t start_ns)
 	return ((double)t_ns - (double)start_ns) / 1e9;
 }
 
-static int parse_step(const char *p, struct fs_sink *sink, uint64_t start_ns)
+/* The fields of an S1 or S2 record into *st. Returns 0, 1 if the loader's
+ * name was cleaned, -1 if malformed. */
+static int parse_step(const char *p, struct step *st, uint64_t start_ns)
 {
-	uint64_t pid, epoch, step, t_ns, wait_ns, compute_ns;
-	char loader[128];
+	uint64_t t_ns, wait_ns, compute_ns;
 	bool changed = false;
-	if (!number(&p, &pid) || !word(&p, loader, sizeof loader, &changed) || !number(&p, &epoch) ||
-	    !number(&p, &step) || !number(&p, &t_ns) || !number(&p, &wait_ns) ||
-	    !number(&p, &compute_ns) || *p)
+	if (!number(&p, &st->pid) || !word(&p, st->loader, sizeof st->loader, &changed) || !number(&p, &st->epoch) ||
+	    !number(&p, &st->step) || !number(&p, &t_ns) || !number(&p, &wait_ns) || !number(&p, &compute_ns) || *p)
 		return -1;
-	struct fs_row r;
-	fs_row_init(&r, FS_T_STEPS, rel_s(t_ns, start_ns));
-	fs_row_int(&r, FS_STEPS_pid, (int64_t)pid);
-	fs_row_text(&r, FS_STEPS_loader, loader);
-	fs_row_int(&r, FS_STEPS_epoch, (int64_t)epoch);
-	fs_row_int(&r, FS_STEPS_step, (int64_t)step);
-	fs_row_real(&r, FS_STEPS_wait_s, (double)wait_ns / 1e9);
-	fs_row_real(&r, FS_STEPS_compute_s, (double)compute_ns / 1e9);
-	fs_sink_row(sink, &r);
+	st->t = rel_s(t_ns, start_ns);
+	st->wait_s = (double)wait_ns / 1e9;
+	st->compute_s = (double)compute_ns / 1e9;
 	return changed;
+}
+
+/* A steps row; device_idle_s NaN: NULL (not measured). */
+static void write_step(const struct step *st, double device_idle_s, struct fs_sink *sink)
+{
+	struct fs_row r;
+	fs_row_init(&r, FS_T_STEPS, st->t);
+	fs_row_int(&r, FS_STEPS_pid, (int64_t)st->pid);
+	fs_row_text(&r, FS_STEPS_loader, st->loader);
+	fs_row_int(&r, FS_STEPS_epoch, (int64_t)st->epoch);
+	fs_row_int(&r, FS_STEPS_step, (int64_t)st->step);
+	fs_row_real(&r, FS_STEPS_wait_s, st->wait_s);
+	fs_row_real(&r, FS_STEPS_compute_s, st->compute_s);
+	fs_row_real(&r, FS_STEPS_device_idle_s, device_idle_s);
+	fs_sink_row(sink, &r);
+}
+
+/* The held step at place i is written (device_idle_s NaN: without its
+ * figure) and its place freed; the free places at the front are let go. */
+static void release(struct fs_markers *m, int i, double device_idle_s, struct fs_sink *sink)
+{
+	struct step *h = &m->held[i];
+	write_step(h, device_idle_s, sink);
+	m->device += !isnan(device_idle_s);
+	h->fd = -1;
+	while (m->nheld > 0 && m->held[m->first].fd < 0) {
+		m->first = (m->first + 1) % FS_MARKERS_MAX_HELD;
+		m->nheld--;
+	}
+}
+
+/* An S2 step: held until its D1. With the hold full, the oldest held step
+ * is written without its figure first. */
+static void hold(struct fs_markers *m, int conn, const struct step *st, uint64_t now_ns, struct fs_sink *sink)
+{
+	if (!m->held) {
+		m->held = calloc(FS_MARKERS_MAX_HELD, sizeof *m->held);
+		if (!m->held) { /* out of memory: the step goes without its figure */
+			write_step(st, NAN, sink);
+			return;
+		}
+	}
+	if (m->nheld == FS_MARKERS_MAX_HELD)
+		release(m, m->first, NAN, sink);
+	struct step *h = &m->held[(m->first + m->nheld++) % FS_MARKERS_MAX_HELD];
+	*h = *st;
+	h->fd = conn;
+	h->since_ns = now_ns;
+	m->announced++;
+}
+
+/* D1 PID LOADER EPOCH STEP IDLE_NS|- : the device figure of a held step
+ * of the same connection, which is written now. One that finds none (it
+ * was written without: held too long, or its connection closed) is
+ * counted and dropped. */
+static int parse_device(struct fs_markers *m, int conn, const char *p, struct fs_sink *sink)
+{
+	struct step k;
+	uint64_t idle_ns = 0;
+	bool changed = false, unknown = false;
+	const char *tok;
+	if (!number(&p, &k.pid) || !word(&p, k.loader, sizeof k.loader, &changed) || !number(&p, &k.epoch) ||
+	    !number(&p, &k.step))
+		return -1;
+	const char *q = p;
+	if (fs_next_word(&q, &tok) == 1 && *tok == '-')
+		unknown = true, p = q;
+	else if (!number(&p, &idle_ns))
+		return -1;
+	if (*p)
+		return -1;
+	for (int j = 0; j < m->nheld; j++) {
+		int i = (m->first + j) % FS_MARKERS_MAX_HELD;
+		const struct step *h = &m->held[i];
+		if (h->fd == conn && h->pid == k.pid && h->epoch == k.epoch && h->step == k.step &&
+		    !strcmp(h->loader, k.loader)) {
+			release(m, i, unknown ? NAN : (double)idle_ns / 1e9, sink);
+			return 0; /* (a cleaned name was counted with its S2) */
+		}
+	}
+	m->unmatched++;
+	return 0;
 }
 
 static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
@@ -208,20 +301,56 @@ static int parse_meta(const char *p, struct fs_sink *sink)
 	return changed;
 }
 
-int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns)
+int fs_markers_record(struct fs_markers *m, int conn, const char *rec, size_t len, struct fs_sink *sink,
+		      uint64_t start_ns, uint64_t now_ns)
 {
 	char buf[FS_MARKERS_MAX_RECORD + 1];
 	if (len < 3 || len > FS_MARKERS_MAX_RECORD || memchr(rec, '\0', len) || memchr(rec, '\n', len))
 		return -1;
 	memcpy(buf, rec, len);
 	buf[len] = '\0';
-	if (!strncmp(buf, "S1 ", 3))
-		return parse_step(buf + 3, sink, start_ns);
+	if (!strncmp(buf, "S1 ", 3) || (m && !strncmp(buf, "S2 ", 3))) {
+		struct step st;
+		int rc = parse_step(buf + 3, &st, start_ns);
+		if (rc >= 0 && buf[1] == '1')
+			write_step(&st, NAN, sink);
+		else if (rc >= 0)
+			hold(m, conn, &st, now_ns, sink);
+		return rc;
+	}
+	if (m && !strncmp(buf, "D1 ", 3))
+		return parse_device(m, conn, buf + 3, sink);
 	if (!strncmp(buf, "P1 ", 3))
 		return parse_phase(buf + 3, sink, start_ns);
 	if (!strncmp(buf, "M1 ", 3))
 		return parse_meta(buf + 3, sink);
 	return -1;
+}
+
+int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns)
+{
+	return fs_markers_record(NULL, -1, rec, len, sink, start_ns, 0);
+}
+
+/* (The front of the hold is never a free place: release() lets them go.) */
+void fs_markers_expire(struct fs_markers *m, struct fs_sink *sink, uint64_t now_ns)
+{
+	while (m->nheld > 0 && now_ns >= m->held[m->first].since_ns + FS_MARKERS_HOLD_NS)
+		release(m, m->first, NAN, sink);
+}
+
+/* Connection fd is closing: its held steps are written without their
+ * figure (the job's process is gone, or never sends it). */
+static void release_conn(struct fs_markers *m, int fd, struct fs_sink *sink)
+{
+	/* release() only frees places and moves the front past free ones:
+	 * the window as it was still holds every step of fd */
+	int first = m->first, n = m->nheld;
+	for (int j = 0; j < n; j++) {
+		int i = (first + j) % FS_MARKERS_MAX_HELD;
+		if (m->held[i].fd == fd)
+			release(m, i, NAN, sink);
+	}
 }
 
 /* Whether the peer of connection fd may write records: a process of the
@@ -257,7 +386,7 @@ static void accept_all(struct fs_markers *m)
 }
 
 /* Read every pending record of connection i. Returns false once it closed. */
-static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64_t start_ns)
+static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64_t start_ns, uint64_t now_ns)
 {
 	char buf[FS_MARKERS_MAX_RECORD + 1];
 	for (;;) {
@@ -267,7 +396,8 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
 		if (n == 0)
 			return false; /* every holder of the connection is gone */
 		m->records++;
-		int rc = (size_t)n > FS_MARKERS_MAX_RECORD ? -1 : fs_markers_parse(buf, (size_t)n, sink, start_ns);
+		int rc = (size_t)n > FS_MARKERS_MAX_RECORD ? -1
+							   : fs_markers_record(m, fd, buf, (size_t)n, sink, start_ns, now_ns);
 		if (rc < 0) {
 			m->bad++;
 			continue;
@@ -276,6 +406,7 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
 		switch (buf[0]) {
 		case 'S': m->steps++; break;
 		case 'P': m->phases++; break;
+		case 'D': break; /* a step's device figure: counted by parse_device */
 		default: m->metas++; break;
 		}
 	}
@@ -286,11 +417,13 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
  * poll set, built before the loop waits again). */
 static void read_from(struct fs_markers *m, int from, struct fs_sink *sink, uint64_t start_ns)
 {
+	uint64_t now_ns = fs_now_ns();
 	for (int i = from; i < m->nconns;) {
-		if (read_conn(m, m->conns[i], sink, start_ns)) {
+		if (read_conn(m, m->conns[i], sink, start_ns, now_ns)) {
 			i++;
 			continue;
 		}
+		release_conn(m, m->conns[i], sink);
 		close(m->conns[i]);
 		m->conns[i] = m->conns[--m->nconns];
 	}
@@ -300,12 +433,16 @@ void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 {
 	accept_all(m);
 	read_from(m, 0, sink, start_ns);
+	if (m->nheld)
+		fs_markers_expire(m, sink, fs_now_ns());
 }
 
 void fs_markers_unpolled(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
 {
 	if (m->polled < m->nconns)
 		read_from(m, m->polled, sink, start_ns);
+	if (m->nheld) /* each tick: a step held too long is written without its figure */
+		fs_markers_expire(m, sink, fs_now_ns());
 }
 
 void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns)
@@ -313,6 +450,8 @@ void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 	if (!m)
 		return;
 	fs_markers_drain(m, sink, start_ns);
+	while (m->nheld > 0) /* the job is done: what is held goes without its figure */
+		release(m, m->first, NAN, sink);
 	fs_sink_metaf(sink, "markers.records", "%llu", (unsigned long long)m->records);
 	fs_sink_metaf(sink, "markers.steps", "%llu", (unsigned long long)m->steps);
 	fs_sink_metaf(sink, "markers.phases", "%llu", (unsigned long long)m->phases);
@@ -322,8 +461,13 @@ void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 		fs_sink_metaf(sink, "markers.refused_connections", "%llu", (unsigned long long)m->refused);
 	fs_sink_metaf(sink, "markers.cleaned_records", "%llu", (unsigned long long)m->cleaned);
 	fs_sink_metaf(sink, "markers.refused_peers", "%llu", (unsigned long long)m->strangers);
+	if (m->announced) /* only where the job had a device timeline */
+		fs_sink_metaf(sink, "markers.device_steps", "%llu", (unsigned long long)m->device);
+	if (m->unmatched)
+		fs_sink_metaf(sink, "markers.device_unmatched", "%llu", (unsigned long long)m->unmatched);
 	for (int i = 0; i < m->nconns; i++)
 		close(m->conns[i]);
 	close(m->listen_fd);
+	free(m->held);
 	free(m);
 }

@@ -17,6 +17,12 @@
 #define FS_MARKERS_MAX_RECORD 1024
 #define FS_MARKERS_MAX_CONNS 256
 #define FS_MARKERS_MAX_VALUE 512 /* bytes of a meta value kept */
+/* Steps announced by S2 and held for their device figure (D1): at most
+ * this many at once (the oldest goes without its figure to make room), each
+ * at most FS_MARKERS_HOLD_NS (then it goes without: a step is written well
+ * within the 10 s the per-minute and per-second tables wait for steps). */
+#define FS_MARKERS_MAX_HELD 1024
+#define FS_MARKERS_HOLD_NS 5000000000ull
 
 struct fs_markers;
 
@@ -52,8 +58,25 @@ void fs_markers_drain(struct fs_markers *m, struct fs_sink *sink, uint64_t start
  * value had to be cleaned (fs_markers_clean; a meta value is also cut to
  * FS_MARKERS_MAX_VALUE bytes), or -1 if it is malformed or not allowed
  * (nothing emitted; a meta key must be printable ASCII). Pure apart from
- * the sink. */
+ * the sink. S2 and D1 records are refused here: they need a channel's
+ * held steps (fs_markers_record). */
 int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t start_ns);
+
+/* The same, for a record read from connection conn of m at now_ns (the
+ * recorder's CLOCK_MONOTONIC), which also takes the steps whose device
+ * figure is to come (docs/markers.md): an S2 step is held in m until the
+ * D1 of the same connection, pid, loader, epoch and step comes (the step
+ * is written then, with the figure in device_idle_s, or NULL for "-"),
+ * its connection closes, it has been held FS_MARKERS_HOLD_NS
+ * (fs_markers_expire), the hold is full, or m is closed; in every case but
+ * the first, without its figure. A well-formed D1 that finds no held
+ * step is counted (meta markers.device_unmatched) and dropped. */
+int fs_markers_record(struct fs_markers *m, int conn, const char *rec, size_t len, struct fs_sink *sink,
+		      uint64_t start_ns, uint64_t now_ns);
+
+/* Write the held steps that have waited FS_MARKERS_HOLD_NS by now_ns,
+ * without their figure (drain and the tick's unpolled call it). */
+void fs_markers_expire(struct fs_markers *m, struct fs_sink *sink, uint64_t now_ns);
 
 /* Copy in[0..len) into out[cap] (always NUL-terminated) as text safe to
  * store and print: each invalid UTF-8 byte and each character that could
@@ -63,8 +86,8 @@ int fs_markers_parse(const char *rec, size_t len, struct fs_sink *sink, uint64_t
  * from in. */
 size_t fs_markers_clean(char *out, size_t cap, const char *in, size_t len, bool *changed);
 
-/* Drain once more, write the markers.* counters to meta, close. NULL is
- * ignored. */
+/* Drain once more, write the held steps (without their figure), the
+ * markers.* counters to meta, close. NULL is ignored. */
 void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start_ns);
 
 #endif

@@ -71,11 +71,26 @@ static enum role role_of(const struct spec *sp, int c)
 	return R_MEAN;
 }
 
-/* The steps' tier columns after t, n and the keys. */
-enum { S_FIRST_STEP, S_LAST_STEP, S_WAIT, S_COMPUTE, S_WAIT_MAX, S_COMPUTE_MAX, S_FIRST_T, S_LAST_T, S__N };
+/* The steps' tier columns after t, n and the keys: the device's idle
+ * inside the waits summed over the steps that have it, and how many do
+ * (schema 12). */
+enum {
+	S_FIRST_STEP,
+	S_LAST_STEP,
+	S_WAIT,
+	S_COMPUTE,
+	S_WAIT_MAX,
+	S_COMPUTE_MAX,
+	S_FIRST_T,
+	S_LAST_T,
+	S_DEVICE_IDLE,
+	S_DEVICE_STEPS,
+	S__N
+};
 static const char *const step_cols[S__N][2] = {
-	{"first_step", "INTEGER"}, {"last_step", "INTEGER"}, {"wait_s", "REAL"},         {"compute_s", "REAL"},
-	{"wait_max_s", "REAL"},    {"compute_max_s", "REAL"}, {"first_t", "REAL"},        {"last_t", "REAL"},
+	{"first_step", "INTEGER"},    {"last_step", "INTEGER"},     {"wait_s", "REAL"},  {"compute_s", "REAL"},
+	{"wait_max_s", "REAL"},       {"compute_max_s", "REAL"},    {"first_t", "REAL"}, {"last_t", "REAL"},
+	{"device_idle_s", "REAL"},    {"device_steps", "INTEGER"},
 };
 
 /* The phases' tier columns after t, n and the keys (in st[]). */
@@ -274,7 +289,8 @@ static struct acc *find(struct fs_rollup *ru, enum fs_rollup_table rt, long peri
 		a->c[c].mn = INFINITY;
 		a->c[c].mx = -INFINITY;
 	}
-	a->st[S_WAIT] = a->st[S_COMPUTE] = NAN;
+	a->st[S_WAIT] = a->st[S_COMPUTE] = a->st[S_DEVICE_IDLE] = NAN;
+	a->st[S_DEVICE_STEPS] = 0;
 	a->st[S_FIRST_STEP] = a->st[S_FIRST_T] = INFINITY;
 	a->st[S_LAST_STEP] = a->st[S_LAST_T] = a->st[S_WAIT_MAX] = a->st[S_COMPUTE_MAX] = -INFINITY;
 	if (rt == FS_RT_PHASES) {
@@ -421,7 +437,7 @@ static void flush(struct fs_rollup *ru, enum which w, double before)
 
 static void fold_step(struct fs_rollup *ru, const struct fs_row *r)
 {
-	double t, wait, comp, step;
+	double t, wait, comp, step, idle;
 	if (r->v[0].kind != FS_V_REAL)
 		return;
 	t = r->v[0].d;
@@ -441,6 +457,10 @@ static void fold_step(struct fs_rollup *ru, const struct fs_row *r)
 	if (hc) {
 		a->st[S_COMPUTE] = (isfinite(a->st[S_COMPUTE]) ? a->st[S_COMPUTE] : 0) + comp;
 		a->st[S_COMPUTE_MAX] = fmax(a->st[S_COMPUTE_MAX], comp);
+	}
+	if (fs_value_num(&r->v[FS_STEPS_device_idle_s], &idle)) {
+		a->st[S_DEVICE_IDLE] = (isfinite(a->st[S_DEVICE_IDLE]) ? a->st[S_DEVICE_IDLE] : 0) + idle;
+		a->st[S_DEVICE_STEPS] += 1;
 	}
 	a->st[S_FIRST_T] = fmin(a->st[S_FIRST_T], hw ? t - wait : t);
 	a->st[S_LAST_T] = fmax(a->st[S_LAST_T], hc ? t + comp : t);

@@ -57,7 +57,7 @@ def load_records(path):
     with open(path) as f:
         for line in f:
             p = line.rstrip("\n").split(" ")
-            if p[0] == "S1":
+            if p[0] in ("S1", "S2"):   # S2: a step whose device figure follows (D1)
                 steps.append(Step(p[1], p[2], int(p[3]), int(p[4]), int(p[5]) / 1e9,
                                   int(p[6]) / 1e9, int(p[7]) / 1e9))
             elif p[0] == "P1":

@@ -10,7 +10,7 @@ As a library:
 As a command (the job gets the environment `feedscope run --pytorch` gives):
     python3 fsrecv.py [--no-hook] [--kill-after-steps N] --out FILE -- CMD [ARGS...]
 writes one record per line to FILE and exits with CMD's status.
---kill-after-steps N closes the socket once N S1 records came (feedscope gone).
+--kill-after-steps N closes the socket once N step records (S1, S2) came (feedscope gone).
 """
 import os
 import select
@@ -36,7 +36,7 @@ class Record:
         self.pid = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
         self.fields = parts[2:]
 
-    # S1 PID LOADER EPOCH STEP T_NS WAIT_NS COMPUTE_NS
+    # S1 (or S2) PID LOADER EPOCH STEP T_NS WAIT_NS COMPUTE_NS
     def step(self):
         f = self.fields
         return (f[0], int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]))
@@ -58,7 +58,7 @@ class Receiver:
         self.conns = []
         self.raw = []
         self.steps_seen = 0
-        self.on_step = None       # called with the count of S1 records so far
+        self.on_step = None       # called with the count of step records (S1, S2) so far
         self._lock = threading.Lock()
         self._stop = False
         self._thread = threading.Thread(target=self._drain, daemon=True)
@@ -93,7 +93,7 @@ class Receiver:
             rec = data.decode("ascii", "replace")
             with self._lock:
                 self.raw.append(rec)
-            if rec.startswith("S1 "):
+            if rec.startswith("S1 ") or rec.startswith("S2 "):
                 self.steps_seen += 1
                 if self.on_step is not None:
                     self.on_step(self.steps_seen)

@@ -43,6 +43,6 @@ steps_of() {
 	if [ -f "$1.db" ] && [ "$MODE" = feedscope ]; then
 		q "$1.db" "SELECT count(*) FROM steps WHERE loader = '$2'"
 	else
-		awk -v l="$2" '$1 == "S1" && $3 == l { n++ } END { print n + 0 }' "$1.rec"
+		awk -v l="$2" '($1 == "S1" || $1 == "S2") && $3 == l { n++ } END { print n + 0 }' "$1.rec"
 	fi
 }

@@ -349,5 +349,135 @@ class TestSubclassesAndFailures(HookTest):
         self.assertEqual([r for r in recs if r.startswith("S1 ")], [])
 
 
+# torch.cuda as a job with a GPU sees it, in a CPU-only torch: initialised
+# (is_initialized() True), its events complete at once; the device's clock
+# moves 3 ms while each batch is made. Events made are counted, with their
+# keyword arguments.
+FAKE_CUDA = """
+import torch, time
+clock = [0.0]
+made = []
+class FakeCudaEvent:
+    def __init__(self, **kw):
+        made.append(kw)
+        self.t = None
+    def record(self, stream=None):
+        self.t = clock[0]
+    def query(self):
+        return True
+    def elapsed_time(self, end):
+        return end.t - self.t
+class Slow(Dataset):
+    def __len__(self): return 4
+    def __getitem__(self, i):
+        clock[0] += 3.0
+        return i
+"""
+
+
+class TestDeviceTimeline(HookTest):
+    """The hook's own device timeline: torch's events only where the backend
+    is initialised already, never initialising it."""
+
+    def test_a_cpu_job_is_left_alone(self):
+        out, err, recs = self.job("""
+            for epoch in range(2):
+                for batch in DataLoader(DS(), batch_size=4):
+                    pass
+            print(torch.cuda.is_initialized())
+        """)
+        self.assertEqual(out.strip(), "False")
+        self.assertEqual(err, "")
+        self.assertEqual(len(self.steps(recs, "DS")) + len(self.steps(recs, "DS_2")), 6)
+        self.assertFalse([r for r in recs if r.split(" ")[0] in ("S2", "D1")])
+        self.assertFalse([k for k in self.meta(recs) if k.startswith("hook.device_timeline")])
+
+    def test_torch_cuda_events_once_initialised(self):
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            torch.cuda.Event = FakeCudaEvent
+            loader = DataLoader(Slow(), batch_size=1)
+            for batch in loader:                # epoch 0: CUDA not up yet
+                pass
+            loader2 = DataLoader(Slow(), batch_size=1)
+            for k, batch in enumerate(loader2):  # up during its first step
+                torch.cuda.is_initialized = lambda: True
+            for k, batch in enumerate(loader):  # epoch 1: from its start
+                pass
+            print(os.getpid(), made[0], len(made))
+        """))
+        self.assertEqual(err, "")
+        pid, kw, n = out.split(" ", 1)[0], out.split(" ", 1)[1].rsplit(" ", 1)[0], out.split()[-1]
+        self.assertEqual(kw, "{'enable_timing': True}")
+        self.assertLessEqual(int(n), 2 * 4)
+        kinds = [(r.split(" ")[0], r.split(" ")[2], r.split(" ")[3], r.split(" ")[4]) for r in recs
+                 if r.split(" ")[0] in ("S1", "S2", "D1")]
+        self.assertEqual([k for k in kinds if k[1] == "Slow" and k[2] == "0"],
+                         [("S1", "Slow", "0", str(k)) for k in range(4)])
+        self.assertEqual([k[0] + k[3] for k in kinds if k[1] == "Slow" and k[2] == "1"],
+                         ["S20", "D10", "S21", "D11", "S22", "D12", "S23", "D13"])
+        self.assertEqual([k[0] + k[3] for k in kinds if k[1] == "Slow_2"],
+                         ["S10", "S21", "D11", "S22", "D12", "S23", "D13"])
+        figures = [r.split(" ")[5] for r in recs if r.startswith("D1 ")]
+        self.assertEqual(figures, ["3000000"] * 7)
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % pid), ["torch.cuda"])
+
+    def test_other_backends_and_the_generic_event(self):
+        """torch.xpu's own Event class once it is initialised; a backend
+        without one (torch.hpu here) through the generic torch.Event for its
+        device; nothing while neither says it is initialised."""
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            import types
+            class Generic(FakeCudaEvent):
+                def __init__(self, device, **kw):
+                    FakeCudaEvent.__init__(self, device=str(device), **kw)
+            up = {"xpu": False, "hpu": False}
+            torch.xpu = types.SimpleNamespace(is_initialized=lambda: up["xpu"], Event=FakeCudaEvent)
+            torch.hpu = types.SimpleNamespace(is_initialized=lambda: up["hpu"])
+            torch.Event = Generic
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            up["hpu"] = True
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            print(os.getpid(), sorted(made[0].items()))
+        """))
+        self.assertEqual(err, "")
+        pid, kw = out.split(" ", 1)
+        self.assertEqual(kw.strip(), "[('device', 'hpu'), ('enable_timing', True)]")
+        self.assertEqual([r.split(" ")[0] + r.split(" ")[2] for r in recs if r[:2] in ("S1", "S2", "D1")],
+                         ["S1Slow", "S1Slow", "S2Slow_2", "D1Slow_2", "S2Slow_2", "D1Slow_2"])
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % pid), ["torch.Event(hpu)"])
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            import types
+            torch.xpu = types.SimpleNamespace(is_initialized=lambda: True, Event=FakeCudaEvent)
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            print(os.getpid())
+        """))
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % out.strip()), ["torch.xpu"])
+
+    def test_the_jobs_own_timeline_comes_first(self):
+        out, err, recs = self.job(FAKE_CUDA + textwrap.dedent("""
+            import feedscope
+            torch.cuda.Event = FakeCudaEvent
+            torch.cuda.is_initialized = lambda: True
+            class Own(FakeCudaEvent):
+                def elapsed_time(self, end):
+                    return 7.0
+            feedscope.device_timeline(Own, name="mine")
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            feedscope.device_timeline(None)       # back to torch's
+            for batch in DataLoader(Slow(), batch_size=2):
+                pass
+            print(os.getpid())
+        """))
+        self.assertEqual(err, "")
+        pid = out.strip()
+        figures = [(r.split(" ")[2], r.split(" ")[5]) for r in recs if r.startswith("D1 ")]
+        self.assertEqual(figures, [("Slow", "7000000")] * 2 + [("Slow_2", "6000000")] * 2)
+        self.assertEqual(self.meta(recs).get("hook.device_timeline.%s" % pid), ["user: mine", "torch.cuda"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,8 +1,12 @@
 /* The receiving end of the marker channel: record parsing (good and bad
  * records), text cleaning (control characters, invalid UTF-8, long values),
- * a burst of records far beyond a datagram queue's 10, all received, and a
+ * a burst of records far beyond a datagram queue's 10, all received, a
  * stranger (another uid) holding 300 connections: refused, unread, and the
- * job's own connection still served. */
+ * job's own connection still served; steps held for their device figure
+ * (S2 then D1): written when it comes, without it when the figure is
+ * unknown, never comes (held too long, the hold full, the connection
+ * closed, the channel closed), or is malformed. */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -18,6 +22,12 @@ static struct fs_row last;
 static char meta_key[128], meta_val[256];
 static int rows, metas;
 static char loaders[8][64];
+/* the steps rows of the device tests: pid, step, device_idle_s (NaN: NULL) */
+static struct {
+	long pid, step;
+	double idle;
+} dev[2048];
+static int ndev, step_rows;
 
 static void on_row(struct fs_sink *s, const struct fs_row *r)
 {
@@ -25,6 +35,13 @@ static void on_row(struct fs_sink *s, const struct fs_row *r)
 	last = *r;
 	if (r->table == FS_T_STEPS && rows < 8)
 		snprintf(loaders[rows], sizeof loaders[0], "%s", r->v[FS_STEPS_loader].s);
+	step_rows += r->table == FS_T_STEPS;
+	if (r->table == FS_T_STEPS && ndev < 2048) {
+		const struct fs_value *d = &r->v[FS_STEPS_device_idle_s];
+		dev[ndev].pid = (long)r->v[FS_STEPS_pid].i;
+		dev[ndev].step = (long)r->v[FS_STEPS_step].i;
+		dev[ndev++].idle = d->kind == FS_V_REAL ? d->d : NAN;
+	}
 	/* text values are borrowed: don't keep the pointers */
 	if (r->table == FS_T_PHASES)
 		last.v[FS_PHASES_name].s = NULL;
@@ -34,7 +51,7 @@ static void on_row(struct fs_sink *s, const struct fs_row *r)
 }
 
 static size_t meta_len;
-static char refused_peers[32], bad_records[32];
+static char refused_peers[32], bad_records[32], device_steps[32], device_unmatched[32];
 
 static void on_meta(struct fs_sink *s, const char *k, const char *v)
 {
@@ -46,6 +63,10 @@ static void on_meta(struct fs_sink *s, const char *k, const char *v)
 		snprintf(refused_peers, sizeof refused_peers, "%s", v);
 	if (!strcmp(k, "markers.bad_records"))
 		snprintf(bad_records, sizeof bad_records, "%s", v);
+	if (!strcmp(k, "markers.device_steps"))
+		snprintf(device_steps, sizeof device_steps, "%s", v);
+	if (!strcmp(k, "markers.device_unmatched"))
+		snprintf(device_unmatched, sizeof device_unmatched, "%s", v);
 	metas++;
 }
 
@@ -69,6 +90,7 @@ static void test_parse(void)
 	CHECK_INT(last.v[FS_STEPS_step].i, 7);
 	CHECK_NEAR(last.v[FS_STEPS_wait_s].d, 0.25, 1e-12);
 	CHECK_NEAR(last.v[FS_STEPS_compute_s].d, 0.75, 1e-12);
+	CHECK_INT(last.v[FS_STEPS_device_idle_s].kind, FS_V_NULL); /* not measured */
 
 	CHECK_INT(parse("P1 43 checkpoint 2000000000 2500000000"), 0);
 	CHECK_INT(last.table, FS_T_PHASES);
@@ -94,7 +116,8 @@ static void test_parse(void)
 		"M1 42 exit_code 0",                            /* feedscope's own key */
 		"M1 42 source.gpu ok",
 		"X1 1 2 3",
-		"S2 42 train 1 7 3500000000 250000000 750000000",
+		"S2 42 train 1 7 3500000000 250000000 750000000", /* held steps need a channel */
+		"D1 42 train 1 7 5000000",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CHECK_INT(parse(bad[i]), -1);
@@ -335,6 +358,192 @@ static void test_unpolled(void)
 	fs_markers_close(m, &sink, 0);
 }
 
+/* record(m, conn, rec, now): one record of connection conn at now_ns */
+static int rec_at(struct fs_markers *m, int conn, const char *rec, uint64_t now_ns)
+{
+	return fs_markers_record(m, conn, rec, strlen(rec), &sink, 1000000000ull, now_ns);
+}
+
+static void test_device(void)
+{
+	struct fs_markers *m = open_markers();
+	if (!m)
+		return;
+	const uint64_t hold = FS_MARKERS_HOLD_NS;
+	rows = ndev = 0;
+	/* an S2 step is held until its D1: written then, with the figure */
+	CHECK_INT(rec_at(m, 5, "S2 42 train 0 0 3000000000 250000000 750000000", 100), 0);
+	CHECK_INT(rec_at(m, 5, "S2 42 train 0 1 4000000000 250000000 750000000", 200), 0);
+	CHECK_INT(rows, 0);
+	CHECK_INT(rec_at(m, 5, "D1 42 train 0 1 5000000", 300), 0); /* either may come first */
+	CHECK_INT(rows, 1);
+	CHECK_INT(dev[0].step, 1);
+	CHECK_NEAR(dev[0].idle, 0.005, 1e-15);
+	CHECK_NEAR(last.v[FS_STEPS_t].d, 3.0, 1e-9);
+	CHECK_NEAR(last.v[FS_STEPS_wait_s].d, 0.25, 1e-12);
+	CHECK_NEAR(last.v[FS_STEPS_compute_s].d, 0.75, 1e-12);
+	CHECK_INT(rec_at(m, 5, "D1 42 train 0 0 -", 300), 0); /* not known: NULL */
+	CHECK_INT(rows, 2);
+	CHECK(dev[1].step == 0 && isnan(dev[1].idle));
+	CHECK_INT(rec_at(m, 5, "D1 42 train 0 0 7", 300), 0); /* written already: nothing */
+	CHECK_INT(rows, 2);
+	/* 0 is a figure: the device was never idle in the wait */
+	CHECK_INT(rec_at(m, 5, "S2 42 train 0 2 4000000000 250000000 750000000", 300), 0);
+	CHECK_INT(rec_at(m, 5, "D1 42 train 0 2 0", 300), 0);
+	CHECK(rows == 3 && dev[2].idle == 0);
+
+	/* malformed D1s are refused and leave the held step alone */
+	CHECK_INT(rec_at(m, 5, "S2 42 train 0 3 4000000000 250000000 750000000", 400), 0);
+	const char *bad[] = {
+		"D1 42 train 0 3",      "D1 42 train 0 3 -5", "D1 42 train 0 3 5 6", "D1 42 train 0 3 x",
+		"D1 42 train 0 3 --",   "D1 42 train 0 3 5 ", "D1 42 train 0 3 1.5", "D1 42 train 0 -",
+		"D1 42 train 0 3 - 1",  "D1 x train 0 3 5",   "D1 42 train 0 3 99999999999999999999",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (rec_at(m, 5, bad[i], 400) != -1) {
+			CHECK(0);
+			fprintf(stderr, "  accepted: '%s'\n", bad[i]);
+		}
+	CHECK_INT(rows, 3);
+	/* a D1 of another connection, pid, loader or epoch is not this step's */
+	CHECK_INT(rec_at(m, 6, "D1 42 train 0 3 5", 400), 0);
+	CHECK_INT(rec_at(m, 5, "D1 43 train 0 3 5", 400), 0);
+	CHECK_INT(rec_at(m, 5, "D1 42 val 0 3 5", 400), 0);
+	CHECK_INT(rec_at(m, 5, "D1 42 train 1 3 5", 400), 0);
+	CHECK_INT(rows, 3);
+
+	/* held too long: written without its figure; its D1 then finds none */
+	fs_markers_expire(m, &sink, 400 + hold - 1);
+	CHECK_INT(rows, 3);
+	fs_markers_expire(m, &sink, 400 + hold);
+	CHECK_INT(rows, 4);
+	CHECK(dev[3].step == 3 && isnan(dev[3].idle));
+	CHECK_INT(rec_at(m, 5, "D1 42 train 0 3 5", 400 + hold), 0);
+	CHECK_INT(rows, 4);
+
+	/* the hold full: the oldest goes without its figure to make room */
+	char r[128];
+	uint64_t now = 10 * hold;
+	for (int i = 0; i <= FS_MARKERS_MAX_HELD; i++) {
+		snprintf(r, sizeof r, "S2 7 big 0 %d 4000000000 1 1", i);
+		CHECK_INT(rec_at(m, 9, r, now), 0);
+	}
+	CHECK_INT(rows, 5);
+	CHECK(dev[4].pid == 7 && dev[4].step == 0 && isnan(dev[4].idle));
+	snprintf(r, sizeof r, "D1 7 big 0 %d 1000", FS_MARKERS_MAX_HELD);
+	CHECK_INT(rec_at(m, 9, r, now), 0); /* the newest: its figure */
+	CHECK(rows == 6 && dev[5].step == FS_MARKERS_MAX_HELD && dev[5].idle == 1e-6);
+	/* the rest in the order they came, without figures, when the channel closes */
+	device_steps[0] = device_unmatched[0] = '\0';
+	fs_markers_close(m, &sink, 0);
+	CHECK_INT(rows, 6 + FS_MARKERS_MAX_HELD - 1);
+	bool ordered = true;
+	for (int i = 6; i < rows; i++)
+		ordered &= dev[i].pid == 7 && dev[i].step == i - 5 && isnan(dev[i].idle);
+	CHECK(ordered);
+	CHECK_STR(device_steps, "3");     /* steps 1, 2 and the newest big one */
+	CHECK_STR(device_unmatched, "6"); /* 0 again, the 4 of others, 3 late */
+}
+
+/* Through sockets: a connection that closes lets its held steps go
+ * (without figures), not another's; a channel without any S2 writes no
+ * device meta. */
+static void test_device_conns(void)
+{
+	struct fs_markers *m = open_markers();
+	if (!m)
+		return;
+	int a = connect_to(fs_markers_address(m)), b = connect_to(fs_markers_address(m));
+	CHECK(a >= 0 && b >= 0);
+	const char *ra[] = {"S2 1 a 0 0 2000000000 1000 2000", "S2 1 a 0 1 2000000000 1000 2000", "D1 1 a 0 0 250",
+			    "S2 1 a 0 2 2000000000 1000 2000"};
+	for (size_t i = 0; i < sizeof ra / sizeof ra[0]; i++)
+		CHECK(send(a, ra[i], strlen(ra[i]), MSG_DONTWAIT) == (ssize_t)strlen(ra[i]));
+	const char *rb = "S2 2 b 0 0 2000000000 1000 2000";
+	CHECK(send(b, rb, strlen(rb), MSG_DONTWAIT) == (ssize_t)strlen(rb));
+	rows = ndev = 0;
+	fs_markers_drain(m, &sink, 0);
+	CHECK_INT(rows, 1);
+	CHECK(dev[0].pid == 1 && dev[0].step == 0 && dev[0].idle == 250e-9);
+	close(a); /* the job's process was killed: its steps stay, figures lost */
+	fs_markers_drain(m, &sink, 0);
+	CHECK_INT(rows, 3);
+	CHECK(dev[1].pid == 1 && dev[1].step == 1 && isnan(dev[1].idle));
+	CHECK(dev[2].pid == 1 && dev[2].step == 2 && isnan(dev[2].idle));
+	const char *rb1 = "D1 2 b 0 0 9";
+	CHECK(send(b, rb1, strlen(rb1), MSG_DONTWAIT) == (ssize_t)strlen(rb1));
+	fs_markers_drain(m, &sink, 0);
+	CHECK(rows == 4 && dev[3].pid == 2 && dev[3].idle == 9e-9);
+	close(b);
+	device_steps[0] = device_unmatched[0] = '\0';
+	fs_markers_close(m, &sink, 0);
+	CHECK_STR(device_steps, "2");
+	CHECK_STR(device_unmatched, ""); /* none: no key */
+
+	/* S1 only: no device meta at all */
+	m = open_markers();
+	if (!m)
+		return;
+	CHECK_INT(rec_at(m, 3, "S1 1 a 0 0 2000000000 1000 2000", 0), 0);
+	device_steps[0] = '\0';
+	fs_markers_close(m, &sink, 0);
+	CHECK_STR(device_steps, "");
+}
+
+/* Random mutations of good S1, S2 and D1 records (bytes changed, cut,
+ * doubled), from a few connections, with the hold expiring now and then:
+ * whatever came, every accepted step is written exactly once, with a
+ * figure at most as often as a D1 was accepted. */
+static void test_device_mutations(void)
+{
+	struct fs_markers *m = open_markers();
+	if (!m)
+		return;
+	static const char *const seeds[] = {
+		"S2 42 train 0 %d 3000000000 250000000 750000000", "D1 42 train 0 %d 5000000", "D1 42 train 0 %d -",
+		"S1 42 train 0 %d 3000000000 250000000 750000000", "S2 43 v\xc3\xa9 1 %d 3000000000 1 1",
+		"D1 43 v\xc3\xa9 1 %d 0",
+	};
+	srand(35);
+	rows = ndev = step_rows = 0;
+	int steps = 0, figures = 0;
+	uint64_t now = 0;
+	for (int i = 0; i < 200000; i++) {
+		char r[160];
+		int n = snprintf(r, sizeof r, seeds[rand() % 6], rand() % 40);
+		for (int k = rand() % 3; k > 0 && n > 0; k--) {
+			int at = rand() % n;
+			switch (rand() % 4) {
+			case 0: r[at] = (char)(rand() % 256); break;
+			case 1: n = at; break;
+			case 2: r[at] = "0123456789- S"[rand() % 13]; break;
+			default:
+				if (n < (int)sizeof r - 1) {
+					memmove(r + at + 1, r + at, (size_t)(n - at));
+					n++;
+				}
+			}
+		}
+		int before = ndev;
+		int rc = fs_markers_record(m, rand() % 3, r, (size_t)n, &sink, 0, now);
+		if (rc >= 0 && n >= 3 && r[0] == 'S')
+			steps++;
+		if (rc >= 0 && n >= 3 && r[0] == 'D' && ndev > before && !isnan(dev[ndev - 1].idle))
+			figures++;
+		if (ndev > 2000)
+			ndev = 0; /* (only the last rows are looked at) */
+		now += 1000000;
+		if (i % 1000 == 0)
+			fs_markers_expire(m, &sink, now);
+	}
+	device_steps[0] = '\0';
+	fs_markers_close(m, &sink, 0);
+	CHECK(steps > 10000);
+	CHECK_INT(step_rows, steps); /* (a mutation may make a phase: not counted) */
+	CHECK(figures > 1000);
+	CHECK_INT(atoi(device_steps), figures);
+}
+
 int main(void)
 {
 	test_parse();
@@ -343,5 +552,8 @@ int main(void)
 	test_burst();
 	test_unpolled();
 	test_strangers();
+	test_device();
+	test_device_conns();
+	test_device_mutations();
 	return check_exit("test_markers");
 }

@@ -8,8 +8,10 @@
  * (its comm changes: a new key), NULL values, a table sampled once a
  * second, a machine-wide table sampled at its own interval (its rows weigh
  * by their own dt_s, the first has none, one interval is two seconds), steps and phases whose records arrive late (within and after
- * the grace the aggregator waits for them), two ranks' collectives, and a
- * checkpoint across a minute's end. */
+ * the grace the aggregator waits for them), two ranks' collectives, a
+ * checkpoint across a minute's end, and the device's idle inside the
+ * steps' waits measured for some steps of the first epoch (none of the
+ * second: summed and counted where it is, NULL and 0 where not). */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -110,8 +112,11 @@ static void record(const char *path)
 			fs_row_text(&r, FS_STEPS_loader, "train");
 			fs_row_int(&r, FS_STEPS_epoch, t < 120 ? 0 : 1);
 			fs_row_int(&r, FS_STEPS_step, step);
-			fs_row_real(&r, FS_STEPS_wait_s, rand() % 100 / 1000.0);
+			double wait = rand() % 100 / 1000.0;
+			fs_row_real(&r, FS_STEPS_wait_s, wait);
 			fs_row_real(&r, FS_STEPS_compute_s, 0.2);
+			if (t < 120 && step % 3 != 2) /* the device's idle: at most the wait */
+				fs_row_real(&r, FS_STEPS_device_idle_s, wait * (step % 3) / 2);
 			double in = fmod(t, 60);
 			bool is_late = (in >= 50 && in < 50.3 && t < 60) || (in >= 40 && in < 40.3 && t > 60 && t < 120) ||
 				       (in >= 58 && in < 58.3 && t > 120);
@@ -162,6 +167,8 @@ static void record(const char *path)
 				fs_row_int(&r, FS_STEPS_step, late[i].step);
 				fs_row_real(&r, FS_STEPS_wait_s, 0.5);
 				fs_row_real(&r, FS_STEPS_compute_s, 0.2);
+				if (late[i].t < 120)
+					fs_row_real(&r, FS_STEPS_device_idle_s, 0.125);
 				fs_sink_row(s, &r);
 				late[i].t = -1;
 			}
@@ -296,6 +303,26 @@ static void test_against_raw(void)
 			     "SELECT min(t - wait_s) FROM steps WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"
 			     " AND epoch = u.epoch"),
 		  0);
+
+	/* the device's idle inside the waits: summed over the steps that have
+	 * it, and counted, per minute and key (a late row's with it); NULL
+	 * and 0 in the minutes of the epoch without it */
+	CHECK(sql_num(db, "SELECT count(device_idle_s) FROM steps") > 100);
+	CHECK(sql_num(db, "SELECT count(*) FROM steps WHERE device_idle_s IS NULL AND epoch = 0") > 50);
+	CHECK_INT(sql_num(db, "SELECT sum(device_steps) FROM steps_1m"), sql_num(db, "SELECT count(device_idle_s) FROM steps"));
+	CHECK_NEAR(sql_num(db, "SELECT sum(device_idle_s) FROM steps_1m"), sql_num(db, "SELECT sum(device_idle_s) FROM steps"),
+		   1e-9);
+	CHECK_INT(mismatches(db, "(SELECT t, epoch, sum(device_idle_s) AS d FROM steps_1m GROUP BY t, epoch)", "d",
+			     "SELECT sum(device_idle_s) FROM steps WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND epoch = u.epoch"),
+		  0);
+	CHECK_INT(mismatches(db, "(SELECT t, epoch, sum(device_steps) AS c FROM steps_1m GROUP BY t, epoch)", "c",
+			     "SELECT count(device_idle_s) FROM steps WHERE " MINUTE("t") " = CAST(u.t / 60 AS INTEGER) - 1"
+			     " AND epoch = u.epoch"),
+		  0);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM steps_1m WHERE epoch = 1"), 2);
+	CHECK_INT(sql_num(db, "SELECT count(*) FROM steps_1m WHERE epoch = 1 AND device_idle_s IS NULL AND device_steps = 0"),
+		  2);
 
 	/* phases: by (pid, name) in the minute of their end, every one
 	 * counted once; a late one makes a second row for its minute */

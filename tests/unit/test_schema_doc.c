@@ -1,9 +1,11 @@
 /* docs/schema.md documents every table and every column of the run file:
  * each table (and series_1s) has a "### `name`" section naming each column
- * in backticks. */
+ * in backticks; the per-minute tables' section names the columns steps_1m
+ * and phases_1m make of their own (the others' follow a rule). */
 #include <stdlib.h>
 
 #include "check.h"
+#include "store/rollup.h"
 #include "store/schema.h"
 #include "store/series.h"
 #include "util/pfile.h"
@@ -59,6 +61,18 @@ int main(void)
 	const char *sec = section(doc.data, FS_SERIES_TABLE, &len);
 	for (int c = 0; sec && c < n; c++)
 		documented(sec, len, FS_SERIES_TABLE, sc[c].name);
+	const char *tiers = strstr(doc.data, "### Per-minute tables: `<table>_1m`\n");
+	CHECK(tiers != NULL);
+	if (tiers) {
+		const char *end = strstr(tiers + 4, "\n### ");
+		len = end ? (size_t)(end - tiers) : strlen(tiers);
+		enum fs_rollup_table own[] = {FS_RT_STEPS, FS_RT_PHASES};
+		for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+			n = fs_rollup_columns(own[i], &sc);
+			for (int c = 0; c < n; c++)
+				documented(tiers, len, fs_rollup_table_name(own[i]), sc[c].name);
+		}
+	}
 	CHECK(strstr(doc.data, "### `meta`") != NULL);
 	fs_buf_free(&doc);
 	return check_exit("test_schema_doc");
