@@ -133,6 +133,12 @@ static void accounting(struct fs_json *j, const struct fs_metrics *m, const stru
 		fs_json_number(j, "collective_s", L->collective_s);
 		fs_json_number(j, "gpu_busy", L->gpu_busy);
 		fs_json_string(j, "gpu_basis", L->gpu_basis[0] ? L->gpu_basis : NULL);
+		/* the device's clock (docs/verdicts.md): its idle inside the host's
+		 * waits beside the waits themselves */
+		fs_json_number(j, "wait_s", L->have_steps ? L->wait_s : NAN);
+		fs_json_string(j, "device_clock", L->dev_clock[0] ? L->dev_clock : NULL);
+		fs_json_number(j, "device_idle_in_wait_s", L->dev_clock[0] ? L->dev_idle_wait_s : NAN);
+		fs_json_number(j, "device_idle_in_wait_lower_s", L->dev_clock[0] ? L->dev_idle_wait_lower_s : NAN);
 		buckets(j, a);
 		fs_json_end(j);
 	}

@@ -49,6 +49,31 @@ def walk(x, y, path, tol, absolute):
 n = 0
 for m in (a["metrics"],):
     walk(m, b["metrics"], "metrics", 0.01, False)
+# On the device's clock (docs/verdicts.md, "The device's clock") the idle
+# inside the waits is an upper bound taken a bin at a time: a second from
+# every sample, a minute from the per-minute tables, and the sum of minima
+# grows with the bin. So per minute it lies between every sample's figure
+# and the host's waits, and what it takes from busy it gives to the input
+# wait; every other bucket is the same.
+def device_clock(x, y, path, proc):
+    if "device clock" not in str(x.get("basis")):
+        return
+    for k in ("device_idle_in_wait_s", "device_idle_in_wait_lower_s"):
+        x.pop(k, None), y.pop(k, None)
+    bx, by = x["buckets"], y["buckets"]
+    host = proc["wait_s"] / proc["loop_s"]
+    if not (bx["input_wait"] - 0.005 <= by["input_wait"] <= host + 0.005):
+        bad.append("%s input_wait %.6g, per minute %.6g: not between it and the host's waits %.6g"
+                   % (path, bx["input_wait"], by["input_wait"], host))
+    if abs((bx["busy"] + bx["input_wait"]) - (by["busy"] + by["input_wait"])) > 0.005:
+        bad.append("%s busy + input_wait %.6g, per minute %.6g" % (path, bx["busy"] + bx["input_wait"],
+                   by["busy"] + by["input_wait"]))
+    for k in ("busy", "input_wait"):
+        bx.pop(k), by.pop(k)
+trainer = [p for p in a["accounting"]["processes"] if p["trainer"]][0]
+device_clock(a["accounting"], b["accounting"], "accounting", trainer)
+for i, (x, y) in enumerate(zip(a["accounting"]["processes"], b["accounting"]["processes"])):
+    device_clock(x, y, "accounting.processes[%d]" % i, x)
 walk(a["accounting"], b["accounting"], "accounting", 0.005, True)
 print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)

@@ -4,6 +4,7 @@
 #include "analysis/load/devclock.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static double from_events(struct fs_q *q)
 struct bins {
 	double w0, w1;
 	size_t n;
-	double *idle, *wait;
+	double *idle, *wait, *cov; /* the device's idle, the host's wait, the time GPU samples cover */
 };
 
 /* Add rate x the overlap of [a, b] with each bin of v. */
@@ -84,30 +85,36 @@ static long device_idle(struct fs_q *q, struct bins *B, int gpu)
 	while (fs_q_step(q, st)) {
 		double t = fs_q_col(st, 0), u = fs_q_col(st, 1), dt = fs_q_col(st, 2);
 		spread(B, B->idle, t - dt, t, fmin(1, fmax(0, 1 - u / 100)));
+		spread(B, B->cov, t - dt, t, 1);
 		n++;
 	}
 	sqlite3_finalize(st);
 	return n;
 }
 
-/* The NVML estimate: in each bin, the device's idle time and the host's
- * time inside next(); the idle inside the wait is at most the smaller of
- * the two, and at least what their sum has beyond the bin. The estimate
- * is the upper bound, min(idle, wait): exact when, within a bin, the
- * device idles only while the host waits (a loop that syncs every step)
- * or the host waits whenever the device idles (a host that ran ahead and
- * waits for the next batch). *lower gets the sum of the lower bounds. */
-static double from_gpu_bins(struct fs_q *q, const struct fs_loop_proc *L, int ngpus, double *lower)
+/* One bin's share of the estimate: the idle inside the wait is at most
+ * the smaller of the device's idle and the host's wait, and at least what
+ * their sum has beyond the bin. Where GPU samples cover less than half of
+ * the bin, the device says nothing there: the host's wait stands for it
+ * (its lower bound 0); else the idle seen is taken over the whole bin. */
+static void bin_bounds(double idle, double wait, double cov, double len, double *est, double *lower)
 {
-	int gpu;
-	if (!strcmp(L->gpu_basis, "its GPU"))
-		gpu = -1;
-	else if (!strcmp(L->gpu_basis, "local_rank"))
-		gpu = L->local_rank;
-	else if (!strcmp(L->gpu_basis, "all GPUs") && ngpus > 1)
-		gpu = -1;
-	else
-		return NAN; /* per-process samples: not per tick enough to weigh */
+	if (!(cov >= len / 2)) {
+		*est += wait;
+		return;
+	}
+	idle = fmin(len, idle * len / cov);
+	*est += fmin(idle, wait);
+	*lower += fmax(0, idle + wait - len);
+}
+
+/* The NVML estimate, a bin at a time (bin_bounds): the upper bound,
+ * min(idle, wait), exact when, within a bin, the device idles only while
+ * the host waits (a loop that syncs every step) or the host waits whenever
+ * the device idles (a host that ran ahead and waits for the next batch).
+ * gpu: the device's index, or -1 for the mean of all GPUs. */
+static double from_gpu_bins(struct fs_q *q, int gpu, double *lower)
+{
 	struct bins B = {.w0 = q->w0, .w1 = q->w1};
 	double span = B.w1 - B.w0;
 	if (!(span > 0) || span / DEVCLOCK_BIN_S > DEVCLOCK_MAX_BINS)
@@ -115,37 +122,79 @@ static double from_gpu_bins(struct fs_q *q, const struct fs_loop_proc *L, int ng
 	B.n = (size_t)ceil(span / DEVCLOCK_BIN_S);
 	B.idle = calloc(B.n, sizeof *B.idle);
 	B.wait = calloc(B.n, sizeof *B.wait);
+	B.cov = calloc(B.n, sizeof *B.cov);
 	double est = NAN;
-	if (B.idle && B.wait && host_waits(q, &B) > 0 && device_idle(q, &B, gpu) > 0) {
-		est = 0;
-		*lower = 0;
+	if (B.idle && B.wait && B.cov && host_waits(q, &B) > 0 && device_idle(q, &B, gpu) > 0) {
+		est = *lower = 0;
 		for (size_t i = 0; i < B.n; i++) {
-			double len = fmin(B.w0 + (double)(i + 1) * DEVCLOCK_BIN_S, B.w1) - (B.w0 + (double)i * DEVCLOCK_BIN_S);
-			est += fmin(B.idle[i], B.wait[i]);
-			*lower += fmax(0, B.idle[i] + B.wait[i] - len);
+			double lo = B.w0 + (double)i * DEVCLOCK_BIN_S;
+			bin_bounds(B.idle[i], B.wait[i], B.cov[i], fmin(lo + DEVCLOCK_BIN_S, B.w1) - lo, &est, lower);
 		}
 	}
 	free(B.idle);
 	free(B.wait);
+	free(B.cov);
 	return est;
+}
+
+/* The same from the per-minute tables (a long run): a minute a bin, the
+ * device's idle from gpu_1m's mean util over the time its samples cover,
+ * the host's waits from steps_1m's sums. Coarser bins give a larger upper
+ * bound (the sum of minima grows with the bin). */
+static double from_gpu_minutes(struct fs_q *q, int gpu, double *lower)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "SELECT avg((100 - g.util_pct) / 100.0 * g.dt_s), avg(g.dt_s),"
+		 " (SELECT total(s.wait_s) FROM steps_1m s WHERE s.pid = ?3 AND s.t = g.t)"
+		 " FROM gpu_1m g WHERE " FS_Q_TIER_WINDOW("g.") " AND g.util_pct IS NOT NULL%s GROUP BY g.t ORDER BY g.t",
+		 gpu >= 0 ? " AND g.gpu = ?5" : "");
+	sqlite3_stmt *st = fs_q_prep(q, sql);
+	if (st && gpu >= 0)
+		sqlite3_bind_int(st, 5, gpu);
+	double est = 0;
+	long n = 0;
+	*lower = 0;
+	while (fs_q_step(q, st)) {
+		bin_bounds(fs_q_col(st, 0), fs_q_col(st, 2), fs_q_col(st, 1), 60, &est, lower);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n > 0 ? est : NAN;
+}
+
+/* The GPU the loop's busy share was read from (L->gpu_basis): its index,
+ * -1 for the mean of all, -2 for none that a tick can be read from
+ * (per-process samples). */
+static int gpu_of(const struct fs_loop_proc *L, int ngpus)
+{
+	if (!strcmp(L->gpu_basis, "its GPU"))
+		return -1;
+	if (!strcmp(L->gpu_basis, "local_rank"))
+		return L->local_rank;
+	if (!strcmp(L->gpu_basis, "all GPUs") && ngpus > 1)
+		return -1;
+	return -2;
 }
 
 void fs_m_device_clock(struct fs_q *q, struct fs_loop_proc *L, int ngpus)
 {
 	L->dev_idle_wait_s = L->dev_idle_wait_lower_s = NAN;
 	L->dev_clock[0] = '\0';
-	if (!L->have_steps || fs_q_tier(q))
+	if (!L->have_steps)
 		return;
-	double v = from_events(q);
+	bool tier = fs_q_tier(q);
+	double v = tier ? NAN : from_events(q);
 	if (isfinite(v)) {
 		L->dev_idle_wait_s = L->dev_idle_wait_lower_s = v;
 		snprintf(L->dev_clock, sizeof L->dev_clock, "events");
 		return;
 	}
-	if (!L->gpu_basis[0])
+	int gpu = gpu_of(L, ngpus);
+	if (gpu < -1)
 		return;
 	double lower = NAN;
-	v = from_gpu_bins(q, L, ngpus, &lower);
+	v = tier ? from_gpu_minutes(q, gpu, &lower) : from_gpu_bins(q, gpu, &lower);
 	if (isfinite(v)) {
 		L->dev_idle_wait_s = v;
 		L->dev_idle_wait_lower_s = lower;
