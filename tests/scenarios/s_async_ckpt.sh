@@ -10,15 +10,18 @@
 # writes at 16 MB/s (a root-cgroup blkio write_bps rule, as in
 # s_checkpoint_stall.sh): the checkpoint first syncs (the copy off the
 # device waits for the queued steps: ckpt_sync_s, the device busy), then
-# writes for ~2 s with the device idle. checkpoint_stall. Truth from the
+# writes for ~2 s with the device idle. 105 steps: the checkpoints after
+# steps 25, 50, 75 and 100 all fall inside the device's span (a checkpoint
+# after the last step would come after the device's last work, outside the
+# span its truth is measured over). checkpoint_stall. Truth from the
 # job's device timeline: the device idle inside the waits for data
-# (dev_idle_in_wait_share, ~0.01) and ideal_speedup (~1.47x: step /
+# (dev_idle_in_wait_share, ~0.005) and ideal_speedup (~1.49x: step /
 # max(device, host) per step, the host's own time a step being its
 # checkpoint writes; the report's checkpoint prediction, 1 / max(1 -
 # host_io, host_io), is that same overlap) for the bounds of
 # s_async_every.sh; the device idle inside the checkpoints
-# (dev_idle_in_ckpt_share, ~0.61) is the buckets table's checkpoint truth
-# (a figure, not a check: the job's own host-side share is ~0.78).
+# (dev_idle_in_ckpt_share, ~0.67) is the buckets table's checkpoint truth
+# (a figure, not a check: the job's own host-side share is ~0.77).
 # In three paths: the hook without device events (this file), with them
 # (s_async_ckpt_events.sh) and no hook (s_nohook_async_ckpt.sh).
 . "$FS_TOP/tests/scenarios/lib.sh"
@@ -31,7 +34,7 @@ mount_data
 warm "$DATA/npy"
 make_ckpt_dev 256
 root_write_limit "$CKPT_MM" 16000000
-record run "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy --samples 800 --batch 8 --workers 2 \
+record run "${HOOK_OPTS[@]}" -- --data "$DATA/npy" --format npy --samples 840 --batch 8 --workers 2 \
 	--persistent --decode-ms 1 --compute-ms 40 --device async --run-ahead 8 --sync end --events "$EVENTS" \
 	--ckpt-every 25 --ckpt-mib 32 --ckpt-dir "$CKPT_DIR"
 DEVICE=$CKPT_DEV verdict run

@@ -193,8 +193,10 @@ step's time inside the loader's next() (the same intervals as wait_s).
                      work)
   dev_idle_in_ckpt_s the seconds of the loop thread's checkpoints (each
                      from the start of Checkpoints.save, its sync
-                     included, to its end) during which the device ran
-                     nothing; dev_idle_in_ckpt_share: / dev_span_s (the
+                     included, to its end; clipped to the span, so a
+                     checkpoint after the device's last work is not in
+                     it) during which the device ran nothing;
+                     dev_idle_in_ckpt_share: / dev_span_s (the
                      checkpoints' share as the device sees it)
   events             --events: whether device events were registered with
                      feedscope (off when asked for but feedscope could not
