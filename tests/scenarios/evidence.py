@@ -19,6 +19,19 @@ the run file cannot give is printed as "nan".
                     the job's own buckets (shares of its loop time; rank 0)
   job_accel_busy    the job's accelerator busy share: b_busy plus its
                     validation passes' compute (val_busy_s / total_s)
+  job_dev_*, job_ideal_speedup, job_step_s, job_host_step_s,
+  job_launch_s, job_launch_blocks, job_sync_s, job_syncs, job_ckpt_sync_s
+                    the emulated accelerator's own account (train.py's
+                    summary, rank 0; its docstring defines them), e.g.
+                    job_dev_idle_in_wait_share: the device idle inside the
+                    host's next() waits, over the device's span
+  dev_events_n, dev_events_idle_s, dev_events_frac   steps with the
+                    device's own idle inside their wait (steps.device_idle_s
+                    not NULL: recorded from a device timeline's events),
+                    the sum of that idle, and their share of the steps
+  steps_wait_s      sum(steps.wait_s): the host's time inside next()
+  timeline          the device timeline the hook used (meta
+                    hook.device_timeline.PID, spaces as "_"; "none")
   job_ranks, job_wait_share_max, job_slow_rank, job_b_input_slow,
   job_coll_share_r0
                     several ranks: how many, the largest wait share, its
@@ -208,6 +221,18 @@ def main():
     ev["wait_share"] = wait / (wait + comp) if wait + comp > 0 else NAN
     ev["step_mean_s"] = one(db, "SELECT avg(wait_s + compute_s) FROM steps")
     ev["compute_mean_s"] = one(db, "SELECT avg(compute_s) FROM steps")
+    ev["steps_wait_s"] = wait
+    # the device's own idle inside each wait (a device timeline's events)
+    ev["dev_events_n"] = one(db, "SELECT count(device_idle_s) FROM steps")
+    ev["dev_events_idle_s"] = one(db, "SELECT sum(device_idle_s) FROM steps")
+    n_steps = ev["steps"]
+    ev["dev_events_frac"] = (ev["dev_events_n"] / n_steps
+                             if isinstance(n_steps, (int, float)) and n_steps > 0 else NAN)
+    try:
+        tl = [r[0] for r in db.execute("SELECT value FROM meta WHERE key LIKE 'hook.device_timeline.%'")]
+    except sqlite3.Error:
+        tl = []
+    ev["timeline"] = ",".join(sorted(set(str(x).replace(" ", "_") for x in tl))) or "none"
     first = one(db, "SELECT sum(wait_s) FROM steps WHERE step = 0")
     ev["first_wait_frac"] = first / wait if wait > 0 else NAN
     ev["epochs"] = one(db, "SELECT count(DISTINCT epoch) FROM steps")
@@ -232,6 +257,11 @@ def main():
         # validation passes' compute (b_busy holds the former only)
         ev["job_accel_busy"] = (r0.get("b_busy", NAN) + r0["val_busy_s"] / r0["total_s"]
                                 if r0.get("total_s") and "val_busy_s" in r0 else r0.get("b_busy", NAN))
+        # the emulated accelerator's own account (--device async's truth)
+        for k, x in r0.items():
+            if k.startswith("dev_") or k in ("ideal_speedup", "step_s", "host_step_s", "launch_s",
+                                             "launch_blocks", "sync_s", "syncs", "ckpt_sync_s"):
+                ev["job_" + k] = x
     for path in a.job_out:
         try:
             with open(path) as f:

@@ -388,6 +388,78 @@ expect_limit() {
 	result limit_expected "$1"
 }
 
+# expect_device_clock: a scenario on the asynchronous emulated accelerator
+# (train.py --device async; issue 35), after expect: its truth is the
+# device's own timeline (the job's dev_idle_in_wait_share, beside
+# input_bound_fraction), and finish checks the two bounds of issue 35,
+# which fail the scenario as a wrong verdict does (run.sh: "FAIL (device
+# clock: ...)"): input_bound_fraction within DEVCLOCK_POINTS (5) points of
+# dev_idle_in_wait_share, predicted_speedup within DEVCLOCK_PCT (15) % of
+# the job's ideal_speedup (step / max(device, host) per step). The buckets
+# table's idle and checkpoint truths are the device's too (dev_idle_share,
+# dev_idle_in_ckpt_share).
+expect_device_clock() {
+	DEVCLOCK=1
+	TRUTH_KEY=job_dev_idle_in_wait_share
+	result devclock_expected yes
+}
+
+# devclock_result: expect_device_clock's checks on the last verdict (EV),
+# and the path the run took: events (the steps carry the device's idle from
+# its events), nvml (steps, no events: the analysis puts NVML against the
+# host's waits) or nohook (no steps).
+devclock_result() {
+	local path=nvml out
+	awk -v s="${EV[steps]:-nan}" 'BEGIN { exit !(s == "nan" || s + 0 <= 0) }' && path=nohook
+	awk -v n="${EV[dev_events_n]:-nan}" 'BEGIN { exit !(n != "nan" && n + 0 > 0) }' && path=events
+	out=$(awk -v ib="${EV[input_bound]:-nan}" -v t="${EV[job_dev_idle_in_wait_share]:-nan}" \
+		-v ps="${EV[predicted_speedup]:-nan}" -v is="${EV[job_ideal_speedup]:-nan}" \
+		-v pt="${DEVCLOCK_POINTS:-5}" -v pc="${DEVCLOCK_PCT:-15}" '
+		function num(x) { return x ~ /^[0-9.eE+-]+$/ }
+		BEGIN {
+			e1 = num(ib) && num(t) ? (ib > t ? ib - t : t - ib) * 100 : -1
+			e2 = num(ps) && num(is) && is > 0 ? (ps > is ? ps - is : is - ps) / is * 100 : -1
+			why = ""
+			if (e1 < 0) why = "no input-bound figure"
+			else if (e1 > pt) why = sprintf("input-bound %.2f, truth %.2f: %.1f points", ib, t, e1)
+			if (e2 < 0) why = why (why == "" ? "" : "; ") "no predicted speedup"
+			else if (e2 > pc) why = why (why == "" ? "" : "; ") sprintf("predicted %.2fx, ideal %.2fx: %.0f%%", ps, is, e2)
+			printf "%s\t%s\t%s\t%s\n", e1 < 0 ? "nan" : sprintf("%.2f", e1), e2 < 0 ? "nan" : sprintf("%.2f", e2),
+				why == "" ? "yes" : "no", why
+		}')
+	local e1 e2 ok why
+	IFS=$'\t' read -r e1 e2 ok why <<<"$out"
+	result devclock_path "$path"
+	result devclock_ideal "${EV[job_ideal_speedup]:-nan}"
+	result devclock_input_err "$e1"
+	result devclock_speedup_err "$e2"
+	result devclock_ok "$ok"
+	result devclock_why "$why"
+	say "device clock ($path): input-bound ${EV[input_bound]:-nan} vs the device's idle in the waits" \
+		"${EV[job_dev_idle_in_wait_share]:-nan} ($e1 points); predicted ${EV[predicted_speedup]:-nan}x vs" \
+		"ideal ${EV[job_ideal_speedup]:-nan}x ($e2%): ${why:-within ${DEVCLOCK_POINTS:-5} points and ${DEVCLOCK_PCT:-15}%}"
+}
+
+# events_check: an async-device scenario's path was the one it claims:
+# with EVENTS=on and the hook, the steps carry the device's idle (at least
+# 90% of them), and its sum is within 3 points of the device's span of the
+# job's own dev_idle_in_wait_s (the events measure what the truth does);
+# with the hook and EVENTS=off, no step carries one (the NVML path).
+events_check() {
+	[ "${NOHOOK:-0}" = 1 ] && return 0
+	if [ "${EVENTS:-off}" = on ]; then
+		EV[dev_events_err_pt]=$(awk -v a="${EV[dev_events_idle_s]:-nan}" -v b="${EV[job_dev_idle_in_wait_s]:-nan}" \
+			-v s="${EV[job_dev_span_s]:-nan}" 'BEGIN {
+			if (a == "nan" || b == "nan" || s == "nan" || s + 0 <= 0) { print "nan"; exit }
+			d = a - b; if (d < 0) d = -d; printf "%.2f", d / s * 100 }')
+		show dev_events_n dev_events_frac dev_events_idle_s job_dev_idle_in_wait_s dev_events_err_pt timeline
+		need "dev_events_frac >= 0.9" "the device's events recorded for the steps"
+		need "dev_events_err_pt <= 3" "the events' idle sums to the device's own idle in the waits"
+	else
+		need "dev_events_n <= 0" "no device events (the NVML path)"
+	fi
+}
+
 # finish: write the scenario's result fields from the last verdict
 finish() {
 	local truth_key=${TRUTH_KEY:-wait_share} got=${EV[verdict]}
@@ -413,11 +485,17 @@ finish() {
 	# the broad suite's bucket table (run.sh --all): the job's own buckets
 	# (train.py's b_* shares) beside the report's figures
 	local tin=job_b_input
-	case $truth_key in job_b_input*) tin=$truth_key ;; esac
+	case $truth_key in job_b_input* | job_dev_*) tin=$truth_key ;; esac
 	result truth_input "${EV[$tin]:-nan}"
-	result truth_ckpt "${EV[job_b_ckpt]:-nan}"
 	result fs_ckpt "${EV[fs_ckpt_share]:-nan}"
-	result truth_idle "$(awk -v b="${EV[job_accel_busy]:-${EV[job_b_busy]:-nan}}" 'BEGIN { if (b == "nan") print "nan"; else printf "%.4f", 1 - b }')"
+	if [ -n "${DEVCLOCK:-}" ]; then # the device's own timeline
+		result truth_ckpt "${EV[job_dev_idle_in_ckpt_share]:-nan}"
+		result truth_idle "${EV[job_dev_idle_share]:-nan}"
+		devclock_result
+	else
+		result truth_ckpt "${EV[job_b_ckpt]:-nan}"
+		result truth_idle "$(awk -v b="${EV[job_accel_busy]:-${EV[job_b_busy]:-nan}}" 'BEGIN { if (b == "nan") print "nan"; else printf "%.4f", 1 - b }')"
+	fi
 	result fs_idle "${EV[fs_idle]:-nan}"
 	result truth_coll "${EV[job_coll_share_r0]:-nan}"
 	result fs_coll "${EV[fs_coll_r0]:-nan}"

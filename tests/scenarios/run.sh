@@ -34,6 +34,14 @@
 # feedscope's figure. tests/scenarios/run.sh --all (make scenarios-all):
 # every scenario, the whole broad suite (BROAD) too, each REPEAT times
 # (default 1): are the verdicts stable?
+# The asynchronous accelerator's scenarios (ASYNC; issue 35: train.py
+# --device async, the truth from the device's own timeline, and two more
+# checks that fail a run as a wrong verdict does: input_bound within 5
+# points of the device's idle inside the waits, predicted speedup within
+# 15% of the ideal) are in --all; without names, the three of them that
+# give each path a run (CI_ASYNC: sync every 10 steps with the device's
+# events, the same on NVML alone, and its --no-hook twin). Their table,
+# feedscope beside the device's truth per run, comes after the buckets.
 set -u
 cd "$(dirname "$0")/../.."
 FS_TOP=$PWD
@@ -49,12 +57,16 @@ BROAD="ckpt_write nohook_ckpt_write ckpt_numpy nohook_ckpt_numpy http nohook_htt
 rand_records nohook_rand_records jpeg nohook_jpeg val_loop nohook_val_loop torchrun nohook_torchrun
 torchrun4 nohook_torchrun4 twonode nohook_twonode ddp nohook_ddp zip nohook_zip"
 CI_BROAD="nohook_ckpt_write http nohook_http"
+ASYNC="async_every async_every_events nohook_async_every async_n10 async_n10_events nohook_async_n10
+async_end async_end_events nohook_async_end async_turned async_turned_events nohook_async_turned
+async_ckpt async_ckpt_events nohook_async_ckpt"
+CI_ASYNC="async_n10_events async_n10 nohook_async_n10"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD
+	set -- $ALL $BROAD $ASYNC
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -63,7 +75,7 @@ suite_prereqs scenarios blkio cpu memory
 
 names=("$@")
 for n in "${names[@]}"; do
-	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD))"; exit 2; }
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC))"; exit 2; }
 done
 
 suite_start scen scenarios
@@ -105,6 +117,7 @@ buckets=()
 rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per rank of a run
 runs=()
 minute=() # "scenario verdict verdict-from-the-per-minute-tables"
+devrows=() # "scenario path verdict input truth err_pt predicted ideal err_pct PASS|FAIL", the device clock's runs
 failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
@@ -122,9 +135,17 @@ for n in "${runs[@]}"; do
 		status=FAIL
 	elif [ -n "${R[straggler_expected]:-}" ] && [ "${R[straggler_got]:-}" != "${R[straggler_expected]}" ]; then
 		status="FAIL (straggler)" # the report named another rank than the slow one
+	elif [ "${R[devclock_expected]:-}" = yes ] && [ "${R[devclock_ok]:-}" != yes ]; then
+		status="FAIL (device clock: ${R[devclock_why]:-no figures})" # off issue 35's bounds
 	fi
 	strag=""
 	[ -n "${R[straggler_expected]:-}" ] && strag=" straggler=${R[straggler_got]:-none}/${R[straggler_expected]}"
+	# the device clock's scenarios: predicted / ideal speedup, and the path
+	if [ "${R[devclock_expected]:-}" = yes ]; then
+		strag+=" speedup=$(f2 "${R[predicted_speedup]:-}")/$(f2 "${R[devclock_ideal]:-}") path=${R[devclock_path]:-?}"
+		[ "$got" = setup_failed ] ||
+			devrows+=("$n ${R[devclock_path]:-?} $got ${R[input_bound]:-nan} ${R[truth]:-nan} ${R[devclock_input_err]:-nan} ${R[predicted_speedup]:-nan} ${R[devclock_ideal]:-nan} ${R[devclock_speedup_err]:-nan} ${status%% *}")
+	fi
 	# the limit of the storage named, and the runner-up, with their shares of the wait
 	case $got in storage_* | metadata* | memory_pressure*) [ "${R[sat_named]:-none}" != none ] ;; *) false ;; esac &&
 		strag+=" limit=${R[sat_named]}:$(f2 "${R[sat_named_share]:-}")/${R[sat_runner]:-none}:$(f2 "${R[sat_runner_share]:-}")"
@@ -214,6 +235,35 @@ printf '%s\n' "${buckets[@]}" | awk '
 			else printf "bucket %-5s no run gave both figures\n", k
 		}
 	}'
+# the asynchronous accelerator: each run's input-bound and predicted speedup
+# beside the device's own truth, the error of each, per path the mean and
+# the worst
+if [ ${#devrows[@]} -gt 0 ]; then
+	echo
+	echo "device clock: feedscope beside the device's own timeline (truth = dev_idle_in_wait_share, ideal = step / max(device, host) per step; bounds 5 points, 15%)"
+	printf '%s\n' "${devrows[@]}" | awk '
+		function num(x) { return x ~ /^[0-9.eE+-]+$/ }
+		function f(x, p) { return num(x) ? sprintf(p, x) : "-" }
+		BEGIN { printf "%-22s %-7s %-20s %6s %6s %6s %8s %7s %6s %s\n", "scenario", "path", "verdict",
+			"input", "truth", "err_pt", "predict", "ideal", "err", "result" }
+		{
+			printf "%-22s %-7s %-20s %6s %6s %6s %8s %7s %6s %s\n", $1, $2, $3, f($4, "%.3f"), f($5, "%.3f"),
+				f($6, "%.1f"), f($7, "%.2fx"), f($8, "%.2fx"), f($9, "%.1f%%"), $10
+			p = $2; runs[p]++
+			if (num($6)) { n1[p]++; s1[p] += $6; if ($6 > w1[p]) w1[p] = $6 }
+			if (num($9)) { n2[p]++; s2[p] += $9; if ($9 > w2[p]) w2[p] = $9 }
+			if ($10 != "PASS") bad[p]++
+		}
+		END {
+			split("events nvml nohook", ps, " ")
+			for (i = 1; i <= 3; i++) {
+				p = ps[i]
+				if (!runs[p]) continue
+				printf "path %-7s %2d runs, %d failed: input-bound error mean %.1f points, worst %.1f; speedup error mean %.1f%%, worst %.1f%%\n",
+					p, runs[p], bad[p], n1[p] ? s1[p] / n1[p] : 0, w1[p], n2[p] ? s2[p] / n2[p] : 0, w2[p]
+			}
+		}'
+fi
 # several ranks: each rank's own input-wait and collective shares of its
 # loop (train.py) beside the report's buckets for that rank
 if [ ${#rankrows[@]} -gt 0 ]; then

@@ -18,6 +18,7 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--main-sleep-ms MS]
     asynchronous accelerator (additive, issue 35; tests/scenarios/async_table.sh):
         [--device sync|async] [--run-ahead N] [--sync every|end|N]
+        [--events on|off]
 
 The dataset (made by gen_data.py):
   npy        DIR holds .npy files; each sample is one file, np.load()ed
@@ -104,6 +105,23 @@ the queued steps, so it waits for all of them; that wait is part of the
 checkpoint's time (ckpt_s) and is also given as ckpt_sync_s. The copy
 itself is not emulated as device work.
 
+--events on (with --device async; default off): the device has events on
+its own timeline, with torch.cuda.Event's interface (DeviceEvent):
+record() puts a marker in the device's queue behind all the work launched
+so far; the device thread stamps it with its clock (perf_counter, that is
+CLOCK_MONOTONIC) when it reaches it: at the end of the last piece of work
+ahead of it, or at once, at the record time, when the device is idle (its
+queue empty). query() says whether it is stamped; a.elapsed_time(b) =
+(b's stamp - a's stamp) x 1000, in ms. Markers are not work: they take no
+place in the --run-ahead count and a sync does not wait for them. The job
+registers the class with feedscope.device_timeline() (python/feedscope,
+docs/markers.md "The device's own clock"), so that the hook records one
+event just before each next() and one just after it and stores the
+device's idle inside each wait (steps.device_idle_s); when the feedscope
+module cannot be imported (not under `feedscope run`) it says so once on
+stderr and goes on without. Under --no-hook the module is importable and
+the registration made, but no loop is timed, so no event is recorded.
+
 The last line on stdout is a summary with the job's own timing, measured the
 way feedscope's hook measures it (wait = inside the loader's __next__,
 compute = everything else in the loop body, checkpoints included):
@@ -134,7 +152,8 @@ At the end of the line, the accelerator's own account (both devices):
   launch_blocks=LB sync_s=Y ckpt_sync_s=CY dev_busy_s=.. dev_idle_s=..
   dev_idle_share=.. dev_idle_in_wait_s=.. dev_idle_in_wait_share=..
   dev_span_s=.. host_loop_s=.. loop_s=.. step_s=.. dev_step_s=..
-  host_step_s=.. ideal_speedup=..
+  host_step_s=.. ideal_speedup=.. dev_idle_in_ckpt_s=..
+  dev_idle_in_ckpt_share=.. events=on|off
 All times on one monotonic clock (time.perf_counter, CLOCK_MONOTONIC).
 t0 is the loop's start (the first step's start: just before the first
 request for a batch); the device's busy intervals are the pieces of work as
@@ -172,6 +191,16 @@ step's time inside the loader's next() (the same intervals as wait_s).
                      speedup if the input were free (the loop then goes as
                      fast as the slower of the device and the host's own
                      work)
+  dev_idle_in_ckpt_s the seconds of the loop thread's checkpoints (each
+                     from the start of Checkpoints.save, its sync
+                     included, to its end; clipped to the span, so a
+                     checkpoint after the device's last work is not in
+                     it) during which the device ran nothing;
+                     dev_idle_in_ckpt_share: / dev_span_s (the
+                     checkpoints' share as the device sees it)
+  events             --events: whether device events were registered with
+                     feedscope (off when asked for but feedscope could not
+                     be imported)
 """
 import argparse
 import collections
@@ -445,6 +474,7 @@ class Checkpoints:
         self.seconds = self.wait_s = 0.0
         self.dev = None  # --device async: the device to sync with first
         self.sync_s = 0.0
+        self.intervals = []  # (start, end) of each save() on the loop thread
 
     def _path(self):
         mode = self.a.ckpt_mode
@@ -467,7 +497,9 @@ class Checkpoints:
             t_w = time.perf_counter()
             self.writer.submit(self._path(), step, snap)
             self.wait_s += time.perf_counter() - t_w
-        self.seconds += time.perf_counter() - t_s
+        t_e = time.perf_counter()
+        self.seconds += t_e - t_s
+        self.intervals.append((t_s, t_e))
         self.n += 1
 
     def close(self):
@@ -573,6 +605,8 @@ def parse_args():
     ap.add_argument("--sync", default="every",
                     help="async: wait for the device every step (every), every N steps (N), "
                          "or only after the loop (end)")
+    ap.add_argument("--events", choices=("on", "off"), default="off",
+                    help="async: register the device's events with feedscope.device_timeline()")
     a = ap.parse_args()
     if a.ddp and not a.dist:
         ap.error("--ddp needs --dist")
@@ -601,6 +635,8 @@ def parse_args():
             ap.error("--sync takes every, end or a whole number >= 1, not %r" % a.sync)
     if a.run_ahead < 1:
         ap.error("--run-ahead must be >= 1")
+    if a.events == "on" and a.device != "async":
+        ap.error("--events on needs --device async")
     if a.device == "sync" and a.sync_n != 1:
         ap.error("--sync %s needs --device async (the sync device waits every step)" % a.sync)
     return a
@@ -745,6 +781,10 @@ class AsyncDevice:
                     self.finished += 1
                     self.intervals.append((t_b, t_e))
                     self.busy_kind[kind] += b
+                    # the events recorded behind this piece, before the
+                    # next piece: the device reaches them as it ends
+                    while self.queue and isinstance(self.queue[0], DeviceEvent):
+                        self.queue.popleft().stamp = t_e
                     self.cv.notify_all()
         except BaseException as e:  # raised again on the host by run()/sync()
             with self.cv:
@@ -773,6 +813,16 @@ class AsyncDevice:
         if blocked:
             self.blocks.append((t_b, t_e))
 
+    def mark(self, ev):
+        """DeviceEvent.record(): EV behind all launched work, stamped when
+        the device reaches it; at once when the device is idle."""
+        with self.cv:
+            ev.stamp = None
+            if self.queue:
+                self.queue.append(ev)
+            else:
+                ev.stamp = time.perf_counter()
+
     def sync(self):
         """Wait for every launched piece; returns the seconds waited."""
         t_b = time.perf_counter()
@@ -791,6 +841,44 @@ class AsyncDevice:
             self.closing = True
             self.cv.notify_all()
         self.thread.join()
+
+
+class DeviceEvent:
+    """--events on: an event on the AsyncDevice's own timeline, with
+    torch.cuda.Event(enable_timing=True)'s interface (what
+    feedscope.device_timeline() asks for). stamp: the device's clock
+    (perf_counter seconds) when it reached the event; None until then."""
+    __slots__ = ("dev", "stamp")
+
+    def __init__(self, dev):
+        self.dev = dev
+        self.stamp = None
+
+    def record(self):
+        self.dev.mark(self)
+
+    def query(self):
+        return self.stamp is not None
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to END, both complete."""
+        a, b = self.stamp, end.stamp
+        if a is None or b is None:
+            raise RuntimeError("train.py: elapsed_time() of an event not yet complete")
+        return (b - a) * 1000.0
+
+
+def register_events(dev):
+    """--events on: DeviceEvent as feedscope's device timeline; True if
+    registered. Without the feedscope module: one line on stderr."""
+    try:
+        import feedscope
+    except ImportError as e:
+        sys.stderr.write("train.py: --events on: cannot import feedscope (%s; not under "
+                         "`feedscope run`?): going on without device events\n" % e)
+        return False
+    feedscope.device_timeline(lambda: DeviceEvent(dev), "train.py async device")
+    return True
 
 
 def idle_in(intervals, busy, lo, hi):
@@ -813,7 +901,7 @@ def idle_in(intervals, busy, lo, hi):
     return total
 
 
-def device_truth(dev, waits, t0, host_end, steps, wait_s):
+def device_truth(dev, waits, t0, host_end, steps, wait_s, ckpts=()):
     """The summary's device figures (see the docstring): the device's own
     timeline (dev.intervals) against the host's next() waits."""
     iv = dev.intervals
@@ -822,6 +910,7 @@ def device_truth(dev, waits, t0, host_end, steps, wait_s):
     busy = sum(max(0.0, min(e, dev_end) - max(b, t0)) for b, e in iv)
     idle = max(0.0, span - busy)
     in_wait = idle_in(waits, iv, t0, dev_end)
+    in_ckpt = idle_in(ckpts, iv, t0, dev_end)
     host_loop = host_end - t0
     loop = max(dev_end, host_end) - t0
     n = max(steps, 1)
@@ -834,7 +923,9 @@ def device_truth(dev, waits, t0, host_end, steps, wait_s):
                 dev_idle_in_wait_share=in_wait / span if span > 0 else 0.0,
                 dev_span_s=span, host_loop_s=host_loop, loop_s=loop, step_s=step,
                 dev_step_s=dev_step, host_step_s=host_step,
-                ideal_speedup=step / floor if floor > 0 else float("nan"))
+                ideal_speedup=step / floor if floor > 0 else float("nan"),
+                dev_idle_in_ckpt_s=in_ckpt,
+                dev_idle_in_ckpt_share=in_ckpt / span if span > 0 else 0.0)
 
 
 def validate(a, dev):
@@ -872,10 +963,13 @@ def main():
     if busy_path and world > 1 and rank > 0:
         busy_path = "%s.%d" % (busy_path, rank)
     busy = Busy(busy_path)
+    events = False
     if a.device == "async":
         dev = AsyncDevice(busy, a.run_ahead)
         if ckpt is not None:
             ckpt.dev = dev  # a checkpoint copies the weights off the device: a sync first
+        if a.events == "on":
+            events = register_events(dev)
     else:
         dev = SyncDevice(busy)
     compute_s = a.compute_ms / 1000.0
@@ -946,7 +1040,8 @@ def main():
     if ckpt is not None:
         ckpt.close()
     total = time.perf_counter() - t0
-    truth = device_truth(dev, waits, t0, host_end, steps, wait)
+    truth = device_truth(dev, waits, t0, host_end, steps, wait,
+                         ckpt.intervals if ckpt is not None else ())
     ckpt_n, ckpt_time = (ckpt.n, ckpt.seconds) if ckpt is not None else (0, 0.0)
     busy_train = busy.total - val_busy
     share = wait / (wait + compute) if wait + compute > 0 else 0.0
@@ -974,12 +1069,12 @@ def main():
              (t_last - t_steady) / steady_n if steady_n and t_steady is not None else float("nan"),
              "loop" if ended is None else "exit")
           + " device=%s run_ahead=%d sync=%s syncs=%d launch_s=%.3f launch_blocks=%d sync_s=%.3f "
-            "ckpt_sync_s=%.3f %s\n"
+            "ckpt_sync_s=%.3f %s events=%s\n"
           % (a.device, a.run_ahead if a.device == "async" else 0,
              a.sync if a.device == "async" else "every", dev.syncs, dev.launch_s,
              len(getattr(dev, "blocks", ())), dev.sync_s,
              ckpt.sync_s if ckpt is not None else 0.0,
-             " ".join("%s=%.4f" % kv for kv in truth.items())))
+             " ".join("%s=%.4f" % kv for kv in truth.items()), "on" if events else "off"))
     sys.stdout.flush()
     if ended is not None:
         raise ended

@@ -1,0 +1,5 @@
+# async_every_events: the async_every scenario (s_async_every.sh) with the device's
+# own events (train.py --events on: feedscope.device_timeline(), each step's
+# device idle inside its wait in steps.device_idle_s).
+EVENTS=on
+. "$FS_TOP/tests/scenarios/s_async_every.sh"

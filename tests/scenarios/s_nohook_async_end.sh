@@ -1,0 +1,5 @@
+# nohook_async_end: the async_end scenario (s_async_end.sh) recorded with the
+# hook off (--no-hook): no steps, NVML's busy time alone; the same
+# construction and the same truth (the device's own timeline).
+NOHOOK=1
+. "$FS_TOP/tests/scenarios/s_async_end.sh"
