@@ -28,7 +28,7 @@ static char dir[] = "/tmp/fs-devclock-XXXXXX";
 /* A run of pid 10: ticks of 1 s from t = 0 to STEPS + 1, a step a
  * second (its wait from k to k + wait_s, then its compute), and the GPU's
  * util at each tick (util < 0: no GPU). */
-static int write_run(const char *path, double wait_s, int util)
+static int write_run(const char *path, double wait_s, int util, double device_idle_s)
 {
 	struct fs_store *st = golden_create(path);
 	if (!st)
@@ -47,18 +47,24 @@ static int write_run(const char *path, double wait_s, int util)
 			golden_row(s, FS_T_GPU, t, "gpu=0 name=G util_pct=%d", util);
 	}
 	for (int k = 1; k <= STEPS; k++)
-		golden_row(s, FS_T_STEPS, k + wait_s, "pid=10 loader=L epoch=0 step=%d wait_s=%.17g compute_s=%.17g",
-			   k - 1, wait_s, 1 - wait_s);
+		if (device_idle_s >= 0)
+			golden_row(s, FS_T_STEPS, k + wait_s,
+				   "pid=10 loader=L epoch=0 step=%d wait_s=%.17g compute_s=%.17g device_idle_s=%.17g", k - 1,
+				   wait_s, 1 - wait_s, device_idle_s);
+		else
+			golden_row(s, FS_T_STEPS, k + wait_s, "pid=10 loader=L epoch=0 step=%d wait_s=%.17g compute_s=%.17g",
+				   k - 1, wait_s, 1 - wait_s);
 	return fs_store_close(st);
 }
 
 /* The run judged; its predicted speedup taken as for an input cause (the
  * run has no loaders' signals to name one: the verdict is undetermined). */
-static void load(const char *name, double wait_s, int util, struct fs_metrics *m, struct fs_verdict *v)
+static void load(const char *name, double wait_s, int util, double device_idle_s, struct fs_metrics *m,
+		 struct fs_verdict *v)
 {
 	char path[256], err[256];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	CHECK_INT(write_run(path, wait_s, util), 0);
+	CHECK_INT(write_run(path, wait_s, util, device_idle_s), 0);
 	CHECK_INT(fs_metrics_load(path, NULL, m, err, sizeof err), 0);
 	CHECK_INT(m->nloops, 1);
 	fs_diagnose(m, &fs_thresholds, v);
@@ -71,7 +77,7 @@ static void test_async(void)
 {
 	struct fs_metrics m;
 	struct fs_verdict v;
-	load("async.db", 0.9, 60, &m, &v);
+	load("async.db", 0.9, 60, -1, &m, &v);
 	const struct fs_loop_proc *L = &m.loops[0];
 	CHECK_STR(L->dev_clock, "gpu");
 	CHECK_NEAR(L->loop_s, STEPS, 1e-6);
@@ -98,7 +104,7 @@ static void test_sync(void)
 {
 	struct fs_metrics m;
 	struct fs_verdict v;
-	load("sync.db", 0.4, 60, &m, &v);
+	load("sync.db", 0.4, 60, -1, &m, &v);
 	const struct fs_loop_proc *L = &m.loops[0];
 	CHECK_STR(L->dev_clock, "gpu");
 	CHECK_NEAR(L->dev_idle_wait_s, 0.4 * STEPS, 1e-6);
@@ -116,7 +122,7 @@ static void test_no_gpu(void)
 {
 	struct fs_metrics m;
 	struct fs_verdict v;
-	load("nogpu.db", 0.9, -1, &m, &v);
+	load("nogpu.db", 0.9, -1, -1, &m, &v);
 	const struct fs_loop_proc *L = &m.loops[0];
 	CHECK_STR(L->dev_clock, "");
 	CHECK(isnan(L->dev_idle_wait_s));
@@ -127,6 +133,27 @@ static void test_no_gpu(void)
 	CHECK_NEAR(A->share[FS_BUCKET_INPUT], 0.9, 1e-6); /* the host's clock: all it has */
 	CHECK_STR(A->basis, "steps");
 	CHECK_NEAR(v.predicted_speedup, 1 / 0.1, 1e-6);
+}
+
+/* The hook's device events (steps.device_idle_s) and no GPU signal: the
+ * events say the device idled 0.4 s of each 0.9 s wait; it worked the
+ * rest of the wait (and, at most, through the compute): 1.67x, not 10x. */
+static void test_events_no_gpu(void)
+{
+	struct fs_metrics m;
+	struct fs_verdict v;
+	load("events.db", 0.9, -1, 0.4, &m, &v);
+	const struct fs_loop_proc *L = &m.loops[0];
+	CHECK_STR(L->dev_clock, "events");
+	CHECK_NEAR(L->dev_idle_wait_s, 0.4 * STEPS, 1e-6);
+	const struct fs_accounting *A = fs_verdict_trainer(&v);
+	CHECK(A != NULL);
+	if (!A)
+		return;
+	CHECK_STR(A->basis, "steps + events (device clock)");
+	CHECK_NEAR(A->share[FS_BUCKET_INPUT], 0.4, 1e-6);
+	CHECK_NEAR(A->share[FS_BUCKET_BUSY], 0.6, 1e-6);
+	CHECK_NEAR(v.predicted_speedup, 1 / 0.6, 1e-6);
 }
 
 /* Metrics built by hand (no device clock filled in: zeroed) are judged on
@@ -158,6 +185,7 @@ int main(void)
 	test_async();
 	test_sync();
 	test_no_gpu();
+	test_events_no_gpu();
 	test_zeroed();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -61,9 +61,13 @@ void fs_speedup(const struct fs_metrics *m, struct fs_verdict *v)
 	 * get shorter than what the device needs, and an asynchronous device
 	 * works while the host waits, so the host's compute can be far less. */
 	const struct fs_loop_proc *T = fs_metrics_trainer(m);
-	double device = m->have_gpu && T && isfinite(T->gpu_busy) && T->steps > 0 && T->loop_s > 0
-				? T->gpu_busy * T->loop_s / (double)T->steps
-				: 0;
+	double device = 0;
+	if (m->have_gpu && T && isfinite(T->gpu_busy) && T->steps > 0 && T->loop_s > 0)
+		device = T->gpu_busy * T->loop_s / (double)T->steps;
+	else if (T && T->dev_clock[0] && T->steps > 0)
+		/* no GPU signal, the device's events: busy through the waits
+		 * but their idle part, and (at most) through the compute */
+		device = (fmax(0, T->wait_s - T->dev_idle_wait_s) + fmax(0, T->compute_s)) / (double)T->steps;
 	if (device > compute) {
 		compute = device;
 		snprintf(v->speedup_cap, sizeof v->speedup_cap,
