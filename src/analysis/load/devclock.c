@@ -68,20 +68,29 @@ static long host_waits(struct fs_q *q, struct bins *B)
 	return n;
 }
 
+/* sql (its one %s: the GPU's condition) prepared for one GPU, ?5 bound
+ * to it, or for the mean of all (gpu -1). NULL: a failed prepare (fs_q
+ * counts it; fs_q_step of NULL is false). */
+static sqlite3_stmt *prep_gpu(struct fs_q *q, const char *sql, int gpu)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, sql, gpu >= 0 ? " AND g.gpu = ?5" : "");
+	sqlite3_stmt *st = fs_q_prep(q, buf);
+	if (st && gpu >= 0)
+		sqlite3_bind_int(st, 5, gpu);
+	return st;
+}
+
 /* The device's idle time into B->idle: each GPU sample covers its tick,
  * (t - dt_s, t], idle 1 - util over it. gpu: the device's index, or -1
  * for the mean of all GPUs at each tick. Returns the samples read. */
 static long device_idle(struct fs_q *q, struct bins *B, int gpu)
 {
 	long n = 0;
-	char sql[384];
-	snprintf(sql, sizeof sql,
-		 "SELECT g.t, avg(g.util_pct), k.dt_s FROM gpu g JOIN ticks k ON k.t = g.t WHERE g.t BETWEEN ?1 AND ?2 + 2"
-		 " AND " FS_Q_ROWS_GPU("g.") " AND g.util_pct IS NOT NULL AND k.dt_s > 0%s GROUP BY g.t ORDER BY g.t",
-		 gpu >= 0 ? " AND g.gpu = ?5" : "");
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	if (st && gpu >= 0)
-		sqlite3_bind_int(st, 5, gpu);
+	sqlite3_stmt *st = prep_gpu(q, "SELECT g.t, avg(g.util_pct), k.dt_s FROM gpu g JOIN ticks k ON k.t = g.t"
+				       " WHERE g.t BETWEEN ?1 AND ?2 + 2 AND " FS_Q_ROWS_GPU("g.")
+				       " AND g.util_pct IS NOT NULL AND k.dt_s > 0%s GROUP BY g.t ORDER BY g.t",
+				    gpu);
 	while (fs_q_step(q, st)) {
 		double t = fs_q_col(st, 0), u = fs_q_col(st, 1), dt = fs_q_col(st, 2);
 		spread(B, B->idle, t - dt, t, fmin(1, fmax(0, 1 - u / 100)));
@@ -143,15 +152,11 @@ static double from_gpu_bins(struct fs_q *q, int gpu, double *lower)
  * bound (the sum of minima grows with the bin). */
 static double from_gpu_minutes(struct fs_q *q, int gpu, double *lower)
 {
-	char sql[512];
-	snprintf(sql, sizeof sql,
-		 "SELECT avg((100 - g.util_pct) / 100.0 * g.dt_s), avg(g.dt_s),"
-		 " (SELECT total(s.wait_s) FROM steps_1m s WHERE s.pid = ?3 AND s.t = g.t)"
-		 " FROM gpu_1m g WHERE " FS_Q_TIER_WINDOW("g.") " AND g.util_pct IS NOT NULL%s GROUP BY g.t ORDER BY g.t",
-		 gpu >= 0 ? " AND g.gpu = ?5" : "");
-	sqlite3_stmt *st = fs_q_prep(q, sql);
-	if (st && gpu >= 0)
-		sqlite3_bind_int(st, 5, gpu);
+	sqlite3_stmt *st = prep_gpu(q, "SELECT avg((100 - g.util_pct) / 100.0 * g.dt_s), avg(g.dt_s),"
+				       " (SELECT total(s.wait_s) FROM steps_1m s WHERE s.pid = ?3 AND s.t = g.t)"
+				       " FROM gpu_1m g WHERE " FS_Q_TIER_WINDOW("g.")
+				       " AND g.util_pct IS NOT NULL%s GROUP BY g.t ORDER BY g.t",
+				    gpu);
 	double est = 0;
 	long n = 0;
 	*lower = 0;
