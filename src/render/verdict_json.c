@@ -172,6 +172,9 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 		fs_json_string(j, "current", v->rec[i].current);
 		fs_json_string(j, "suggested", v->rec[i].suggested);
 		fs_json_string(j, "why", v->rec[i].why);
+		fs_json_number(j, "predicted_speedup", v->rec[i].speedup);
+		fs_json_string(j, "assumes", v->rec[i].change);
+		fs_json_string(j, "then", v->rec[i].then);
 		fs_json_end(j);
 	}
 	fs_json_end(j);

@@ -172,6 +172,10 @@ static void recommendations(FILE *out, const struct fs_verdict *v)
 			fprintf(out, "\n      (%s)", fs_text_escape(why, sizeof why, r->why));
 		if (r->relieves[0])
 			fprintf(out, "\n      relieves: %s", fs_text_escape(why, sizeof why, r->relieves));
+		if (isfinite(r->speedup)) {
+			fprintf(out, "\n      predicted: %.2fx with %s", r->speedup, fs_text_escape(why, sizeof why, r->change));
+			fprintf(out, ", then %s", fs_text_escape(why, sizeof why, r->then));
+		}
 		fputc('\n', out);
 	}
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/advise/speedup.h"
+#include "analysis/advise/whatif.h"
 #include "util/fmt.h"
 
 static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves, const char *knob,
@@ -21,6 +22,8 @@ static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves,
 	snprintf(r->current, sizeof r->current, "%s", current);
 	snprintf(r->suggested, sizeof r->suggested, "%s", suggested);
 	r->why[0] = '\0';
+	r->speedup = NAN;
+	r->change[0] = r->then[0] = '\0';
 	return r;
 }
 
@@ -29,6 +32,14 @@ static struct fs_recommendation *rec(struct fs_verdict *v, const char *relieves,
 		if (r)                                            \
 			snprintf((r)->why, sizeof (r)->why, __VA_ARGS__); \
 	} while (0)
+
+/* r's own what-if under change c (whatif.h); no-op when r is NULL. */
+static void predict(const struct fs_metrics *m, const struct fs_verdict *v, struct fs_recommendation *r,
+		    struct fs_change c)
+{
+	if (r)
+		fs_whatif(m, v, &c, r);
+}
 
 static void workers_text(const struct fs_metrics *m, char *out, size_t cap)
 {
@@ -51,6 +62,10 @@ static void loader_parallelism(const struct fs_metrics *m, const struct fs_thres
 	double need = isfinite(step) && compute > 0 ? ceil(w * step / compute) : 2.0 * w;
 	snprintf(sug, sizeof sug, "%.0f", fmax(need, w + 1));
 	r = rec(v, "loader concurrency", "num_workers", cur, sug);
+	struct fs_change c = fs_change_input("");
+	c.parallel = fmax(need, w + 1) / w;
+	snprintf(c.what, sizeof c.what, "num_workers %.20s: %.3gx the batches in flight", sug, c.parallel);
+	predict(m, v, r, c);
 	WHY(r, "the loaders sleep %.0f%% of the time while the loop waits; cores are %s busy "
 	       "(%.1f of %d cores spare) and the storage is idle: more workers load more batches at once",
 	    100 * m->loaders.sleeping, fs_fmt_fixed(a, 32, m->cpu_busy_pct, 0, "%"), spare, m->ncpu);
@@ -68,6 +83,7 @@ static void epoch_start(const struct fs_metrics *m, const struct fs_thresholds *
 		 * queue empty. No loader knob removes that. */
 		r = rec(v, "the first batches of each epoch", "epochs", "persistent_workers true",
 			"fewer, longer epochs, or an iterator of the next epoch made before this one ends");
+		predict(m, v, r, fs_change_bucket("no epoch start beyond a step's wait", FS_BUCKET_EPOCH, 0, 0));
 		WHY(r, "each epoch start still cost %s more than a step's wait with persistent workers: the "
 		       "first batches of an epoch are loaded with the prefetch queue empty",
 		    fs_fmt_time(a, 32, each));
@@ -75,6 +91,7 @@ static void epoch_start(const struct fs_metrics *m, const struct fs_thresholds *
 	}
 	snprintf(cur, sizeof cur, "%s", m->persistent_workers[0] ? m->persistent_workers : "unknown");
 	r = rec(v, "worker start-up at each epoch", "persistent_workers", cur, "true");
+	predict(m, v, r, fs_change_bucket("workers started once: no epoch start beyond a step's wait", FS_BUCKET_EPOCH, 0, 0));
 	WHY(r, "each epoch start cost %s more than a step's wait (workers started again, datasets "
 	       "re-opened); persistent workers start once",
 	    fs_fmt_time(a, 32, each));
@@ -89,6 +106,10 @@ static void cpu_preprocess(const struct fs_metrics *m, const struct fs_threshold
 		snprintf(cur, sizeof cur, "%.2g cores", m->cg_quota_cores);
 		snprintf(sug, sizeof sug, "%d cores", m->ncpu);
 		r = rec(v, "CPU (the cgroup quota)", "cgroup CPU quota", cur, sug);
+		struct fs_change c = fs_change_input("the job's CPU quota at the machine's cores");
+		c.parallel = m->ncpu / fmax(m->cg_quota_cores, 1e-3);
+		c.cores = m->ncpu;
+		predict(m, v, r, c);
 		WHY(r, "the job was throttled %.0f%% of the time by its CPU quota", m->cg_throttled_pct);
 	}
 	workers_text(m, cur, sizeof cur);
@@ -98,9 +119,16 @@ static void cpu_preprocess(const struct fs_metrics *m, const struct fs_threshold
 	    !(m->cg_throttled_pct >= t->cgroup_throttled_pct)) {
 		snprintf(sug, sizeof sug, "%d", m->ncpu);
 		r = rec(v, "CPU (spare cores)", "num_workers", cur, sug);
+		struct fs_change c = fs_change_input("");
+		c.parallel = (double)m->ncpu / (m->num_workers > 0 ? m->num_workers : 1);
+		snprintf(c.what, sizeof c.what, "num_workers %d: %.3gx the loaders at work", m->ncpu, c.parallel);
+		predict(m, v, r, c);
 		WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
 	}
 	r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
+	struct fs_change half = fs_change_input("transforms at half the CPU per sample");
+	half.cpu = 0.5;
+	predict(m, v, r, half);
 	if (isfinite(m->loaders.cpu_cores))
 		snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
 	else
@@ -115,6 +143,9 @@ static void storage_bandwidth(const struct fs_metrics *m, const struct fs_thresh
 	(void)t;
 	snprintf(cur, sizeof cur, "%s at %s", m->disk[0] ? m->disk : "storage", fs_fmt_rate(a, 32, m->disk_read_bytes_per_s));
 	r = rec(v, "storage bandwidth", "storage", cur, "faster storage, or cache the dataset locally (RAM, local NVMe)");
+	struct fs_change c = fs_change_input("the reads at twice the bandwidth");
+	c.storage = 0.5;
+	predict(m, v, r, c);
 	if (m->sat.have && isfinite(m->sat.ceiling[FS_LIMIT_BYTES]))
 		WHY(r, "reads at %s of a %s ceiling (%.90s) during %.0f%% of the wait: throughput is the limit, "
 		       "not latency; compressed or smaller samples also help", fs_fmt_fixed(b, 32, 100 * m->sat.level[FS_LIMIT_BYTES], 0, "%"),
@@ -132,6 +163,9 @@ static void storage_latency(const struct fs_metrics *m, const struct fs_threshol
 	snprintf(cur, sizeof cur, "%s reads, queue depth %s", fs_fmt_bytes(a, 32, m->disk_req_bytes),
 		 fs_fmt_sig(b, 32, m->disk_queue_depth, 2, ""));
 	r = rec(v, "storage latency (reads per sample)", "access pattern", cur, "larger contiguous reads (shards, record files)");
+	struct fs_change fewer = fs_change_input("the reads' waiting halved (half as many, larger reads)");
+	fewer.storage = 0.5;
+	predict(m, v, r, fewer);
 	WHY(r, "small reads at %s each (await %s) bound the loaders; the device is not full in bytes",
 	    fs_fmt_bytes(a, 32, m->disk_req_bytes), fs_fmt_time(b, 32, m->disk_await_ms / 1e3));
 	workers_text(m, cur, sizeof cur);
@@ -145,6 +179,9 @@ static void storage_latency(const struct fs_metrics *m, const struct fs_threshol
 	if (m->num_workers >= 0 && !iops_full) {
 		snprintf(sug, sizeof sug, "%d", m->num_workers > 0 ? 2 * m->num_workers : 2);
 		r = rec(v, "storage latency (reads in flight)", "num_workers", cur, sug);
+		struct fs_change c = fs_change_input("twice the reads in flight, the device with room for them");
+		c.parallel = 2;
+		predict(m, v, r, c);
 		if (m->disk_ceiling_iops > 0)
 			WHY(r, "more reads in flight (queue depth now %s) hide latency: the device did %s IO/s "
 			       "of its probed %s", fs_fmt_sig(a, 32, m->disk_queue_depth, 2, ""),
@@ -164,6 +201,9 @@ static void metadata(const struct fs_metrics *m, const struct fs_thresholds *t, 
 	snprintf(cur, sizeof cur, "%s files touched, ~%s per sample", fs_fmt_fixed(b, 32, m->dentries_growth, 0, ""),
 		 fs_fmt_bytes(a, 32, m->have_steps ? m->loader_rchar_bytes / ((double)m->steps * (m->batch_size > 0 ? m->batch_size : 1)) : m->disk_req_bytes));
 	r = rec(v, "per-file costs (metadata)", "dataset layout", cur, "pack samples into shards (WebDataset tar, TFRecord, indexed binary)");
+	struct fs_change c = fs_change_input("no per-file lookups, opens and closes (samples in shards)");
+	c.metadata = 0;
+	predict(m, v, r, c);
 	WHY(r, "each sample costs a file lookup, open and close: per-file costs dominate the bytes read");
 }
 
@@ -176,6 +216,9 @@ static void memory_pressure(const struct fs_metrics *m, const struct fs_threshol
 								       : fs_fmt_bytes(a, 32, m->cached_max_bytes));
 	r = rec(v, "memory (page cache)", isfinite(m->cg_mem_limit_bytes) ? "memory limit" : "page cache", cur,
 		"room for the dataset in the page cache, or a smaller (compressed/decoded-once) dataset");
+	struct fs_change c = fs_change_input("the dataset read from the page cache, not the storage");
+	c.storage = 0;
+	predict(m, v, r, c);
 	WHY(r, "page cache at most %s while %s were read from storage for %s read by the job: "
 	       "the data is read again every epoch",
 	    fs_fmt_bytes(a, 32, m->cached_max_bytes), fs_fmt_bytes(b, 32, m->loader_read_bytes),
@@ -206,6 +249,7 @@ static void checkpoint_stall(const struct fs_metrics *m, const struct fs_thresho
 				 fs_fmt_time(a, 32, T->helper_write_s));
 			r = rec(v, "the checkpoint storage's write rate", "checkpointing", cur,
 				"faster storage for the checkpoints, or checkpoint less often");
+			predict(m, v, r, fs_change_bucket("the checkpoints written twice as fast", FS_BUCKET_HOST_IO, 0.5, 0));
 			WHY(r, "the loop waits for the background writer %s of its time while the accelerator "
 			       "idles: the writes do not keep up with the steps",
 			    fs_fmt_fixed(b, 32, fs_verdict_trainer(v) ? 100 * fs_verdict_trainer(v)->share[FS_BUCKET_HOST_IO] : NAN,
@@ -214,6 +258,11 @@ static void checkpoint_stall(const struct fs_metrics *m, const struct fs_thresho
 		}
 	}
 	r = rec(v, "the loop's thread (host I/O)", "checkpointing", cur, "write asynchronously (a background thread/process), or to faster storage");
+	{
+		const struct fs_accounting *A = fs_verdict_trainer(v);
+		double host = A && A->valid ? A->share[FS_BUCKET_HOST_IO] : 0;
+		predict(m, v, r, fs_change_bucket("the checkpoints written in the background", FS_BUCKET_HOST_IO, 0, host));
+	}
 	WHY(r, "checkpoints stall the loop %s of its time while the accelerator idles",
 	    fs_fmt_fixed(b, 32, 100 * (m->loop_s > 0 ? m->checkpoint_s / m->loop_s : m->checkpoint_s / m->duration_s),
 			 0, "%"));
@@ -234,6 +283,9 @@ static void network(const struct fs_metrics *m, const struct fs_thresholds *t, s
 	else
 		snprintf(cur, sizeof cur, "%s", m->nic[0] ? m->nic : "network");
 	r = rec(v, "the network path to the data", "remote storage", cur, "cache the dataset on local disk, or a faster link");
+	struct fs_change c = fs_change_input("the network path at twice the rate");
+	c.network = 0.5;
+	predict(m, v, r, c);
 	if (m->nfs_read_ops_per_s > 0)
 		WHY(r, "the loaders wait on the network (NFS round trip %s)", fs_fmt_fixed(a, 32, m->nfs_rtt_ms, 1, " ms"));
 	else
@@ -248,6 +300,8 @@ static void host_to_device(const struct fs_metrics *m, const struct fs_threshold
 	struct fs_recommendation *r;
 	(void)t;
 	r = rec(v, "host-to-device copies", "pin_memory", m->pin_memory[0] ? m->pin_memory : "unknown", "true");
+	if (r) /* no model of the copies' time */
+		r->speedup = NAN;
 	WHY(r, "host-to-device copies are near the link's capacity; pinned memory copies faster");
 }
 
@@ -273,6 +327,24 @@ static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *
 		advice[id](m, t, v);
 }
 
+/* The verdict's own prediction where the model had none (a fix that
+ * removes the cause's bucket would gain nothing, or the accounting cannot
+ * say): the best of its cause's recommendations, each a change of its own.
+ * "No fix to offer" stays only where none is made. */
+static void best_of_recs(struct fs_verdict *v, int first, int end)
+{
+	int best = -1;
+	for (int i = first; i < end; i++)
+		if (isfinite(v->rec[i].speedup) && v->rec[i].speedup > 1 &&
+		    (best < 0 || v->rec[i].speedup > v->rec[best].speedup))
+			best = i;
+	if (best < 0 || isfinite(v->predicted_speedup))
+		return;
+	v->predicted_speedup = v->rec[best].speedup;
+	snprintf(v->speedup_cap, sizeof v->speedup_cap, "with %.60s (the best change below), then %.50s",
+		 v->rec[best].change, v->rec[best].then);
+}
+
 void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
 	fs_speedup(m, v);
@@ -287,7 +359,10 @@ void fs_recommend(const struct fs_metrics *m, const struct fs_thresholds *t, str
 	}
 	if (v->primary != FS_VERDICT_COMPUTE_BOUND)
 		for_finding(m, t, v->primary, v);
+	int primary_recs = v->nrec;
 	for (int i = 0; i < v->nfind; i++)
 		if (v->find[i].id != v->primary)
 			for_finding(m, t, v->find[i].id, v);
+	if (v->primary != FS_VERDICT_COMPUTE_BOUND && v->primary != FS_VERDICT_UNDETERMINED)
+		best_of_recs(v, 0, primary_recs);
 }

@@ -15,6 +15,38 @@ bool fs_speedup_background_writer(const struct fs_metrics *m)
 	return T && T->helper_write_s > 0 && !(T->write_sync_s >= T->helper_write_s);
 }
 
+double fs_speedup_device_step(const struct fs_metrics *m, char *why, size_t cap)
+{
+	char a[32];
+	if (!m->have_steps || m->steps <= 0)
+		return NAN;
+	double compute = m->compute_s / (double)m->steps;
+	/* The accelerator's own time a step, where it says: the loop cannot
+	 * get shorter than what the device needs, and an asynchronous device
+	 * works while the host waits, so the host's compute can be far less. */
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
+	double device = 0;
+	if (m->have_gpu && T && isfinite(T->gpu_busy) && T->steps > 0 && T->loop_s > 0)
+		device = T->gpu_busy * T->loop_s / (double)T->steps;
+	else if (T && T->dev_clock[0] && T->steps > 0)
+		/* no GPU signal, the device's events: busy through the waits
+		 * but their idle part, and (at most) through the compute */
+		device = (fmax(0, T->wait_s - T->dev_idle_wait_s) + fmax(0, T->compute_s)) / (double)T->steps;
+	if (device > compute) {
+		compute = device;
+		if (why)
+			snprintf(why, cap,
+				 "capped by the accelerator's own time: %s of device work a step (its busy time over the loop)",
+				 fs_fmt_time(a, 32, device));
+	}
+	return compute;
+}
+
+double fs_speedup_loader_cores(const struct fs_metrics *m)
+{
+	return m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
+}
+
 /* The speedup from the accounting: the verdict's bucket removed, capped by
  * the next limit.
  * - checkpoint_stall: written in the background, the checkpoints still take
@@ -56,26 +88,9 @@ void fs_speedup(const struct fs_metrics *m, struct fs_verdict *v)
 		return;
 	}
 	double step = m->loop_s / (double)m->steps;
-	double compute = m->compute_s / (double)m->steps;
-	/* The accelerator's own time a step, where it says: the loop cannot
-	 * get shorter than what the device needs, and an asynchronous device
-	 * works while the host waits, so the host's compute can be far less. */
-	const struct fs_loop_proc *T = fs_metrics_trainer(m);
-	double device = 0;
-	if (m->have_gpu && T && isfinite(T->gpu_busy) && T->steps > 0 && T->loop_s > 0)
-		device = T->gpu_busy * T->loop_s / (double)T->steps;
-	else if (T && T->dev_clock[0] && T->steps > 0)
-		/* no GPU signal, the device's events: busy through the waits
-		 * but their idle part, and (at most) through the compute */
-		device = (fmax(0, T->wait_s - T->dev_idle_wait_s) + fmax(0, T->compute_s)) / (double)T->steps;
-	if (device > compute) {
-		compute = device;
-		snprintf(v->speedup_cap, sizeof v->speedup_cap,
-			 "capped by the accelerator's own time: %s of device work a step (its busy time over the loop)",
-			 fs_fmt_time(a, 32, device));
-	}
+	double compute = fs_speedup_device_step(m, v->speedup_cap, sizeof v->speedup_cap);
 	double floor_s = 0;
-	double cores = m->ncpu - (isfinite(m->main.cpu_cores) && !m->loaders_are_main ? m->main.cpu_cores : 0);
+	double cores = fs_speedup_loader_cores(m);
 	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0) {
 		double cpu_per_step = m->loaders.cpu_cores * m->duration_s / (double)m->steps;
 		floor_s = cpu_per_step / cores;

@@ -22,6 +22,12 @@ struct fs_recommendation {
 	char current[128];
 	char suggested[96];
 	char why[240];
+	/* Its own what-if (advise/whatif.c): the speedup predicted under the
+	 * change as assumed (change), and the limit that caps it next (then);
+	 * NaN, "": no model for it. */
+	double speedup;
+	char change[96];
+	char then[112];
 };
 
 struct fs_verdict {
