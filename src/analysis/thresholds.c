@@ -41,4 +41,9 @@ const struct fs_thresholds fs_thresholds = {
 	/* 30 samples put a sampled share of 0.5 within about +-0.09 (one
 	 * standard error of a binomial share at 30). */
 	.tune_min_samples = 30,
+	/* A share read from thread states counts threads: one thread of a
+	 * process's ~50 (a PyTorch worker: its pools and helpers) moves a
+	 * tick's share by 0.02; a change of the level under that is not
+	 * resolved by the samples. */
+	.phase_noise_floor = 0.02,
 };

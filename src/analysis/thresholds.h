@@ -55,6 +55,10 @@ struct fs_thresholds {
 	/* A trial's steady state holds at least this many samples (of the
 	 * recorder's interval) for its verdict to be followed. */
 	double tune_min_samples;
+	/* Phases (load/phaseseries.c): the least noise a share of a bin is
+	 * taken to have, so a series that barely moves is not cut on
+	 * differences below what its samples resolve. */
+	double phase_noise_floor;
 };
 
 /* The thresholds in force. */

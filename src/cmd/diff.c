@@ -66,6 +66,7 @@ static int check_head(const char *path, struct run *r)
 static int load(struct run *r, const struct fs_window *w)
 {
 	char err[600], shown[4 * 600];
+	r->f.want_phases = true;
 	if (fs_merge_load(&r->f, w, err, sizeof err) < 0 || fs_diff_meta_load(r->f.path, &r->meta, err, sizeof err) < 0) {
 		fs_error("diff: %s", fs_text_escape(shown, sizeof shown, err));
 		return 1;

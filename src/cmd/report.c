@@ -220,6 +220,7 @@ static int load_several(const struct paths *p, const struct fs_window *w, struct
 	for (int i = 0; i < p->n; i++) {
 		struct fs_window wi = fs_merge_file_window(files, p->n, i, w);
 		files[i].want_steps = p->n > 1;
+		files[i].want_phases = true;
 		if (fs_merge_load(&files[i], &wi, err, sizeof err) < 0)
 			return read_failed(err);
 	}
@@ -322,6 +323,7 @@ static int report_one(const char *path, const struct fs_window *w, bool json, co
 	if (html && !strcmp(f->mode, "bench"))
 		return fs_usage_error("report: %s: is a feedscope bench run file: it has no timelines (text or json)",
 				      fs_text_escape(shown, sizeof shown, path));
+	f->want_phases = true;
 	if (fs_merge_load(f, w, err, sizeof err) < 0)
 		return read_failed(err);
 	if (fs_merge(f, 1, w, g) < 0) {

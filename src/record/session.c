@@ -480,7 +480,8 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 		struct fs_merged *g = malloc(sizeof *g);
 		if (!f || !g)
 			fs_warn("verdict: out of memory");
-		else if (fs_merge_head(s->path, f, err, sizeof err) < 0 || fs_merge_load(f, NULL, err, sizeof err) < 0)
+		else if (fs_merge_head(s->path, f, err, sizeof err) < 0 ||
+			 (f->want_phases = true, fs_merge_load(f, NULL, err, sizeof err) < 0))
 			fs_warn("verdict: %s", err);
 		else if (fs_merge(f, 1, NULL, g) < 0)
 			fs_warn("verdict: out of memory");

@@ -62,6 +62,9 @@ static void metrics(struct fs_json *j, const struct fs_metrics *m)
 	states(j, "loaders", &m->loaders);
 	states(j, "main", &m->main);
 	fs_json_bool(j, "loaders_are_main", m->loaders_are_main);
+	fs_json_number(j, "main_cpu_in_wait_cores", m->main_wait_cores);
+	fs_json_number(j, "main_cpu_in_compute_cores", m->main_compute_cores);
+	fs_json_string(j, "main_cpu_basis", m->main_wait_basis);
 	fs_json_number(j, "job_cpu_cores", m->job_cpu_cores);
 	fs_json_number(j, "loader_rchar_bytes", m->loader_rchar_bytes);
 	fs_json_number(j, "loader_read_bytes", m->loader_read_bytes);
@@ -146,6 +149,37 @@ static void accounting(struct fs_json *j, const struct fs_metrics *m, const stru
 	fs_json_end(j);
 }
 
+/* The loop's phases (docs/verdicts.md, "Phases"): [] when not sought. */
+static void phases(struct fs_json *j, const struct fs_verdict *v)
+{
+	fs_json_array(j, "phases");
+	for (int i = 0; i < v->nphases; i++) {
+		const struct fs_phase *p = &v->phase[i];
+		fs_json_object(j, NULL);
+		fs_json_number(j, "start_s", p->start_s);
+		fs_json_number(j, "end_s", p->end_s);
+		if (p->first_epoch >= 0) {
+			fs_json_array(j, "epochs");
+			fs_json_int(j, NULL, p->first_epoch);
+			fs_json_int(j, NULL, p->last_epoch);
+			fs_json_end(j);
+		} else {
+			fs_json_string(j, "epochs", NULL);
+		}
+		fs_json_string(j, "primary", fs_verdict_name(p->primary));
+		fs_json_number(j, "input_bound_fraction", p->input_bound_fraction);
+		fs_json_number(j, "confidence", p->confidence);
+		fs_json_number(j, "predicted_speedup", p->predicted_speedup);
+		fs_json_string(j, "limit", p->limit[0] ? p->limit : NULL);
+		fs_json_string(j, "knob", p->knob[0] ? p->knob : NULL);
+		fs_json_string(j, "suggested", p->suggested[0] ? p->suggested : NULL);
+		fs_json_bool(j, "steady", i == v->steady);
+		fs_json_end(j);
+	}
+	fs_json_end(j);
+	fs_json_string(j, "phase_method", v->phase_method[0] ? v->phase_method : NULL);
+}
+
 /* The members of the verdict's document (docs/verdicts.md, "JSON"). */
 static void members(struct fs_json *j, const struct fs_metrics *m, const struct fs_verdict *v)
 {
@@ -178,6 +212,7 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 		fs_json_end(j);
 	}
 	fs_json_end(j);
+	phases(j, v);
 	fs_json_end(j);
 	accounting(j, m, v);
 	fs_json_array(j, "findings");

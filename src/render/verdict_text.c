@@ -180,11 +180,52 @@ static void recommendations(FILE *out, const struct fs_verdict *v)
 	}
 }
 
+/* "epoch 2", "epochs 1–3", or the seconds when epochs are not known. */
+static const char *phase_when(char *out, size_t cap, const struct fs_phase *p)
+{
+	char a[32], b[32];
+	if (p->first_epoch >= 0 && p->last_epoch > p->first_epoch)
+		snprintf(out, cap, "epochs %ld–%ld", p->first_epoch, p->last_epoch);
+	else if (p->first_epoch >= 0)
+		snprintf(out, cap, "epoch %ld", p->first_epoch);
+	else
+		snprintf(out, cap, "%s–%s", fs_fmt_fixed(a, 32, p->start_s, 0, " s"), fs_fmt_fixed(b, 32, p->end_s, 0, " s"));
+	return out;
+}
+
+/* One line per phase where the loop had several, and the steady state. */
+static void phases(FILE *out, const struct fs_verdict *v)
+{
+	char when[96], a[32], b[32], text[ESC_CAP];
+	if (v->nphases < 2)
+		return;
+	fprintf(out, "  phases: %d, the verdict changed during the run (%s)\n", v->nphases,
+		fs_text_escape(text, sizeof text, v->phase_method));
+	for (int i = 0; i < v->nphases; i++) {
+		const struct fs_phase *p = &v->phase[i];
+		fprintf(out, "    · %s (%s–%s): %s, input-bound %s", phase_when(when, sizeof when, p),
+			fs_fmt_fixed(a, 32, p->start_s, 0, " s"), fs_fmt_fixed(b, 32, p->end_s, 0, " s"),
+			fs_verdict_name(p->primary), fs_fmt_fixed(text, 32, 100 * p->input_bound_fraction, 0, "%"));
+		if (p->limit[0])
+			fprintf(out, ", limit: %s", fs_text_escape(text, sizeof text, p->limit));
+		if (isfinite(p->predicted_speedup))
+			fprintf(out, ", %.2fx if fixed", p->predicted_speedup);
+		fputc('\n', out);
+	}
+	const struct fs_phase *S = &v->phase[v->steady];
+	if (S->first_epoch >= 0)
+		fprintf(out, "  steady state: from epoch %ld on: %s\n", S->first_epoch, fs_verdict_name(S->primary));
+	else
+		fprintf(out, "  steady state: from %s on: %s\n", fs_fmt_fixed(a, 32, S->start_s, 0, " s"),
+			fs_verdict_name(S->primary));
+}
+
 static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v, const struct fs_merged *g)
 {
 	char text[ESC_CAP];
 	head(out, m, v, g);
 	accounting(out, v, g);
+	phases(out, v);
 	if (v->runner_up[0])
 		fprintf(out, "  runner-up: %s (%.0f%%), close to the verdict's cause\n", v->runner_up,
 			100 * v->runner_up_share);

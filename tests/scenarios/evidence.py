@@ -191,6 +191,61 @@ def per_rank(ev, ranks, report, node_reports=()):
         ev["fs_straggler_cause"] = str(st.get("cause")) if st.get("cause") is not None else "none"
 
 
+def job_epochs(paths):
+    """{epoch: (start, end, wait, compute)} from train.py's `epochs:` line
+    (the first job's: rank 0 of a several-rank job prints first or alone)."""
+    for path in paths:
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("epochs: "):
+                        out = {}
+                        for item in line.split()[1:]:
+                            e, *x = item.split(":")
+                            out[int(e)] = tuple(float(v) for v in x)
+                        return out
+        except (OSError, ValueError):
+            pass
+    return {}
+
+
+def phases(ev, job_out, report):
+    """The report's phases beside the job's own per-epoch waits: phases
+    (their verdicts, ">"-joined), phase_epochs, phase_fs (each one's
+    input-bound share), phase_truth (the job's wait share over the same
+    epochs), phase_err_pts (the largest difference, points), and
+    job_epoch_waits (each epoch's own wait and length)."""
+    ep = job_epochs(job_out)
+    ev["job_epoch_waits"] = ",".join("%d:%.2f/%.2f" % (e, w, b - a)
+                                     for e, (a, b, w, c) in sorted(ep.items())) or "none"
+    try:
+        with open(report) as f:
+            ph = json.load(f)["verdict"].get("phases") or []
+    except (OSError, ValueError, KeyError, TypeError):
+        ph = []
+    ev["phases"] = ">".join(p.get("primary", "?") for p in ph) or "none"
+    ev["phase_count"] = len(ph)
+    spans, fs, truth, err = [], [], [], 0.0
+    for p in ph:
+        e = p.get("epochs")
+        spans.append("%d-%d" % (e[0], e[1]) if e else "%.0f-%.0fs" % (p["start_s"], p["end_s"]))
+        ib = p.get("input_bound_fraction")
+        fs.append("%.2f" % ib if ib is not None else "nan")
+        rows = [ep[k] for k in range(e[0], e[1] + 1) if k in ep] if e else []
+        w = sum(r[2] for r in rows)
+        t = sum(r[2] + r[3] for r in rows)
+        if t > 0:
+            truth.append("%.2f" % (w / t))
+            if ib is not None:
+                err = max(err, abs(ib - w / t) * 100)
+        else:
+            truth.append("nan")
+    ev["phase_epochs"] = ",".join(spans) or "none"
+    ev["phase_fs"] = ",".join(fs) or "none"
+    ev["phase_truth"] = ",".join(truth) or "none"
+    ev["phase_err_pts"] = err
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
@@ -367,6 +422,7 @@ def main():
             ev["verdict"] = "unreadable"
 
     per_rank(ev, ranks, a.report, a.rank_report)
+    phases(ev, a.job_out, a.report)
 
     for k, v in ev.items():
         if isinstance(v, float):

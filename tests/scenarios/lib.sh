@@ -338,6 +338,10 @@ verdict() {
 		if "$FEEDSCOPE" report --format json --resolution minute "$S/$name.db" >"$S/$name.minute.json" 2>/dev/null; then
 			MINUTE_VERDICT=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["verdict"]["primary"])' \
 				"$S/$name.minute.json" 2>/dev/null || echo none)
+			# a phase scenario: its phases' verdicts, as got= has them
+			[ -z "${PHASES_EXPECTED:-}" ] ||
+				MINUTE_VERDICT=$("$PY" -c 'import json, sys; print(">".join(p["primary"] for p in json.load(open(sys.argv[1]))["verdict"]["phases"]) or "none")' \
+					"$S/$name.minute.json" 2>/dev/null || echo none)
 		fi
 	fi
 	EV=()
@@ -377,6 +381,19 @@ expect() {
 	EXPECTED=$1
 	TRUTH_KEY=${2:-wait_share}
 	result expected "$1"
+}
+
+# expect_phases "ID>ID...": a job whose bottleneck changes during the run
+# (issue 36): the report's phases, their verdicts in order, must be these
+# (the line's got= is the report's phases joined by ">"); each phase's
+# input-bound share beside the job's own wait share over the same epochs
+# (train.py's `epochs:` line) is in the phases table of run.sh.
+expect_phases() {
+	EXPECTED=$1
+	PHASES_EXPECTED=1
+	TRUTH_KEY=${2:-wait_share}
+	result expected "$1"
+	result phases_expected yes
 }
 
 # expect_limit LIMIT: the limit of the storage (bytes, iops, latency,
@@ -474,6 +491,18 @@ finish() {
 		case $text in *"runner-up: "*) ;; *) got="$got(no runner-up printed)" ;; esac
 		[ "${EV[sat_named]:-none}" = "$EXPECT_LIMIT" ] || got="$got(limit ${EV[sat_named]:-none})"
 		say "storage limit: ${text#  storage limit: }"
+	fi
+	# the report's phases (one for a job built with one bottleneck: more
+	# is a false split, counted by run.sh)
+	result phase_count "${EV[phase_count]:-0}"
+	result phases "${EV[phases]:-none}"
+	result phase_epochs "${EV[phase_epochs]:-none}"
+	result phase_fs "${EV[phase_fs]:-none}"
+	result phase_truth "${EV[phase_truth]:-none}"
+	result phase_err_pts "${EV[phase_err_pts]:-nan}"
+	if [ -n "${PHASES_EXPECTED:-}" ]; then
+		got=${EV[phases]:-none}
+		say "phases: ${EV[phases]} epochs ${EV[phase_epochs]} input-bound ${EV[phase_fs]} (the job's own ${EV[phase_truth]}); epochs ${EV[job_epoch_waits]}"
 	fi
 	result got "$got"
 	result minute_verdict "${MINUTE_VERDICT:-none}"

@@ -61,12 +61,20 @@ ASYNC="async_every async_every_events nohook_async_every async_n10 async_n10_eve
 async_end async_end_events nohook_async_end async_turned async_turned_events nohook_async_turned
 async_ckpt async_ckpt_events nohook_async_ckpt"
 CI_ASYNC="async_n10_events async_n10 nohook_async_n10"
+# Issue 36: jobs whose bottleneck changes during the run (phases: cold
+# then warm, warm then cold) and jobs whose wait is the training process's
+# own work (main_process: a costly sampler, the unpickling of the batches),
+# each with and without the hook; in --all, and the four of them that give
+# each both ways in make scenarios (CI_PHASES).
+PHASES="phase_cold_warm nohook_phase_cold_warm phase_warm_cold nohook_phase_warm_cold
+main_sampler nohook_main_sampler main_unpickle nohook_main_unpickle"
+CI_PHASES="phase_cold_warm nohook_phase_warm_cold main_sampler nohook_main_unpickle"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC
+	set -- $ALL $BROAD $ASYNC $PHASES
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -118,6 +126,8 @@ rankrows=() # "scenario rank:job_input:fs_input:job_coll:fs_coll:node", one per 
 runs=()
 minute=() # "scenario verdict verdict-from-the-per-minute-tables"
 devrows=() # "scenario path verdict input truth err_pt predicted ideal err_pct PASS|FAIL", the device clock's runs
+phaserows=() # "scenario hook expected got epochs fs truth err", the phase scenarios' runs
+splits=() # "scenario phase_count", every other run: more than one phase is a false split
 failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
@@ -159,6 +169,13 @@ for n in "${runs[@]}"; do
 	hooked+=("$hook $exp $got")
 	buckets+=("$n $hook $(f2 "${R[truth_input]:-}") $(f2 "${R[input_bound]:-}") $(f2 "${R[truth_ckpt]:-}") $(f2 "${R[fs_ckpt]:-}") $(f2 "${R[truth_idle]:-}") $(f2 "${R[fs_idle]:-}") $(f2 "${R[truth_coll]:-}") $(f2 "${R[fs_coll]:-}")")
 	for row in ${R[ranks]:-}; do rankrows+=("$n $row"); done
+	if [ "$got" != setup_failed ]; then
+		if [ "${R[phases_expected]:-}" = yes ]; then
+			phaserows+=("$n $hook $exp $got ${R[phase_epochs]:-none} ${R[phase_fs]:-none} ${R[phase_truth]:-none} ${R[phase_err_pts]:-nan}")
+		else
+			splits+=("$n ${R[phase_count]:-0} ${R[phases]:-none}")
+		fi
+	fi
 	if [ -n "${R[minute_verdict]:-}" ] && [ "$got" != setup_failed ]; then
 		minute+=("$n $got ${R[minute_verdict]}")
 	fi
@@ -291,6 +308,22 @@ if [ ${#rankrows[@]} -gt 0 ]; then
 				else printf "ranks %-5s no rank gave both figures\n", k
 			}
 		}'
+fi
+# phases (issue 36): the phase scenarios' phases beside the job's own
+# per-epoch waits, and the false splits of every other run (each built
+# with one bottleneck: one phase expected)
+if [ ${#phaserows[@]} -gt 0 ]; then
+	echo
+	echo "phases: the report's phases (epochs, input-bound) beside the job's own wait share over the same epochs"
+	printf '%s\n' "${phaserows[@]}" | awk '
+		BEGIN { printf "%-24s %-4s %-40s %-6s %-12s %-16s %-16s %s\n", "scenario", "hook", "phases", "ok", "epochs", "input", "job", "err_pt" }
+		{ printf "%-24s %-4s %-40s %-6s %-12s %-16s %-16s %s\n", $1, $2, $4, ($3 == $4 ? "yes" : "NO"), $5, $6, $7, $8 }'
+fi
+if [ ${#splits[@]} -gt 0 ]; then
+	echo
+	printf '%s\n' "${splits[@]}" | awk '
+		{ n++; if ($2 > 1) { bad++; list = list sprintf("\n  %s: %s", $1, $3) } }
+		END { printf "false splits: %d of %d runs built with one bottleneck gave more than one phase%s\n", bad, n, list }'
 fi
 if [ ${#pred[@]} -gt 0 ]; then
 	echo

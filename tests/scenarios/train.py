@@ -259,6 +259,8 @@ class Samples(Dataset):
         self.fd = -1
         self.records = max(1, a.records)
         self.epoch = 0
+        self.evict_from = a.evict_from
+        self.unpickle_s = a.unpickle_ms / 1000.0
         self.fresh = a.fresh_epochs
         self.mm = None
         self.opener = None
@@ -334,6 +336,10 @@ class Samples(Dataset):
         if self.fresh:
             i = self.epoch * self.n + i
         path = self.files[i % len(self.files)]
+        if 0 <= self.evict_from <= self.epoch:
+            fd = os.open(path, os.O_RDONLY)  # the dataset no longer fits in the page cache
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
         if self.fmt == "jpeg":
             return self._decode(path)
         if self.fmt == "npy":
@@ -377,7 +383,10 @@ class Samples(Dataset):
         self.loaded += 1
         if self.stall_every and self.loaded % self.stall_every == 0:
             time.sleep(self.stall_s)
-        return torch.tensor([nbytes, first, acc & 0xFFFF], dtype=torch.int64)
+        x = torch.tensor([nbytes, first, acc & 0xFFFF], dtype=torch.int64)
+        if self.unpickle_s > 0:
+            return x, Heavy(self.unpickle_s)
+        return x
 
 
 class FsyncOnFlush(io.FileIO):
@@ -595,6 +604,14 @@ def parse_args():
     ap.add_argument("--steady-after", type=int, default=0,
                     help="steady_* figures over the steps after the first K")
     ap.add_argument("--evict", action="store_true", help="drop the dataset from the page cache first")
+    ap.add_argument("--evict-from", type=int, default=-1,
+                    help="from epoch K on, each file is dropped from the page cache before it is read "
+                         "(the dataset outgrew the page cache: every read goes to the storage)")
+    ap.add_argument("--main-cpu-ms", type=float, default=0.0,
+                    help="each index the sampler draws burns MS of CPU in the training process")
+    ap.add_argument("--unpickle-ms", type=float, default=0.0,
+                    help="each sample carries an object whose unpickling burns MS of CPU where it is "
+                         "unpickled: the training process, inside next() (a batch of heavy Python objects)")
     ap.add_argument("--step-ends", action="store_true",
                     help="print each step's end (s since the loop's start) before the summary")
     ap.add_argument("--device", choices=("sync", "async"), default="sync",
@@ -668,7 +685,11 @@ def make_loader(a, ds, seed):
             kw["multiprocessing_context"] = a.context
     g = torch.Generator()
     g.manual_seed(seed)
-    if a.main_sleep_ms > 0:
+    if a.unpickle_ms > 0:
+        kw["collate_fn"] = collate_with_objects
+    if a.main_cpu_ms > 0:
+        kw["sampler"] = SlowSampler(ds, a.main_cpu_ms / 1000.0, g, cpu=True)
+    elif a.main_sleep_ms > 0:
         kw["sampler"] = SlowSampler(ds, a.main_sleep_ms / 1000.0, g)
     else:
         kw["shuffle"] = True
@@ -681,14 +702,42 @@ class SlowSampler(torch.utils.data.RandomSampler):
     draws it, the training process (a DataLoader's sampler runs there,
     however many workers load): input wait that no loader knob relieves."""
 
-    def __init__(self, ds, sleep_s, g):
+    def __init__(self, ds, sleep_s, g, cpu=False):
         super().__init__(ds, generator=g)
         self.sleep_s = sleep_s
+        self.cpu = cpu  # --main-cpu-ms: burn the CPU instead (a costly custom sampler)
 
     def __iter__(self):
         for i in super().__iter__():
-            time.sleep(self.sleep_s)
+            if self.cpu:
+                burn(self.sleep_s)
+            else:
+                time.sleep(self.sleep_s)
             yield i
+
+
+class Heavy:
+    """--unpickle-ms: an object whose unpickling costs CPU where it is
+    unpickled (as objects rebuilt from their bytes do): a worker makes it
+    for nothing, the training process pays for it when it takes the batch
+    off the workers' queue, inside next()."""
+
+    def __init__(self, s):
+        self.s = s
+
+    def __reduce__(self):
+        return (rebuild_heavy, (self.s,))
+
+
+def rebuild_heavy(s):
+    burn(s)
+    return Heavy(s)
+
+
+def collate_with_objects(batch):
+    """The tensors collated as usual, the objects kept as a list."""
+    from torch.utils.data import default_collate
+    return default_collate([b[0] for b in batch]), [b[1] for b in batch]
 
 
 def compute_step(busy, seconds):
@@ -984,6 +1033,7 @@ def main():
     steady_s = 0.0
     ends = []  # --step-ends: each step's end, s after t0
     waits = []  # each step's next() wait, (start, end)
+    epoch_rows = []  # each epoch: (epoch, start, end, wait, compute), s after t0
     t0 = time.perf_counter()
     t_steady = t0 if a.steady_after == 0 else None  # the end of step --steady-after
     t_last = t0  # the end of the last step
@@ -994,6 +1044,7 @@ def main():
                 break
             ds.epoch = epoch  # non-persistent workers get it when the epoch starts
             t_ask = time.perf_counter()
+            e_start, e_wait, e_compute = t_ask, wait, compute
             for k, batch in enumerate(loader):
                 t_got = time.perf_counter()
                 step_wait = t_got - t_ask
@@ -1001,7 +1052,7 @@ def main():
                 waits.append((t_ask, t_got))
                 if k == 0:
                     first_wait += t_got - t_ask
-                samples += len(batch)
+                samples += len(batch[0]) if a.unpickle_ms > 0 else len(batch)
                 dev.run(compute_s)
                 if model is not None:
                     t_r = time.perf_counter()
@@ -1028,6 +1079,8 @@ def main():
                     steady_n += 1
                 if a.max_steps and steps >= a.max_steps:
                     break
+            epoch_rows.append((epoch, e_start - t0, time.perf_counter() - t0, wait - e_wait,
+                               compute - e_compute))
             if a.val_data:
                 v, vb = validate(a, dev)
                 val += v
@@ -1054,6 +1107,8 @@ def main():
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
     if a.step_ends:
         sys.stdout.write("step_ends: %s\n" % " ".join("%.6f" % e for e in ends))
+    # each epoch's own figures (the phases' truth): epoch:start:end:wait:compute
+    sys.stdout.write("epochs: %s\n" % " ".join("%d:%.4f:%.4f:%.4f:%.4f" % r for r in epoch_rows))
     # One write of the whole line, newline included: the ranks of a --dist
     # job share one stdout, and print() under PYTHONUNBUFFERED=1 writes the
     # text and its newline in two calls, so two ranks ending together could

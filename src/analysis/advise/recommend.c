@@ -295,6 +295,36 @@ static void network(const struct fs_metrics *m, const struct fs_thresholds *t, s
 		    fs_fmt_bytes(b, 32, m->loader_sock_read_bytes));
 }
 
+/* The training process's own work inside next(): never more workers (they
+ * sleep already); the pieces that run there. */
+static void main_process(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
+{
+	char cur[128];
+	struct fs_recommendation *r;
+	(void)t;
+	snprintf(cur, sizeof cur, "%.2f cores in the training process while it waits, workers asleep %.0f%%",
+		 m->main_wait_cores, 100 * m->loaders.sleeping);
+	r = rec(v, "the training process's CPU inside next()", "sampler / collate_fn / batch contents", cur,
+		"a cheaper sampler; collate in the workers; tensors, not Python objects, in a batch");
+	struct fs_change half = fs_change_input("the training process's work inside next() halved");
+	half.main = 0.5;
+	predict(m, v, r, half);
+	char w[32];
+	workers_text(m, w, sizeof w);
+	WHY(r, "the training process used %.2f cores while it waited, its workers (%.12s) asleep: its own "
+	       "work in next() (sampler, unpickling, collate or pin there); more workers would sleep more",
+	    m->main_wait_cores, w);
+	if (!strcmp(m->pin_memory, "true")) {
+		r = rec(v, "the training process's pin-memory thread", "pin_memory", "true",
+			"false, if the batches are small or the copies are not the wait");
+		struct fs_change pin = fs_change_input("the pin-memory thread's share of the wait gone (a quarter)");
+		pin.main = 0.75;
+		predict(m, v, r, pin);
+		WHY(r, "pinning runs in a thread of the training process: its CPU counts in the %.2f cores",
+		    m->main_wait_cores);
+	}
+}
+
 static void host_to_device(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
 	struct fs_recommendation *r;
@@ -318,6 +348,7 @@ static void (*const advice[FS_VERDICT__N])(const struct fs_metrics *m, const str
 	[FS_VERDICT_CHECKPOINT_STALL] = checkpoint_stall,
 	[FS_VERDICT_NETWORK] = network,
 	[FS_VERDICT_HOST_TO_DEVICE] = host_to_device,
+	[FS_VERDICT_MAIN_PROCESS] = main_process,
 };
 
 static void for_finding(const struct fs_metrics *m, const struct fs_thresholds *t, enum fs_verdict_id id,

@@ -54,8 +54,8 @@ static void parts(const struct fs_metrics *m, double p[5])
 		p[i] = sum > 0 ? p[i] / sum : (i == 3);
 }
 
-static const char *const part_names[5] = {"socket reads", "file reads", "metadata calls", "CPU work",
-					  "waiting"};
+static const char *const part_names[6] = {"socket reads", "file reads", "metadata calls", "CPU work",
+					  "waiting", "the training process's own work in next()"};
 
 /* The loaders' time after the change, as a share of now's, and the part
  * of it that is largest after the change. */
@@ -96,6 +96,14 @@ static void with_steps(const struct fs_metrics *m, const struct fs_change *c, st
 	 * compute; workers load alongside it */
 	double wait = fmax(0, m->wait_s) / steps;
 	double loaders = m->loaders_are_main ? step - wait + wait * ratio : step * ratio;
+	if (c->main != 1 && isfinite(m->main_wait_cores)) {
+		/* the training process's own work inside next(), in series with
+		 * its compute: the share of the wait it is (a core busy all the
+		 * wait: all of it) scaled */
+		double own = fmin(1, m->main_wait_cores);
+		loaders = step - wait * own * (1 - c->main);
+		largest = 5;
+	}
 	double cores = isfinite(c->cores) ? c->cores : fs_speedup_loader_cores(m);
 	double floor_s = 0;
 	if (!m->loaders_are_main && isfinite(m->loaders.cpu_cores) && cores > 0 && m->duration_s > 0)
@@ -106,6 +114,8 @@ static void with_steps(const struct fs_metrics *m, const struct fs_change *c, st
 		name_device(m, r->then, sizeof r->then);
 	else if (next == floor_s)
 		snprintf(r->then, sizeof r->then, "CPU (%s for the loaders)", fs_fmt_sig(a, 32, cores, 2, " cores"));
+	else if (largest == 5)
+		snprintf(r->then, sizeof r->then, "%s", part_names[largest]);
 	else
 		snprintf(r->then, sizeof r->then, "the loaders' %s", part_names[largest]);
 }
@@ -118,11 +128,15 @@ static void without_steps(const struct fs_metrics *m, const struct fs_accounting
 	int largest = 3;
 	parts(m, p);
 	double ratio = scaled(c, p, &largest);
+	if (c->main != 1 && isfinite(m->main_wait_cores)) { /* the training process's own part of the wait */
+		ratio = 1 - fmin(1, m->main_wait_cores) * (1 - c->main);
+		largest = 5;
+	}
 	double input = A->share[FS_BUCKET_INPUT];
 	double left = input * fmin(1, ratio);
 	r->speedup = 1 / fmax(1 - input + left, 1e-9);
 	if (left >= A->share[FS_BUCKET_BUSY])
-		snprintf(r->then, sizeof r->then, "the loaders' %s", part_names[largest]);
+		snprintf(r->then, sizeof r->then, "%s%s", largest == 5 ? "" : "the loaders' ", part_names[largest]);
 	else
 		name_device(m, r->then, sizeof r->then);
 }

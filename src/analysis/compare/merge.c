@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/advise/diagnose.h"
+#include "analysis/advise/phases.h"
 #include "analysis/load/load.h"
 #include "analysis/load/loops.h"
 #include "analysis/load/query.h"
@@ -56,9 +57,35 @@ static bool read_series(struct fs_q *q, const char *sql, struct fs_series *s)
 	return ok;
 }
 
+/* The candidate phases of f's loop and the metrics of each (want_phases). */
+static int load_phases(struct fs_merge_file *f, const struct fs_window *w, char *err, size_t errlen)
+{
+	if (fs_m_phase_candidates(f->path, &f->m, fs_thresholds.phase_noise_floor, &f->cands, err, errlen) < 0)
+		return -1;
+	if (f->cands.n < 2)
+		return 0;
+	f->seg = calloc((size_t)f->cands.n, sizeof *f->seg);
+	if (!f->seg) {
+		snprintf(err, errlen, "%s: out of memory reading the loop's phases", f->path);
+		return -1;
+	}
+	for (int k = 0; k < f->cands.n; k++) {
+		struct fs_window sw = {f->cands.span[k].start_s, f->cands.span[k].end_s};
+		if (w) {
+			sw.start_s = fmax(sw.start_s, w->start_s);
+			sw.end_s = fmin(sw.end_s, w->end_s);
+		}
+		if (fs_metrics_load(f->path, &sw, &f->seg[k], err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err, size_t errlen)
 {
 	if (fs_metrics_load(f->path, w, &f->m, err, errlen) < 0)
+		return -1;
+	if (f->want_phases && load_phases(f, w, err, errlen) < 0)
 		return -1;
 	struct fs_q q;
 	if (fs_q_open(&q, f->path, err, errlen) < 0)
@@ -98,6 +125,8 @@ int fs_merge_load(struct fs_merge_file *f, const struct fs_window *w, char *err,
 
 void fs_merge_file_free(struct fs_merge_file *f)
 {
+	free(f->seg);
+	f->seg = NULL;
 	for (int i = 0; i < FS_MAX_LOOPS; i++) {
 		free(f->coll_end[i].t);
 		fs_steps_series_free(&f->steps[i]);
@@ -414,6 +443,8 @@ static void pick_straggler(const struct fs_merge_file *files, struct fs_merged *
 	}
 	snprintf(g->straggler_why, sizeof g->straggler_why, "%s", g->m.trainer_why);
 	fs_diagnose(&g->m, &fs_thresholds, &g->v);
+	const struct fs_merge_file *V = &files[g->verdict_file];
+	fs_phases(&V->cands, &g->m, V->seg, &fs_thresholds, &g->v);
 }
 
 /* qsort has no context argument: the ranks being ordered. */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "analysis/load/metrics.h"
+#include "analysis/load/phaseseries.h"
 #include "analysis/load/sync.h"
 #include "analysis/judge/verdict.h"
 
@@ -46,6 +47,12 @@ struct fs_merge_file {
 	 * file's steps are read only when it has several loops: a day-long
 	 * run's steps are millions of rows */
 	bool want_steps;
+	/* set by the caller before fs_merge_load to have the verdict split
+	 * into phases (advise/phases.h): the loop's candidate stretches and
+	 * the metrics of each (seg: cands.n of them when cands.n > 1) */
+	bool want_phases;
+	struct fs_phase_cands cands;
+	struct fs_metrics *seg;
 };
 
 /* Read path's meta (mode, hostname, start_unix) into f, which it clears.

@@ -20,6 +20,7 @@ static const char *const names[FS_VERDICT__N] = {
 	[FS_VERDICT_CHECKPOINT_STALL] = "checkpoint_stall",
 	[FS_VERDICT_EPOCH_START] = "epoch_start",
 	[FS_VERDICT_HOST_TO_DEVICE] = "host_to_device",
+	[FS_VERDICT_MAIN_PROCESS] = "main_process",
 	[FS_VERDICT_UNDETERMINED] = "undetermined",
 };
 
@@ -77,10 +78,21 @@ static enum fs_verdict_id parallelism(const struct fs_metrics *m, const struct f
 	 * How busy the machine's cores and disks are is evidence only: on a
 	 * shared node another program's load does not put the job's loaders
 	 * to sleep, and must not hide that they are. */
-	(void)t;
 	if (!know_idle)
 		return FS_VERDICT_UNDETERMINED;
 	const char *who = m->loaders_are_main ? "the training process" : "DataLoader workers";
+	/* The workers sleep because the training process itself is busy
+	 * inside next(): its sampler, the unpickling of what the workers
+	 * send, a collate or pinning there. More workers would sleep too. */
+	if (!m->loaders_are_main && m->main_wait_cores >= t->loader_running) {
+		EV(f, "main_cpu_in_wait_cores", m->main_wait_cores, "cores",
+		   m->main_wait_basis && !strcmp(m->main_wait_basis, "steps") ? "proc + steps" : "proc + gpu",
+		   "the training process used %.2f cores of CPU while it waited for a batch (%.2f while it "
+		   "computed): the wait is its own work inside next()", m->main_wait_cores, m->main_compute_cores);
+		EV(f, "loader_sleeping_share", idle, "fraction", "proc",
+		   "%s asleep %.0f%% of the time: they had no more to do", who, 100 * idle);
+		return FS_VERDICT_MAIN_PROCESS;
+	}
 	EV(f, "loader_sleeping_share", idle, "fraction", "proc",
 	   "%s asleep %.0f%% of the time, waiting on nothing local", who, 100 * idle);
 	EV(f, "cpu_busy_pct", m->cpu_busy_pct, "%", "cpu", "cores busy %.0f%% (%d cores)", m->cpu_busy_pct, m->ncpu);

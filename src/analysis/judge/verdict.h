@@ -10,6 +10,7 @@
 #include "analysis/judge/attribution.h"
 #include "analysis/judge/evidence.h"
 #include "analysis/load/metrics.h"
+#include "analysis/load/phaseseries.h"
 #include "analysis/thresholds.h"
 
 #define FS_MAX_RECS 6
@@ -28,6 +29,17 @@ struct fs_recommendation {
 	double speedup;
 	char change[96];
 	char then[112];
+};
+
+/* A phase of the loop: a stretch whose verdict differs from its
+ * neighbours' (advise/phases.c, docs/verdicts.md "Phases"). */
+struct fs_phase {
+	double start_s, end_s;       /* seconds since the run started */
+	long first_epoch, last_epoch; /* -1: epochs not known */
+	enum fs_verdict_id primary;
+	double input_bound_fraction, confidence, predicted_speedup;
+	char limit[64];              /* the limit named: the storage's (bytes, iops, ...) or what its first recommendation relieves */
+	char knob[64], suggested[96]; /* its first recommendation */
 };
 
 struct fs_verdict {
@@ -55,6 +67,11 @@ struct fs_verdict {
 	 * and its share of the loaders' time / of the loop. */
 	char runner_up[32];
 	double runner_up_share;
+	/* The loop's phases, in order (one: not split); steady is the one the
+	 * run ends in; phase_method how they were found. */
+	int nphases, steady;
+	struct fs_phase phase[FS_MAX_PHASES];
+	char phase_method[200];
 };
 
 /* The accounting the verdict speaks for (the trainer's), or NULL. */

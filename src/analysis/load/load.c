@@ -7,6 +7,7 @@
 #include "analysis/load/job.h"
 #include "analysis/load/loops.h"
 #include "analysis/load/machine.h"
+#include "analysis/load/mainwait.h"
 #include "analysis/load/metricdefs.h"
 #include "analysis/load/numbers.h"
 #include "analysis/load/query.h"
@@ -135,7 +136,8 @@ static void set_nan(struct fs_metrics *m)
 		&m->trace_opens, &m->trace_stats, &m->trace_reads, &m->trace_read_bytes, &m->trace_seq_reads,
 		&m->disk_ceiling_bytes_per_s, &m->disk_ceiling_iops, &m->checkpoint_phase_s, &m->host_io_s,
 		&m->loader_sock_read_s, &m->loader_sock_read_bytes, &m->loader_file_read_s,
-		&m->loader_file_read_bytes, &m->loader_meta_s, &m->loader_majflt,
+		&m->loader_file_read_bytes, &m->loader_meta_s, &m->loader_majflt, &m->main_wait_cores,
+		&m->main_compute_cores,
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		*all[i] = NAN;
@@ -171,6 +173,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	load_steps(&q, m);
 	load_knobs(&q, m);
 	fs_m_load_job(&q, m);
+	fs_m_main_in_wait(&q, m);
 	load_host_io(&q, m);
 	fs_m_load_trace(&q, m);
 	fs_m_load_classes(&q, m);

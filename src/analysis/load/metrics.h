@@ -167,6 +167,12 @@ struct fs_metrics {
 	struct fs_states loaders;    /* DataLoader workers, or the main process when there are none */
 	struct fs_states main;
 	bool loaders_are_main;
+	/* The trainer's own CPU, in cores, while it waited for a batch and
+	 * while it computed (mainwait.h: fitted over its samples against its
+	 * steps' waits); NaN: not told apart (no steps, a run read per minute,
+	 * samples that all hold the same mix of waiting and computing). */
+	double main_wait_cores, main_compute_cores;
+	const char *main_wait_basis; /* "steps" (its waits), "gpu idle" (no steps: the accelerator idle), NULL */
 	double job_cpu_cores;
 	double loader_rchar_bytes, loader_read_bytes; /* totals: through syscalls, from storage */
 	double job_read_bytes;
