@@ -84,6 +84,26 @@ void fs_diff_render_json(FILE *out, const struct fs_diff *d, const char *pa, con
 	fs_json_string(&j, "largest_bucket_change",
 		       d->largest_bucket >= 0 ? fs_bucket_name((enum fs_bucket)d->largest_bucket) : NULL);
 	fs_json_bool(&j, "bucket_moved", d->bucket_moved);
+	fs_json_array(&j, "phases");
+	for (int i = 0; i < d->nphases; i++) {
+		const struct fs_diff_phase *p = &d->phase[i];
+		fs_json_object(&j, NULL);
+		fs_json_string(&j, "primary", fs_verdict_name(p->primary));
+		if (p->a >= 0)
+			fs_json_int(&j, "a", p->a);
+		else
+			fs_json_string(&j, "a", NULL);
+		if (p->b >= 0)
+			fs_json_int(&j, "b", p->b);
+		else
+			fs_json_string(&j, "b", NULL);
+		fs_json_number(&j, "input_bound_a", p->input_bound_a);
+		fs_json_number(&j, "input_bound_b", p->input_bound_b);
+		fs_json_number(&j, "length_a_s", p->length_a);
+		fs_json_number(&j, "length_b_s", p->length_b);
+		fs_json_end(&j);
+	}
+	fs_json_end(&j);
 	pairs(&j, "knobs", d->knobs, d->nknobs);
 	pairs(&j, "environment", d->env, d->nenv);
 	fs_json_bool(&j, "meta_cut", d->pairs_cut);

@@ -190,6 +190,23 @@ static void figures(FILE *out, const struct fs_diff *d)
 		fprintf(out, "    (%d other figures did not change; --json lists every one)\n", d->nfig - d->nchanged);
 }
 
+/* Like phases side by side, where a run's verdict changed during it. */
+static void phases(FILE *out, const struct fs_diff *d)
+{
+	char a[32], b[32], la[32], lb[32];
+	if (d->nphases == 0)
+		return;
+	fprintf(out, "\nphases (like phases side by side; input-bound, length)\n");
+	for (int i = 0; i < d->nphases; i++) {
+		const struct fs_diff_phase *p = &d->phase[i];
+		fprintf(out, "  %-20s A %-16s B %s\n", fs_verdict_name(p->primary),
+			p->a >= 0 ? (snprintf(la, sizeof la, "%s, %s", fs_fmt_fixed(a, 32, 100 * p->input_bound_a, 0, "%"),
+					      fs_fmt_time(b, 32, p->length_a)), la) : "-",
+			p->b >= 0 ? (snprintf(lb, sizeof lb, "%s, %s", fs_fmt_fixed(a, 32, 100 * p->input_bound_b, 0, "%"),
+					      fs_fmt_time(b, 32, p->length_b)), lb) : "-");
+	}
+}
+
 void fs_diff_render_text(FILE *out, const struct fs_diff *d, const char *pa, const char *pb)
 {
 	char a[ESC_CAP], b[ESC_CAP];
@@ -197,6 +214,7 @@ void fs_diff_render_text(FILE *out, const struct fs_diff *d, const char *pa, con
 	verdicts(out, d);
 	speed(out, d);
 	buckets(out, d);
+	phases(out, d);
 	meta(out, d);
 	figures(out, d);
 	fprintf(out, "\n%s\n", d->headline);

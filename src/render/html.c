@@ -59,7 +59,8 @@ static const char style[] =
 	".yaxis text{font-size:11px;fill:#555;text-anchor:end}text.none{font-size:13px;fill:#999;text-anchor:middle}\n"
 	"rect.ckpt,.key.ckpt{fill:#f4a3a3;background:#f4a3a3;fill-opacity:.35}rect.epoch,.key.epoch{fill:#9ecae1;"
 	"background:#9ecae1;fill-opacity:.5}\n"
-	"rect.phase,.key.phase{fill:#c7e9c0;background:#c7e9c0;fill-opacity:.6}line.estart{stroke:#3182bd;"
+	"rect.phase,.key.phase{fill:#c7e9c0;background:#c7e9c0;fill-opacity:.6}rect.vphase.even,.key.vphase{fill:#fdd0a2;"
+	"background:#fdd0a2;fill-opacity:.35}rect.vphase.odd{fill:#bcbddc;fill-opacity:.35}line.estart{stroke:#3182bd;"
 	"stroke-dasharray:3 2}\n"
 	".key{display:inline-block;width:12px;height:10px;margin:0 3px 0 8px}.key.estart{border-left:2px dashed #3182bd;"
 	"width:0}\n"
@@ -193,6 +194,19 @@ static void verdict_head(FILE *out, const struct fs_merged *g)
 		fprintf(out, " (%.0f%%)", 100 * v->runner_up_share);
 	}
 	fputs("</p>\n", out);
+	if (v->nphases > 1) { /* the verdict changed during the run (docs/verdicts.md "Phases") */
+		fputs("<ul id=\"phases\" class=\"meta\">", out);
+		for (int k = 0; k < v->nphases; k++) {
+			const struct fs_phase *p = &v->phase[k];
+			fprintf(out, "<li data-primary=\"%s\">", fs_verdict_name(p->primary));
+			if (p->first_epoch >= 0)
+				fprintf(out, "epochs %ld–%ld", p->first_epoch, p->last_epoch);
+			fprintf(out, " (%s s – %s s): <b>%s</b>, input-bound %s%%%s</li>", num(a, sizeof a, "%.0f", p->start_s),
+				num(b, sizeof b, "%.0f", p->end_s), fs_verdict_name(p->primary),
+				num((char[64]){0}, 64, "%.0f", 100 * p->input_bound_fraction), k == v->steady ? " (steady state)" : "");
+		}
+		fputs("</ul>\n", out);
+	}
 	if (g->m.incomplete)
 		fprintf(out, "<p class=\"warn\">incomplete: the recording stopped at %s without an end record (the recorder"
 			     " was killed, or is still recording); this covers what was recorded</p>\n",
@@ -258,6 +272,15 @@ static void recommendations(FILE *out, const struct fs_verdict *v)
 		if (r->relieves[0]) {
 			fputs("<br><span class=\"why\">relieves: ", out);
 			fs_html_escape(out, r->relieves);
+			fputs("</span>", out);
+		}
+		if (isfinite(r->speedup)) {
+			char a[32];
+			fprintf(out, "<br><span class=\"why\">predicted: <b class=\"rec-speedup\">%sx</b> with ",
+				num(a, sizeof a, "%.2f", r->speedup));
+			fs_html_escape(out, r->change);
+			fputs(", then ", out);
+			fs_html_escape(out, r->then);
 			fputs("</span>", out);
 		}
 		fputs("</li>\n", out);

@@ -53,13 +53,15 @@ struct fs_html_chart {
 
 /* A phase shaded on every timeline: a checkpoint, an epoch's end, a phase
  * the job named (validation, ...); an epoch's start is a line (t0 == t1).
- * Phases closer than a column are merged into one span. */
-enum fs_html_span_kind { FS_HS_CHECKPOINT, FS_HS_EPOCH_END, FS_HS_EPOCH_START, FS_HS_OTHER, FS_HS__N };
+ * Phases closer than a column are merged into one span. FS_HS_VERDICT: a
+ * phase of the verdict (docs/verdicts.md "Phases"), shaded behind the
+ * rest, one shade and the next in turn. */
+enum fs_html_span_kind { FS_HS_CHECKPOINT, FS_HS_EPOCH_END, FS_HS_EPOCH_START, FS_HS_OTHER, FS_HS_VERDICT, FS_HS__N };
 struct fs_html_span {
 	double t0, t1;                  /* merged seconds */
 	enum fs_html_span_kind kind;
 	int count;                      /* phases merged into it */
-	char name[48];                  /* the (first) phase's name */
+	char name[96];                  /* the (first) phase's name */
 };
 
 /* A few rows of a table: text cells, run-file text escaped when written. */

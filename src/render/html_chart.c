@@ -191,6 +191,7 @@ static double x_of(const struct fs_html_report *r, double t)
 
 static const char *const span_class[FS_HS__N] = {
 	[FS_HS_CHECKPOINT] = "ckpt", [FS_HS_EPOCH_END] = "epoch", [FS_HS_EPOCH_START] = "estart", [FS_HS_OTHER] = "phase",
+	[FS_HS_VERDICT] = "vphase",
 };
 
 /* The phases behind a chart: bands (at least a pixel wide), epoch starts
@@ -199,25 +200,28 @@ static const char *const span_class[FS_HS__N] = {
 static void spans(FILE *out, const struct fs_html_report *r, const struct fs_html_node *n, int y0, int h, bool titled)
 {
 	fputs("<g class=\"spans\">", out);
-	for (int i = 0; i < n->nspans; i++) {
-		const struct fs_html_span *s = &n->span[i];
-		if (s->t1 < r->t0 || s->t0 > r->t1)
-			continue;
-		double a = x_of(r, s->t0), b = x_of(r, s->t1);
-		if (s->kind == FS_HS_EPOCH_START)
-			fprintf(out, "<line class=\"estart\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">", a, a, y0, y0 + h);
-		else
-			fprintf(out, "<rect class=\"%s\" x=\"%.1f\" width=\"%.1f\" y=\"%d\" height=\"%d\">", span_class[s->kind],
-				a, fmax(b - a, 1), y0, h);
-		if (titled) {
-			fputs("<title>", out);
-			fs_html_escape(out, s->name);
-			if (s->count > 1)
-				fprintf(out, " ×%d", s->count);
-			fprintf(out, ": %.3f s – %.3f s</title>", s->t0, s->t1);
+	int nv = 0; /* the verdict's phases first, behind the rest */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n->nspans; i++) {
+			const struct fs_html_span *s = &n->span[i];
+			if ((s->kind == FS_HS_VERDICT) != (pass == 0) || s->t1 < r->t0 || s->t0 > r->t1)
+				continue;
+			double a = x_of(r, s->t0), b = x_of(r, s->t1);
+			if (s->kind == FS_HS_EPOCH_START)
+				fprintf(out, "<line class=\"estart\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">", a, a, y0, y0 + h);
+			else
+				fprintf(out, "<rect class=\"%s%s\" x=\"%.1f\" width=\"%.1f\" y=\"%d\" height=\"%d\">",
+					span_class[s->kind], s->kind == FS_HS_VERDICT ? (nv++ % 2 ? " odd" : " even") : "", a,
+					fmax(b - a, 1), y0, h);
+			if (titled) {
+				fputs("<title>", out);
+				fs_html_escape(out, s->name);
+				if (s->count > 1)
+					fprintf(out, " ×%d", s->count);
+				fprintf(out, ": %.3f s – %.3f s</title>", s->t0, s->t1);
+			}
+			fputs(s->kind == FS_HS_EPOCH_START ? "</line>" : "</rect>", out);
 		}
-		fputs(s->kind == FS_HS_EPOCH_START ? "</line>" : "</rect>", out);
-	}
 	fputs("</g>\n", out);
 }
 
@@ -309,6 +313,7 @@ static void phases_strip(FILE *out, const struct fs_html_report *r, const struct
 	int h = TOP + 24 + BOTTOM;
 	fputs("<div class=\"chart\"><h4>Phases: <span class=\"key ckpt\"></span>checkpoint <span class=\"key epoch\"></span>"
 	      "epoch end <span class=\"key estart\"></span>epoch start <span class=\"key phase\"></span>other phases"
+	      " <span class=\"key vphase\"></span>the verdict's phases, where it changed"
 	      " (hover a band for its name and times)</h4>\n", out);
 	svg_open(out, r, "phases", "", h);
 	fprintf(out, "<rect class=\"strip\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"24\"/>\n", LEFT, TOP, FS_HTML_COLUMNS);

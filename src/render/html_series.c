@@ -477,6 +477,30 @@ static int load_node(struct fs_html_report *r, int i, const char *path, char *er
 	return rc;
 }
 
+/* The verdict's phases, where it changed during the run, on the timelines
+ * of the file it speaks for. */
+static void verdict_phases(const struct fs_merged *g, struct fs_html_report *r)
+{
+	const struct fs_verdict *v = &g->v;
+	if (v->nphases < 2 || g->verdict_file < 0 || g->verdict_file >= r->nnodes)
+		return;
+	struct fs_html_node *n = &r->node[g->verdict_file];
+	for (int k = 0; k < v->nphases && n->nspans < FS_HTML_MAX_SPANS; k++) {
+		const struct fs_phase *p = &v->phase[k];
+		struct fs_html_span *s = &n->span[n->nspans++];
+		s->t0 = p->start_s + n->shift_s;
+		s->t1 = p->end_s + n->shift_s;
+		s->kind = FS_HS_VERDICT;
+		s->count = 1;
+		if (p->first_epoch >= 0)
+			snprintf(s->name, sizeof s->name, "phase %d, epochs %ld-%ld: %s, input-bound %.0f%%", k + 1,
+				 p->first_epoch, p->last_epoch, fs_verdict_name(p->primary), 100 * p->input_bound_fraction);
+		else
+			snprintf(s->name, sizeof s->name, "phase %d: %s, input-bound %.0f%%", k + 1,
+				 fs_verdict_name(p->primary), 100 * p->input_bound_fraction);
+	}
+}
+
 /* Each file's meta first (the axis needs every file's end), then its series. */
 struct fs_html_report *fs_html_load(const struct fs_merged *g, const struct fs_merge_file *files, int n,
 				    const struct fs_window *w, char *err, size_t errlen)
@@ -508,6 +532,7 @@ struct fs_html_report *fs_html_load(const struct fs_merged *g, const struct fs_m
 	for (int i = 0; i < n; i++)
 		if (load_node(r, i, files[i].path, err, errlen) < 0)
 			goto fail;
+	verdict_phases(g, r);
 	return r;
 fail:
 	fs_html_free(r);

@@ -1,9 +1,11 @@
 /* The diagnosis as a pure function: hand-made metrics for each kind of
  * bottleneck give the expected verdict id, shares, speedup and knobs. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/advise/diagnose.h"
+#include "analysis/advise/phases.h"
 #include "analysis/judge/verdict.h"
 #include "check.h"
 
@@ -830,6 +832,98 @@ static void test_floor(void)
 	CHECK(has_knob(&v, "num_workers"));
 }
 
+/* The workers sleep because the training process itself works inside
+ * next() (its CPU while it waits, load/mainwait.c): main_process, never
+ * more workers; its own what-if. The same sleeping workers with the
+ * training process asleep too: loader_parallelism, as before. */
+static void test_main_process(void)
+{
+	struct fs_metrics m = base();
+	waits(&m, 150, 50);
+	m.num_workers = 3;
+	m.loaders.sleeping = 0.95;
+	m.loaders.running = 0.04;
+	m.loaders.blocked = 0.01;
+	m.main_wait_cores = 0.9;
+	m.main_compute_cores = 0.05;
+	m.main_wait_basis = "steps";
+	struct fs_verdict v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "main_process");
+	CHECK(knob(&v, "num_workers") == NULL);
+	CHECK(knob(&v, "sampler / collate_fn / batch contents") != NULL);
+	bool said = false;
+	for (int i = 0; i < v.nev; i++)
+		said |= !strcmp(v.ev[i].metric, "main_cpu_in_wait_cores") && fabs(v.ev[i].value - 0.9) < 1e-9;
+	CHECK(said);
+	/* its work halved: 0.9 of the 150 ms wait is its own, half of that
+	 * gone: a step of 200 - 67.5 = 132.5 ms, 1.51x, then the training
+	 * process's own work still */
+	const struct fs_recommendation *r = knob(&v, "sampler / collate_fn / batch contents");
+	if (r) {
+		CHECK_NEAR(r->speedup, 200 / (200 - 150 * 0.9 * 0.5), 1e-6);
+		CHECK(strstr(r->then, "the training process's own work") == r->then);
+	}
+	/* the training process asleep while it waits: not its own work */
+	m.main_wait_cores = 0.1;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "loader_parallelism");
+	/* not told apart (NaN): not named */
+	m.main_wait_cores = NAN;
+	v = diagnose(&m);
+	CHECK_STR(fs_verdict_name(v.primary), "loader_parallelism");
+}
+
+/* Phases: each candidate stretch diagnosed on its own; neighbours with one
+ * cause, or a close call between two, are one phase. */
+static void test_phases(void)
+{
+	struct fs_metrics seg[3];
+	for (int k = 0; k < 3; k++) {
+		seg[k] = base();
+		waits(&seg[k], 50, 50);
+	}
+	/* 0: storage-bound loaders, 1 and 2: CPU-bound */
+	seg[0].loaders.blocked = 0.8;
+	seg[0].loaders.running = 0.1;
+	seg[0].loaders.sleeping = 0.1;
+	seg[0].disk_util_pct = 95;
+	seg[0].disk_read_bytes_per_s = 100e6;
+	seg[0].disk_req_bytes = 512 * 1024;
+	for (int k = 1; k < 3; k++) {
+		seg[k].loaders.running = 0.9;
+		seg[k].loaders.blocked = 0.02;
+		seg[k].loaders.sleeping = 0.08;
+		seg[k].loaders.cpu_cores = 1.0;
+		seg[k].cpu_busy_pct = 30;
+	}
+	struct fs_phase_cands c = {.n = 3};
+	c.span[0] = (struct fs_phase_span){0, 10, 0, 0};
+	c.span[1] = (struct fs_phase_span){10, 20, 1, 2};
+	c.span[2] = (struct fs_phase_span){20, 40, 3, 6};
+	snprintf(c.method, sizeof c.method, "at epoch starts");
+	struct fs_verdict v = diagnose(&seg[1]);
+	fs_phases(&c, &seg[1], seg, &fs_thresholds, &v);
+	CHECK_INT(v.nphases, 2);
+	CHECK_STR(fs_verdict_name(v.phase[0].primary), fs_verdict_name(diagnose(&seg[0]).primary));
+	CHECK(v.phase[0].primary != FS_VERDICT_CPU_PREPROCESS);
+	CHECK_STR(fs_verdict_name(v.phase[1].primary), "cpu_preprocess");
+	/* the two CPU stretches joined: epochs 1-6, 10 s to 40 s, the steady state */
+	CHECK_NEAR(v.phase[1].start_s, 10, 1e-9);
+	CHECK_NEAR(v.phase[1].end_s, 40, 1e-9);
+	CHECK_INT(v.phase[1].first_epoch, 1);
+	CHECK_INT(v.phase[1].last_epoch, 6);
+	CHECK_INT(v.steady, 1);
+	/* one cause throughout: one phase, the whole run's */
+	seg[0] = seg[1];
+	fs_phases(&c, &seg[1], seg, &fs_thresholds, &v);
+	CHECK_INT(v.nphases, 1);
+	CHECK_NEAR(v.phase[0].end_s, 40, 1e-9);
+	/* no candidates sought: no phases */
+	struct fs_phase_cands none = {0};
+	fs_phases(&none, &seg[1], NULL, &fs_thresholds, &v);
+	CHECK_INT(v.nphases, 0);
+}
+
 int main(void)
 {
 	test_saturation();
@@ -844,5 +938,7 @@ int main(void)
 	test_parallelism();
 	test_checkpoint_and_epochs();
 	test_no_steps();
+	test_main_process();
+	test_phases();
 	return check_exit("test_verdict");
 }

@@ -429,6 +429,43 @@ static void headline(struct fs_diff *d)
 		add(h, cap, "; verdict %s → %s", fs_verdict_name(d->a.verdict), fs_verdict_name(d->b.verdict));
 }
 
+static void add_phase(struct fs_diff *d, const struct fs_verdict *va, int ia, const struct fs_verdict *vb, int ib)
+{
+	struct fs_diff_phase *p = &d->phase[d->nphases++];
+	const struct fs_phase *A = ia >= 0 ? &va->phase[ia] : NULL, *B = ib >= 0 ? &vb->phase[ib] : NULL;
+	p->a = ia;
+	p->b = ib;
+	p->primary = A ? A->primary : B->primary;
+	p->input_bound_a = A ? A->input_bound_fraction : NAN;
+	p->input_bound_b = B ? B->input_bound_fraction : NAN;
+	p->length_a = A ? A->end_s - A->start_s : NAN;
+	p->length_b = B ? B->end_s - B->start_s : NAN;
+}
+
+/* Like phases paired in order: each of A's with the next of B's with the
+ * same cause; B's skipped on the way, and A's without one, alone. Only
+ * where a run changed its verdict during it. */
+static void compare_phases(const struct fs_verdict *va, const struct fs_verdict *vb, struct fs_diff *d)
+{
+	d->nphases = 0;
+	if (va->nphases < 2 && vb->nphases < 2)
+		return;
+	int jb = 0;
+	for (int ia = 0; ia < va->nphases; ia++) {
+		int match = -1;
+		for (int k = jb; k < vb->nphases && match < 0; k++)
+			if (vb->phase[k].primary == va->phase[ia].primary)
+				match = k;
+		for (; match >= 0 && jb < match; jb++)
+			add_phase(d, va, -1, vb, jb);
+		add_phase(d, va, ia, vb, match);
+		if (match >= 0)
+			jb = match + 1;
+	}
+	for (; jb < vb->nphases; jb++)
+		add_phase(d, va, -1, vb, jb);
+}
+
 void fs_diff(const struct fs_merged *ga, const struct fs_diff_meta *ma, const struct fs_merged *gb,
 	     const struct fs_diff_meta *mb, struct fs_diff *d)
 {
@@ -439,6 +476,7 @@ void fs_diff(const struct fs_merged *ga, const struct fs_diff_meta *ma, const st
 	compare_buckets(d);
 	compare_meta(d, ma, mb);
 	compare_figures(d, &ga->m, &gb->m);
+	compare_phases(&ga->v, &gb->v, d);
 	/* unknown on both sides is no difference; unknown on one side is */
 	bool same_speed = !d->step_changed && isfinite(d->a.step_s) == isfinite(d->b.step_s);
 	d->identical = d->a.verdict == d->b.verdict && same_speed && !d->bucket_moved &&

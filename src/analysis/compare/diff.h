@@ -86,8 +86,20 @@ struct fs_diff_figure {
 #define FS_DIFF_MAX_PAIRS 64
 #define FS_DIFF_MAX_FIGURES 24
 
+/* Like phases of the two runs side by side (docs/verdicts.md "Phases"): a
+ * phase of A and one of B with the same cause, in order; a phase of one
+ * run only has -1 for the other. */
+struct fs_diff_phase {
+	int a, b;                  /* indices into each verdict's phases, -1: none */
+	enum fs_verdict_id primary;
+	double input_bound_a, input_bound_b;
+	double length_a, length_b; /* seconds */
+};
+
 struct fs_diff {
 	struct fs_diff_side a, b;
+	int nphases;               /* 0 unless a run has several phases */
+	struct fs_diff_phase phase[2 * FS_MAX_PHASES];
 	double step_ratio;         /* b.step_s / a.step_s */
 	double samples_ratio;      /* b.samples_per_s / a.samples_per_s */
 	bool step_changed;         /* the step time changed (FS_DIFF_CHANGED of the larger) */
