@@ -84,7 +84,7 @@ class _Steps:
     each a _Slot with the two events of its wait; `ev`: the pending step
     has its slot in the ring (it is sent as S2, its figure later as D1)."""
     __slots__ = ("head", "n", "t_got", "wait", "owner", "t_iter", "ring", "first", "count", "ev",
-                 "__weakref__")
+                 "parts", "__weakref__")
 
     def __init__(self, name_b, epoch, t_iter):
         self.head = b"%s %d " % (name_b, epoch)
@@ -97,6 +97,27 @@ class _Steps:
         self.first = 0
         self.count = 0
         self.ev = False
+        # The DataLoader's own steps inside next(), where the hook times them
+        # (_torch.py): ns in its sampler, in taking batches off the workers'
+        # queue (wall, and the thread's CPU: the unpickling), and the pin
+        # thread's CPU; None where not timed. Sent with each step, then zeroed.
+        self.parts = None
+
+    def record(self, t_end):
+        """The pending step's record, ended at t_end (its parts with it)."""
+        p = self.parts
+        head = b"S2 %d %s%d %d %d %d" if self.ev else b"S1 %d %s%d %d %d %d"
+        rec = head % (_ch.pid, self.head, self.n - 1, self.t_got, self.wait, t_end - self.t_got)
+        if p is not None:
+            if p[4] is not None:  # the pin thread's CPU since the last step's record
+                try:
+                    now = time.clock_gettime_ns(p[4])
+                    p[3], p[5] = now - p[5], now
+                except OSError:  # the thread ended
+                    p[4] = None
+            rec += b" %d %d %d %d" % (p[0], p[1], p[2], p[3])
+            p[0] = p[1] = p[2] = p[3] = 0
+        return rec
 
     def flush(self):
         """End the pending step now (the epoch was closed or dropped), and
@@ -105,11 +126,9 @@ class _Steps:
         copy says nothing."""
         if self.owner != _ch.pid:
             return
-        t_got = self.t_got
-        if t_got:
+        if self.t_got:
+            _send(self.record(_mono()))
             self.t_got = 0
-            _send((b"S2 %d %s%d %d %d %d" if self.ev else b"S1 %d %s%d %d %d %d")
-                  % (_ch.pid, self.head, self.n - 1, t_got, self.wait, _mono() - t_got))
         if self.ring:
             self.done()
 
@@ -349,8 +368,7 @@ class _Epoch:
         t = _mono()
         t_got = st.t_got
         if t_got:
-            _send((b"S2 %d %s%d %d %d %d" if st.ev else b"S1 %d %s%d %d %d %d")
-                  % (_ch.pid, st.head, st.n - 1, t_got, st.wait, t - t_got))
+            _send(st.record(t))
             st.t_got = 0
             if st.count and st.owner == _ch.pid:
                 st.poll()

@@ -44,6 +44,7 @@ DataLoader workers run this too (sitecustomize under spawn, inherited under
 fork): they patch, but never iterate a loader, so they send nothing.
 """
 import sys
+import time
 
 from . import _channel as _ch
 from . import _Epoch, _mono
@@ -317,7 +318,61 @@ def _epoch(loader, it, t_iter):
         return it
     epoch = info.epochs
     info.epochs = epoch + 1
-    return _TorchEpoch(it, info.name_b, epoch, t_iter)
+    ep = _TorchEpoch(it, info.name_b, epoch, t_iter)
+    _time_parts(it, ep._fs_st)
+    return ep
+
+
+def _time_parts(it, st):
+    """Time the DataLoader's own steps inside next() (docs/markers.md, "The
+    parts of next()"): its sampler (_next_index), taking a batch off the
+    workers' queue (_get_data: wall time, and the thread's CPU in it, which
+    is the unpickling), and the pin thread's CPU. Instance attributes of
+    this iterator, wrapped once (a persistent workers' iterator is the same
+    object every epoch: its wrappers stay, the epoch gets their counters).
+    Return values and exceptions pass through unchanged."""
+    try:
+        d = getattr(it, "__dict__", None)
+        if d is None:
+            return
+        parts = d.get("_fs_parts")
+        if parts is None:
+            nxt = d.get("_next_index") or getattr(it, "_next_index", None)
+            if nxt is None:
+                return
+            parts = [0, 0, 0, 0, None, 0]
+            mono, cpu = _mono, time.thread_time_ns
+
+            def _next_index():
+                t = mono()
+                try:
+                    return nxt()
+                finally:
+                    parts[0] += mono() - t
+
+            it._next_index = _next_index
+            get = getattr(it, "_get_data", None)  # the multi-process iterator's
+            if get is not None:
+                def _get_data():
+                    t, c = mono(), cpu()
+                    try:
+                        return get()
+                    finally:
+                        parts[2] += cpu() - c
+                        parts[1] += mono() - t
+
+                it._get_data = _get_data
+            d["_fs_parts"] = parts
+        pin = getattr(it, "_pin_memory_thread", None)
+        if pin is not None and getattr(pin, "ident", None) and hasattr(time, "pthread_getcpuclockid"):
+            parts[4] = time.pthread_getcpuclockid(pin.ident)
+            parts[5] = time.clock_gettime_ns(parts[4])
+        else:
+            parts[4] = None
+        parts[0] = parts[1] = parts[2] = parts[3] = 0
+        st.parts = parts
+    except Exception as e:
+        _failed(e)
 
 
 def adopt(iterable, name):

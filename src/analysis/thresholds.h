@@ -59,6 +59,9 @@ struct fs_thresholds {
 	 * taken to have, so a series that barely moves is not cut on
 	 * differences below what its samples resolve. */
 	double phase_noise_floor;
+	/* A stretch whose own verdict has less confidence than this is not a
+	 * phase of its own: it joins its neighbour. */
+	double phase_min_confidence;
 };
 
 /* The thresholds in force. */

@@ -22,6 +22,10 @@ struct step {
 	int fd; /* held: its connection; -1: a free place */
 	uint64_t pid, epoch, step, since_ns;
 	double t, wait_s, compute_s;
+	/* the parts of next() (the hook's, optional): its sampler, the queue
+	 * get (wall, and the thread's CPU in it), the pin thread's CPU; NaN:
+	 * not sent */
+	double index_s, get_s, get_cpu_s, pin_cpu_s;
 	char loader[128];
 };
 
@@ -174,14 +178,27 @@ static double rel_s(uint64_t t_ns, uint64_t start_ns)
  * name was cleaned, -1 if malformed. */
 static int parse_step(const char *p, struct step *st, uint64_t start_ns)
 {
-	uint64_t t_ns, wait_ns, compute_ns;
+	uint64_t t_ns, wait_ns, compute_ns, part[4];
 	bool changed = false;
 	if (!number(&p, &st->pid) || !word(&p, st->loader, sizeof st->loader, &changed) || !number(&p, &st->epoch) ||
-	    !number(&p, &st->step) || !number(&p, &t_ns) || !number(&p, &wait_ns) || !number(&p, &compute_ns) || *p)
+	    !number(&p, &st->step) || !number(&p, &t_ns) || !number(&p, &wait_ns) || !number(&p, &compute_ns))
 		return -1;
 	st->t = rel_s(t_ns, start_ns);
 	st->wait_s = (double)wait_ns / 1e9;
 	st->compute_s = (double)compute_ns / 1e9;
+	st->index_s = st->get_s = st->get_cpu_s = st->pin_cpu_s = NAN;
+	if (!*p)
+		return changed;
+	/* the four parts of next(), all or none */
+	for (int i = 0; i < 4; i++)
+		if (!number(&p, &part[i]))
+			return -1;
+	if (*p)
+		return -1;
+	st->index_s = (double)part[0] / 1e9;
+	st->get_s = (double)part[1] / 1e9;
+	st->get_cpu_s = (double)part[2] / 1e9;
+	st->pin_cpu_s = (double)part[3] / 1e9;
 	return changed;
 }
 
@@ -197,6 +214,10 @@ static void write_step(const struct step *st, double device_idle_s, struct fs_si
 	fs_row_real(&r, FS_STEPS_wait_s, st->wait_s);
 	fs_row_real(&r, FS_STEPS_compute_s, st->compute_s);
 	fs_row_real(&r, FS_STEPS_device_idle_s, device_idle_s);
+	fs_row_real(&r, FS_STEPS_index_s, st->index_s);
+	fs_row_real(&r, FS_STEPS_get_s, st->get_s);
+	fs_row_real(&r, FS_STEPS_get_cpu_s, st->get_cpu_s);
+	fs_row_real(&r, FS_STEPS_pin_cpu_s, st->pin_cpu_s);
 	fs_sink_row(sink, &r);
 }
 

@@ -116,7 +116,9 @@
 #define FS_COLS_STEPS(X)                                                        \
 	X(STEPS, t, REAL) X(STEPS, pid, INTEGER) X(STEPS, loader, TEXT)          \
 	X(STEPS, epoch, INTEGER) X(STEPS, step, INTEGER) X(STEPS, wait_s, REAL)  \
-	X(STEPS, compute_s, REAL) X(STEPS, device_idle_s, REAL)
+	X(STEPS, compute_s, REAL) X(STEPS, device_idle_s, REAL)                   \
+	X(STEPS, index_s, REAL) X(STEPS, get_s, REAL) X(STEPS, get_cpu_s, REAL)   \
+	X(STEPS, pin_cpu_s, REAL)
 
 #define FS_COLS_PHASES(X)                                                       \
 	X(PHASES, t_start, REAL) X(PHASES, t_end, REAL) X(PHASES, pid, INTEGER)  \
@@ -248,6 +250,6 @@ extern const struct fs_table fs_tables[FS_T__COUNT];
 int fs_table_own_dt(enum fs_table_id t);
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 12
+#define FS_SCHEMA_VERSION 13
 
 #endif

@@ -41,6 +41,29 @@ static void from_verdict(const struct fs_metrics *m, const struct fs_verdict *d,
 	}
 }
 
+/* A runner-up names the cause id (the loaders' shares name the storage
+ * family "storage": any of its verdicts). */
+static bool names(const char *runner, enum fs_verdict_id id)
+{
+	return !strcmp(runner, fs_verdict_name(id)) || (!strcmp(runner, "storage") && storage_family(id));
+}
+
+/* The TF profiler's band of an input-bound share: not (< 5%), moderately,
+ * highly (>= 20%); -1 not known. */
+static int band(const struct fs_thresholds *t, double x)
+{
+	return !isfinite(x) ? -1 : x < t->input_bound_min ? 0 : x < t->input_bound_high ? 1 : 2;
+}
+
+/* compute_bound beside a cause, both in the same band: the loop waited
+ * about as much in both, on either side of the input-wait floor, and what
+ * changed is which side of it, not the bottleneck. */
+static bool floor_call(const struct fs_thresholds *t, const struct fs_phase *a, const struct fs_phase *b)
+{
+	return (a->primary == FS_VERDICT_COMPUTE_BOUND) != (b->primary == FS_VERDICT_COMPUTE_BOUND) &&
+	       band(t, a->input_bound_fraction) == band(t, b->input_bound_fraction);
+}
+
 /* b joins a (its right neighbour): the figures weighed by their lengths,
  * the limit and advice of the longer. */
 static void join(struct fs_phase *a, const struct fs_phase *b)
@@ -94,6 +117,7 @@ void fs_phases(const struct fs_phase_cands *c, const struct fs_metrics *m, const
 	}
 	int n = 0;
 	char runner[FS_MAX_PHASES][32]; /* each phase's runner-up cause, "" if none was close */
+	double conf[FS_MAX_PHASES];     /* the confidence of the stretch whose cause it has */
 	for (int k = 0; k < c->n && k < FS_MAX_PHASES; k++) {
 		fs_diagnose(&seg[k], t, d);
 		struct fs_phase p;
@@ -101,14 +125,22 @@ void fs_phases(const struct fs_phase_cands *c, const struct fs_metrics *m, const
 		/* the same cause, or a close call between the two causes (either
 		 * one's runner-up is the other's cause): one phase */
 		bool same = n > 0 && (v->phase[n - 1].primary == p.primary ||
-				      !strcmp(d->runner_up, fs_verdict_name(v->phase[n - 1].primary)) ||
-				      !strcmp(runner[n - 1], fs_verdict_name(p.primary)));
+				      names(d->runner_up, v->phase[n - 1].primary) || names(runner[n - 1], p.primary) ||
+				      floor_call(t, &v->phase[n - 1], &p) || !(p.confidence >= t->phase_min_confidence) ||
+				      !(conf[n - 1] >= t->phase_min_confidence));
 		if (same) {
-			enum fs_verdict_id keep = v->phase[n - 1].primary;
+			/* the cause of the more confident of the two (the first's on a tie) */
+			bool take = p.confidence > conf[n - 1];
+			enum fs_verdict_id keep = take ? p.primary : v->phase[n - 1].primary;
 			join(&v->phase[n - 1], &p);
 			v->phase[n - 1].primary = keep;
+			if (take) {
+				conf[n - 1] = p.confidence;
+				snprintf(runner[n - 1], sizeof runner[n - 1], "%s", d->runner_up);
+			}
 		} else {
 			snprintf(runner[n], sizeof runner[n], "%s", d->runner_up);
+			conf[n] = p.confidence;
 			v->phase[n++] = p;
 		}
 	}

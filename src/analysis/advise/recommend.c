@@ -297,32 +297,50 @@ static void network(const struct fs_metrics *m, const struct fs_thresholds *t, s
 
 /* The training process's own work inside next(): never more workers (they
  * sleep already); the pieces that run there. */
+/* Which piece of next() the hook's parts say is the largest: 0 the
+ * sampler, 1 the unpickling, 2 the pin thread; -1 not timed. */
+static int main_piece(const struct fs_metrics *m)
+{
+	if (m->next_steps <= 0)
+		return -1;
+	double part[3] = {m->next_index_s, m->next_get_cpu_s, m->next_pin_cpu_s};
+	int best = 0;
+	for (int i = 1; i < 3; i++)
+		if (part[i] > part[best])
+			best = i;
+	return part[best] > 0 ? best : -1;
+}
+
+/* The training process's own work inside next(): never more workers (they
+ * sleep already); the piece that runs there, where the hook timed it. */
 static void main_process(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)
 {
-	char cur[128];
+	static const char *const knob[3] = {"sampler", "batch contents (what the workers return)", "pin_memory"};
+	static const char *const sug[3] = {
+		"a cheaper sampler: indices computed once, up front, or drawn in the workers",
+		"tensors or numpy arrays, not Python objects; collate in the workers",
+		"false, or pin fewer, larger tensors",
+	};
+	char cur[128], w[32];
 	struct fs_recommendation *r;
 	(void)t;
-	snprintf(cur, sizeof cur, "%.2f cores in the training process while it waits, workers asleep %.0f%%",
-		 m->main_wait_cores, 100 * m->loaders.sleeping);
-	r = rec(v, "the training process's CPU inside next()", "sampler / collate_fn / batch contents", cur,
-		"a cheaper sampler; collate in the workers; tensors, not Python objects, in a batch");
+	int piece = main_piece(m);
+	double own = isfinite(m->main_wait_cores) ? m->main_wait_cores : NAN;
+	if (piece >= 0 && m->next_wait_s > 0)
+		snprintf(cur, sizeof cur, "%.0f%% of the wait inside it (hook)",
+			 100 * (piece == 2 ? m->next_pin_cpu_s / m->next_loop_s
+					   : (piece == 0 ? m->next_index_s : m->next_get_cpu_s) / m->next_wait_s));
+	else
+		snprintf(cur, sizeof cur, "%.2f cores in the training process while it waits", own);
+	r = rec(v, "the training process's CPU inside next()",
+		piece >= 0 ? knob[piece] : "sampler / collate_fn / batch contents", cur,
+		piece >= 0 ? sug[piece] : "a cheaper sampler; collate in the workers; tensors, not Python objects, in a batch");
 	struct fs_change half = fs_change_input("the training process's work inside next() halved");
 	half.main = 0.5;
 	predict(m, v, r, half);
-	char w[32];
 	workers_text(m, w, sizeof w);
-	WHY(r, "the training process used %.2f cores while it waited, its workers (%.12s) asleep: its own "
-	       "work in next() (sampler, unpickling, collate or pin there); more workers would sleep more",
-	    m->main_wait_cores, w);
-	if (!strcmp(m->pin_memory, "true")) {
-		r = rec(v, "the training process's pin-memory thread", "pin_memory", "true",
-			"false, if the batches are small or the copies are not the wait");
-		struct fs_change pin = fs_change_input("the pin-memory thread's share of the wait gone (a quarter)");
-		pin.main = 0.75;
-		predict(m, v, r, pin);
-		WHY(r, "pinning runs in a thread of the training process: its CPU counts in the %.2f cores",
-		    m->main_wait_cores);
-	}
+	WHY(r, "the training process worked while it waited, its workers (%.12s) asleep: its own work in next() "
+	       "(sampler, unpickling, collate or pin there); more workers would sleep more", w);
 }
 
 static void host_to_device(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_verdict *v)

@@ -74,6 +74,16 @@ static double scaled(const struct fs_change *c, const double p[5], int *largest)
 	return sum / fmax(c->parallel, 1e-9);
 }
 
+/* The share of the wait that is the training process's own work: the
+ * hook's parts of next() (sampler and unpickling over the wait), else its
+ * CPU while it waited (a core all the wait: all of it); NaN: not known. */
+static double main_share(const struct fs_metrics *m)
+{
+	if (m->next_steps > 0 && m->next_wait_s > 0)
+		return fmin(1, (m->next_index_s + m->next_get_cpu_s) / m->next_wait_s);
+	return isfinite(m->main_wait_cores) ? fmin(1, m->main_wait_cores) : NAN;
+}
+
 static void name_device(const struct fs_metrics *m, char *out, size_t cap)
 {
 	const struct fs_loop_proc *T = fs_metrics_trainer(m);
@@ -96,11 +106,11 @@ static void with_steps(const struct fs_metrics *m, const struct fs_change *c, st
 	 * compute; workers load alongside it */
 	double wait = fmax(0, m->wait_s) / steps;
 	double loaders = m->loaders_are_main ? step - wait + wait * ratio : step * ratio;
-	if (c->main != 1 && isfinite(m->main_wait_cores)) {
+	if (c->main != 1 && isfinite(main_share(m))) {
 		/* the training process's own work inside next(), in series with
 		 * its compute: the share of the wait it is (a core busy all the
 		 * wait: all of it) scaled */
-		double own = fmin(1, m->main_wait_cores);
+		double own = main_share(m);
 		loaders = step - wait * own * (1 - c->main);
 		largest = 5;
 	}
@@ -128,8 +138,8 @@ static void without_steps(const struct fs_metrics *m, const struct fs_accounting
 	int largest = 3;
 	parts(m, p);
 	double ratio = scaled(c, p, &largest);
-	if (c->main != 1 && isfinite(m->main_wait_cores)) { /* the training process's own part of the wait */
-		ratio = 1 - fmin(1, m->main_wait_cores) * (1 - c->main);
+	if (c->main != 1 && isfinite(main_share(m))) { /* the training process's own part of the wait */
+		ratio = 1 - main_share(m) * (1 - c->main);
 		largest = 5;
 	}
 	double input = A->share[FS_BUCKET_INPUT];

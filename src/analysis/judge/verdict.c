@@ -69,6 +69,19 @@ static void cpu_evidence(const struct fs_metrics *m, const struct fs_thresholds 
 		   fs_fmt_sig(a, 32, m->cg_quota_cores, 2, " cores"));
 }
 
+bool fs_main_process(const struct fs_metrics *m, const struct fs_thresholds *t)
+{
+	if (m->main_wait_cores >= t->loader_running)
+		return true;
+	if (m->next_steps <= 0 || !(m->next_wait_s > 0) || !(m->next_loop_s > 0))
+		return false;
+	/* the hook's parts of next(): the sampler and the unpickling are the
+	 * training process's own work, half the wait or more; or its pin
+	 * thread on a CPU half the loop */
+	return (m->next_index_s + m->next_get_cpu_s) / m->next_wait_s >= t->loader_running ||
+	       m->next_pin_cpu_s / m->next_loop_s >= t->loader_running;
+}
+
 /* Too few loaders: they sleep with nothing to wait on, cores and storage
  * spare. Only when we know the loop waited. */
 static enum fs_verdict_id parallelism(const struct fs_metrics *m, const struct fs_thresholds *t, bool know_idle,
@@ -84,11 +97,20 @@ static enum fs_verdict_id parallelism(const struct fs_metrics *m, const struct f
 	/* The workers sleep because the training process itself is busy
 	 * inside next(): its sampler, the unpickling of what the workers
 	 * send, a collate or pinning there. More workers would sleep too. */
-	if (!m->loaders_are_main && m->main_wait_cores >= t->loader_running) {
-		EV(f, "main_cpu_in_wait_cores", m->main_wait_cores, "cores",
-		   m->main_wait_basis && !strcmp(m->main_wait_basis, "steps") ? "proc + steps" : "proc + gpu",
-		   "the training process used %.2f cores of CPU while it waited for a batch (%.2f while it "
-		   "computed): the wait is its own work inside next()", m->main_wait_cores, m->main_compute_cores);
+	if (!m->loaders_are_main && fs_main_process(m, t)) {
+		if (isfinite(m->main_wait_cores))
+			EV(f, "main_cpu_in_wait_cores", m->main_wait_cores, "cores",
+			   m->main_wait_basis && !strcmp(m->main_wait_basis, "steps") ? "proc + steps" : "proc + gpu",
+			   "the training process used %.2f cores of CPU while it waited for a batch (%.2f while it "
+			   "computed): the wait is its own work inside next()", m->main_wait_cores, m->main_compute_cores);
+		if (m->next_steps > 0 && m->next_wait_s > 0)
+			EV(f, "next_parts", (m->next_index_s + m->next_get_cpu_s) / m->next_wait_s, "fraction",
+			   "steps (hook)",
+			   "inside next(), of the wait: the sampler %.0f%%, unpickling the batches %.0f%%, waiting for a "
+			   "worker %.0f%%; the pin thread on a CPU %.0f%% of the loop", 100 * m->next_index_s / m->next_wait_s,
+			   100 * m->next_get_cpu_s / m->next_wait_s,
+			   100 * fmax(0, m->next_get_s - m->next_get_cpu_s) / m->next_wait_s,
+			   100 * m->next_pin_cpu_s / m->next_loop_s);
 		EV(f, "loader_sleeping_share", idle, "fraction", "proc",
 		   "%s asleep %.0f%% of the time: they had no more to do", who, 100 * idle);
 		return FS_VERDICT_MAIN_PROCESS;

@@ -81,6 +81,12 @@ static inline const struct fs_accounting *fs_verdict_trainer(const struct fs_ver
 }
 
 
+/* The loop's wait is the training process's own work inside next(): its
+ * CPU while it waited (load/mainwait.h) is half a core or more, or the
+ * hook's parts of next() say its sampler and unpickling took half the wait
+ * or more, or its pin thread was on a CPU half the loop or more. */
+bool fs_main_process(const struct fs_metrics *m, const struct fs_thresholds *t);
+
 /* The stable id ("storage_bandwidth", ...). */
 const char *fs_verdict_name(enum fs_verdict_id id);
 

@@ -174,6 +174,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	load_knobs(&q, m);
 	fs_m_load_job(&q, m);
 	fs_m_main_in_wait(&q, m);
+	fs_m_next_parts(&q, m);
 	load_host_io(&q, m);
 	fs_m_load_trace(&q, m);
 	fs_m_load_classes(&q, m);

@@ -134,3 +134,29 @@ void fs_m_main_in_wait(struct fs_q *q, struct fs_metrics *m)
 	solve(&f, m);
 	m->main_wait_basis = "steps";
 }
+
+void fs_m_next_parts(struct fs_q *q, struct fs_metrics *m)
+{
+	m->next_steps = 0;
+	m->next_index_s = m->next_get_s = m->next_get_cpu_s = m->next_pin_cpu_s = NAN;
+	m->next_wait_s = m->next_loop_s = NAN;
+	const struct fs_loop_proc *T = fs_metrics_trainer(m);
+	if (!T || !T->have_steps)
+		return;
+	int trainer = q->trainer;
+	q->trainer = T->pid;
+	sqlite3_stmt *st = fs_q_prep(q, "SELECT count(*), sum(index_s), sum(get_s), sum(get_cpu_s), sum(pin_cpu_s),"
+					" sum(wait_s), sum(wait_s + compute_s) FROM steps WHERE pid = ?3"
+					" AND t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_STEPS("") " AND index_s IS NOT NULL");
+	q->trainer = trainer;
+	if (fs_q_step(q, st) && fs_q_col(st, 0) > 0) {
+		m->next_steps = (long)fs_q_col(st, 0);
+		m->next_index_s = fs_q_col(st, 1);
+		m->next_get_s = fs_q_col(st, 2);
+		m->next_get_cpu_s = fs_q_col(st, 3);
+		m->next_pin_cpu_s = fs_q_col(st, 4);
+		m->next_wait_s = fs_q_col(st, 5);
+		m->next_loop_s = fs_q_col(st, 6);
+	}
+	sqlite3_finalize(st);
+}

@@ -15,4 +15,8 @@
  * rows (not per minute). */
 void fs_m_main_in_wait(struct fs_q *q, struct fs_metrics *m);
 
+/* m->next_* from the trainer's steps within q's window (the parts of
+ * next() the hook sent; next_steps 0 where none has them). */
+void fs_m_next_parts(struct fs_q *q, struct fs_metrics *m);
+
 #endif

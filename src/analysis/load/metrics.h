@@ -173,6 +173,13 @@ struct fs_metrics {
 	 * samples that all hold the same mix of waiting and computing). */
 	double main_wait_cores, main_compute_cores;
 	const char *main_wait_basis; /* "steps" (its waits), "gpu idle" (no steps: the accelerator idle), NULL */
+	/* The parts of next() the hook timed (steps.index_s, ..., schema 13),
+	 * summed over the trainer's steps that have them: in its sampler, in
+	 * taking batches off the workers' queue (and the thread's CPU in it:
+	 * unpickling), the pin thread's CPU; and those steps' waits and loop
+	 * time. next_steps 0: not timed. */
+	long next_steps;
+	double next_index_s, next_get_s, next_get_cpu_s, next_pin_cpu_s, next_wait_s, next_loop_s;
 	double job_cpu_cores;
 	double loader_rchar_bytes, loader_read_bytes; /* totals: through syscalls, from storage */
 	double job_read_bytes;

@@ -40,6 +40,32 @@ static void loop_span(const struct fs_metrics *m, double *a, double *b)
 	*b = fmin(*b, isfinite(m->window.end_s) ? m->window.end_s : INFINITY);
 }
 
+/* Without steps, the loop is not the process's whole life: from the
+ * accelerator's first work to its last (not the interpreter's start-up),
+ * else the span the workers lived. False when neither says. */
+static bool work_span(struct fs_q *q, double *a, double *b)
+{
+	static const char *const sql[2] = {
+		"SELECT min(t), max(t) FROM gpu WHERE util_pct > 0 AND t BETWEEN ?1 AND ?2",
+		"SELECT min(t), max(t) FROM proc WHERE role = 'worker' AND t BETWEEN ?1 AND ?2",
+	};
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *st = fs_q_prep(q, sql[i]);
+		double x = NAN, y = NAN;
+		if (fs_q_step(q, st)) {
+			x = fs_q_col(st, 0);
+			y = fs_q_col(st, 1);
+		}
+		sqlite3_finalize(st);
+		if (y > x) {
+			*a = x;
+			*b = y;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* series_1s into bins of bin_s from a; false when it has no rows. */
 static bool read_bins(struct fs_q *q, const struct fs_metrics *m, double a, double bin_s, int n, struct acc *acc)
 {
@@ -99,6 +125,34 @@ static int epoch_starts(struct fs_q *q, const struct fs_metrics *m, double *star
 	return n;
 }
 
+/* A bin's value is clipped at this many noise units from its column's
+ * median (the conventional three sigma of robust estimation). */
+#define CLIP_UNITS 3.0
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of column c (stride d), NaN rows left out, in units of the
+ * column's noise below (the caller divides): here the raw values' median. */
+static double median_raw(const double *x, int n, int d, int c)
+{
+	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+	int m = 0;
+	for (int i = 0; v && i < n; i++)
+		if (!isnan(x[i * d + c]))
+			v[m++] = x[i * d + c];
+	double med = NAN;
+	if (v && m > 0) {
+		qsort(v, (size_t)m, sizeof *v, cmp_d);
+		med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+	}
+	free(v);
+	return med;
+}
+
 /* The bins as features in units of their noise; columns without a value
  * left out. Returns the number of columns kept. */
 static int features(const struct acc *acc, int n, double floor, double *z)
@@ -123,11 +177,16 @@ static int features(const struct acc *acc, int n, double floor, double *z)
 		if (isnan(last))
 			continue;
 		double sigma = fs_changepoint_noise(x, n, F__N, c, floor);
+		double med = median_raw(x, n, F__N, c) / sigma;
+		const double CLIP = CLIP_UNITS;
 		for (int i = 0; i < n; i++) {
 			double v = x[i * F__N + c];
 			if (!isnan(v))
 				last = v;
-			z[i * F__N + d] = last / sigma;
+			/* clipped at 3 noise units from the column's median: a level
+			 * held over many bins moves the means as before, one bin's
+			 * spike (a stall, a checkpoint) no longer pays for a cut */
+			z[i * F__N + d] = fmax(med - CLIP, fmin(med + CLIP, last / sigma));
 		}
 		d++;
 	}
@@ -215,6 +274,11 @@ int fs_m_phase_candidates(const char *path, const struct fs_metrics *m, double n
 	q.w1 = b + 1;
 	const struct fs_loop_proc *T = fs_metrics_trainer(m);
 	q.trainer = T ? T->pid : q.trainer;
+	if (!(T && T->have_steps) && work_span(&q, &a, &b)) {
+		c->span[0] = (struct fs_phase_span){a, b, -1, -1};
+		q.w0 = a;
+		q.w1 = b + 1;
+	}
 	c->bin_s = bin_length(m, b - a);
 	int n = (int)ceil((b - a) / c->bin_s);
 	c->bins = n;
