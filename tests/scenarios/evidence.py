@@ -192,32 +192,64 @@ def per_rank(ev, ranks, report, node_reports=()):
 
 
 def job_epochs(paths):
-    """{epoch: (start, end, wait, compute)} from train.py's `epochs:` line
-    (the first job's: rank 0 of a several-rank job prints first or alone)."""
+    """({epoch: (start, end, wait, compute)}, t0_unix) from train.py's
+    `epochs:` line (the first job's: rank 0 of a several-rank job prints
+    first or alone); seconds after the job's loop started, at t0_unix on
+    the wall clock."""
     for path in paths:
         try:
             with open(path) as f:
                 for line in f:
                     if line.startswith("epochs: "):
-                        out = {}
+                        out, t0 = {}, NAN
                         for item in line.split()[1:]:
+                            if item.startswith("t0_unix="):
+                                t0 = float(item.split("=", 1)[1])
+                                continue
                             e, *x = item.split(":")
                             out[int(e)] = tuple(float(v) for v in x)
-                        return out
+                        return out, t0
         except (OSError, ValueError):
             pass
-    return {}
+    return {}, NAN
 
 
-def phases(ev, job_out, report):
+def phase_truth(ep, p, shift):
+    """The job's own wait share over a phase: its epochs' where the report
+    says which, else the epochs' waits weighed by their overlap with the
+    phase's seconds (run seconds - shift = the job's)."""
+    e = p.get("epochs")
+    if e:
+        rows = [ep[k] for k in range(e[0], e[1] + 1) if k in ep]
+        w = sum(r[2] for r in rows)
+        t = sum(r[2] + r[3] for r in rows)
+        return w / t if t > 0 else NAN
+    if math.isnan(shift):
+        return NAN
+    a, b = p["start_s"] - shift, p["end_s"] - shift
+    w = t = 0.0
+    for (s0, s1, wait, comp) in ep.values():
+        ov = max(0.0, min(b, s1) - max(a, s0))
+        if ov > 0 and s1 > s0:
+            w += wait * ov / (s1 - s0)
+            t += (wait + comp) * ov / (s1 - s0)
+    return w / t if t > 0 else NAN
+
+
+def phases(ev, job_out, report, db):
     """The report's phases beside the job's own per-epoch waits: phases
     (their verdicts, ">"-joined), phase_epochs, phase_fs (each one's
     input-bound share), phase_truth (the job's wait share over the same
-    epochs), phase_err_pts (the largest difference, points), and
+    epochs, or seconds), phase_err_pts (the largest difference, points), and
     job_epoch_waits (each epoch's own wait and length)."""
-    ep = job_epochs(job_out)
+    ep, t0_unix = job_epochs(job_out)
     ev["job_epoch_waits"] = ",".join("%d:%.2f/%.2f" % (e, w, b - a)
                                      for e, (a, b, w, c) in sorted(ep.items())) or "none"
+    try:
+        start = float(one(db, "SELECT value FROM meta WHERE key = 'start_unix'"))
+    except (TypeError, ValueError):
+        start = NAN
+    shift = t0_unix - start  # the job's loop start in run seconds
     try:
         with open(report) as f:
             ph = json.load(f)["verdict"].get("phases") or []
@@ -231,15 +263,10 @@ def phases(ev, job_out, report):
         spans.append("%d-%d" % (e[0], e[1]) if e else "%.0f-%.0fs" % (p["start_s"], p["end_s"]))
         ib = p.get("input_bound_fraction")
         fs.append("%.2f" % ib if ib is not None else "nan")
-        rows = [ep[k] for k in range(e[0], e[1] + 1) if k in ep] if e else []
-        w = sum(r[2] for r in rows)
-        t = sum(r[2] + r[3] for r in rows)
-        if t > 0:
-            truth.append("%.2f" % (w / t))
-            if ib is not None:
-                err = max(err, abs(ib - w / t) * 100)
-        else:
-            truth.append("nan")
+        tr = phase_truth(ep, p, shift)
+        truth.append("%.2f" % tr if not math.isnan(tr) else "nan")
+        if ib is not None and not math.isnan(tr):
+            err = max(err, abs(ib - tr) * 100)
     ev["phase_epochs"] = ",".join(spans) or "none"
     ev["phase_fs"] = ",".join(fs) or "none"
     ev["phase_truth"] = ",".join(truth) or "none"
@@ -422,7 +449,7 @@ def main():
             ev["verdict"] = "unreadable"
 
     per_rank(ev, ranks, a.report, a.rank_report)
-    phases(ev, a.job_out, a.report)
+    phases(ev, a.job_out, a.report, db)
 
     for k, v in ev.items():
         if isinstance(v, float):

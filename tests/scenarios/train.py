@@ -1035,6 +1035,7 @@ def main():
     waits = []  # each step's next() wait, (start, end)
     epoch_rows = []  # each epoch: (epoch, start, end, wait, compute), s after t0
     t0 = time.perf_counter()
+    t0_unix = time.time()  # the same moment on the wall clock (the epochs: line's anchor)
     t_steady = t0 if a.steady_after == 0 else None  # the end of step --steady-after
     t_last = t0  # the end of the last step
     ended = None  # a SystemExit that ended the loop: feedscope tune's hook ends a trial so
@@ -1108,7 +1109,7 @@ def main():
     if a.step_ends:
         sys.stdout.write("step_ends: %s\n" % " ".join("%.6f" % e for e in ends))
     # each epoch's own figures (the phases' truth): epoch:start:end:wait:compute
-    sys.stdout.write("epochs: %s\n" % " ".join("%d:%.4f:%.4f:%.4f:%.4f" % r for r in epoch_rows))
+    sys.stdout.write("epochs: t0_unix=%.6f %s\n" % (t0_unix, " ".join("%d:%.4f:%.4f:%.4f:%.4f" % r for r in epoch_rows)))
     # One write of the whole line, newline included: the ranks of a --dist
     # job share one stdout, and print() under PYTHONUNBUFFERED=1 writes the
     # text and its newline in two calls, so two ranks ending together could
