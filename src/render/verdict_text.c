@@ -203,9 +203,13 @@ static void phases(FILE *out, const struct fs_verdict *v)
 		fs_text_escape(text, sizeof text, v->phase_method));
 	for (int i = 0; i < v->nphases; i++) {
 		const struct fs_phase *p = &v->phase[i];
-		fprintf(out, "    · %s (%s–%s): %s, input-bound %s", phase_when(when, sizeof when, p),
-			fs_fmt_fixed(a, 32, p->start_s, 0, " s"), fs_fmt_fixed(b, 32, p->end_s, 0, " s"),
-			fs_verdict_name(p->primary), fs_fmt_fixed(text, 32, 100 * p->input_bound_fraction, 0, "%"));
+		if (p->first_epoch >= 0)
+			fprintf(out, "    · %s (%s–%s)", phase_when(when, sizeof when, p), fs_fmt_fixed(a, 32, p->start_s, 0, " s"),
+				fs_fmt_fixed(b, 32, p->end_s, 0, " s"));
+		else
+			fprintf(out, "    · %s", phase_when(when, sizeof when, p));
+		fprintf(out, ": %s, input-bound %s", fs_verdict_name(p->primary),
+			fs_fmt_fixed(text, 32, 100 * p->input_bound_fraction, 0, "%"));
 		if (p->limit[0])
 			fprintf(out, ", limit: %s", fs_text_escape(text, sizeof text, p->limit));
 		if (isfinite(p->predicted_speedup))

@@ -10,12 +10,17 @@
  * (table ranks, its workers inheriting it), and each step's last 10 ms in
  * an all_reduce (a collective phase).
  *
+ * With --change-at S, the job's bottleneck changes S seconds in: from
+ * then on its workers' busy thread always runs (it never waits for a
+ * read) and the steps wait three times as long (a run with two phases,
+ * for timing a report that splits it).
+ *
  * With --epochs S, a job without step timing (no steps, no collectives)
  * whose non-persistent DataLoader workers are started again every S
  * seconds (new pids), the GPU idle from 4 s before each restart to 2 s
  * after (the epoch boundary analysis/load/epochs.c finds from the restarts).
  *
- *   synth_run [--keep-all] [--epochs S] OUT.db [SECONDS [HOST RANK]]
+ *   synth_run [--keep-all] [--epochs S] [--change-at S] OUT.db [SECONDS [HOST RANK]]
  *   (default 3600 s, no rank) */
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,9 +35,14 @@ int main(int argc, char **argv)
 	 * recorder's retention (store/retain.h) */
 	bool keep_all = false;
 	long epoch_ticks = 0; /* --epochs S: S seconds in ticks; 0: steps */
+	long change_ticks = 0; /* --change-at S: S seconds in ticks; 0: none */
 	while (argc > 1 && !strncmp(argv[1], "--", 2)) {
 		if (!strcmp(argv[1], "--keep-all")) {
 			keep_all = true;
+		} else if (!strcmp(argv[1], "--change-at") && argc > 2 && atof(argv[2]) > 0) {
+			change_ticks = (long)(atof(argv[2]) * 10);
+			argv++;
+			argc--;
 		} else if (!strcmp(argv[1], "--epochs") && argc > 2 && atof(argv[2]) >= 10) {
 			epoch_ticks = (long)(atof(argv[2]) * 10);
 			argv++;
@@ -205,7 +215,8 @@ int main(int argc, char **argv)
 			fs_row_text(&r, FS_PROC_comm, "python3");
 			/* thread states sum to the threads read; a worker's one
 			 * busy thread runs or waits for its read */
-			int threads = p ? 3 : 30, run = rand() % 2, blk = p && !run && noise > 0.5;
+			bool changed = change_ticks && k >= change_ticks;
+			int threads = p ? 3 : 30, run = changed && p ? 1 : rand() % 2, blk = p && !run && noise > 0.5;
 			fs_row_int(&r, FS_PROC_threads, threads);
 			fs_row_int(&r, FS_PROC_running, run);
 			fs_row_int(&r, FS_PROC_blocked_io, blk);
@@ -251,7 +262,7 @@ int main(int argc, char **argv)
 			fs_row_text(&r, FS_STEPS_loader, "train");
 			fs_row_int(&r, FS_STEPS_epoch, step / 10000);
 			fs_row_int(&r, FS_STEPS_step, step % 10000);
-			fs_row_real(&r, FS_STEPS_wait_s, 0.02 * noise);
+			fs_row_real(&r, FS_STEPS_wait_s, (change_ticks && k >= change_ticks ? 0.06 : 0.02) * noise);
 			fs_row_real(&r, FS_STEPS_compute_s, 0.03);
 			fs_sink_row(s, &r);
 			if (node) {

@@ -152,9 +152,11 @@ static double from_gpu_bins(struct fs_q *q, int gpu, double *lower)
  * bound (the sum of minima grows with the bin). */
 static double from_gpu_minutes(struct fs_q *q, int gpu, double *lower)
 {
-	sqlite3_stmt *st = prep_gpu(q, "SELECT avg((100 - g.util_pct) / 100.0 * g.dt_s), avg(g.dt_s),"
-				       " (SELECT total(s.wait_s) FROM steps_1m s WHERE s.pid = ?3 AND s.t = g.t)"
-				       " FROM gpu_1m g WHERE " FS_Q_TIER_WINDOW("g.")
+	/* the minutes' waits summed once (a subquery per minute scanned
+	 * steps_1m once a minute: a day-long run's 1440 times) */
+	sqlite3_stmt *st = prep_gpu(q, "SELECT avg((100 - g.util_pct) / 100.0 * g.dt_s), avg(g.dt_s), coalesce(max(s.w), 0)"
+				       " FROM gpu_1m g LEFT JOIN (SELECT t, total(wait_s) AS w FROM steps_1m WHERE pid = ?3"
+				       " AND " FS_Q_TIER_WINDOW("") " GROUP BY t) s ON s.t = g.t WHERE " FS_Q_TIER_WINDOW("g.")
 				       " AND g.util_pct IS NOT NULL%s GROUP BY g.t ORDER BY g.t",
 				    gpu);
 	double est = 0;

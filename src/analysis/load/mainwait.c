@@ -141,7 +141,7 @@ void fs_m_next_parts(struct fs_q *q, struct fs_metrics *m)
 	m->next_index_s = m->next_get_s = m->next_get_cpu_s = m->next_pin_cpu_s = NAN;
 	m->next_wait_s = m->next_loop_s = NAN;
 	const struct fs_loop_proc *T = fs_metrics_trainer(m);
-	if (!T || !T->have_steps)
+	if (!T || !T->have_steps || m->per_minute) /* not in the per-minute tables */
 		return;
 	int trainer = q->trainer;
 	q->trainer = T->pid;

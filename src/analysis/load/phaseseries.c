@@ -66,34 +66,38 @@ static bool work_span(struct fs_q *q, double *a, double *b)
 	return false;
 }
 
-/* series_1s into bins of bin_s from a; false when it has no rows. */
+/* series_1s into bins of bin_s from a (summed by SQLite: a day's 86 400
+ * seconds come back as at most MAX_BINS rows); false when it has no rows. */
 static bool read_bins(struct fs_q *q, const struct fs_metrics *m, double a, double bin_s, int n, struct acc *acc)
 {
-	const char *sql = m->loaders_are_main
-		? "SELECT t, wait_s, compute_s, main_running, main_blocked_io, main_running + main_blocked_io + main_sleeping + main_other, gpus, gpu_util_pct FROM series_1s WHERE t > ?1 AND t <= ?2 ORDER BY t"
-		: "SELECT t, wait_s, compute_s, worker_running, worker_blocked_io, worker_running + worker_blocked_io + worker_sleeping + worker_other, gpus, gpu_util_pct FROM series_1s WHERE t > ?1 AND t <= ?2 ORDER BY t";
+	char sql[900];
+	const char *who = m->loaders_are_main ? "main" : "worker";
+	/* a second's row is the second's end: its middle, t - 0.5, says the bin */
+	snprintf(sql, sizeof sql,
+		 "SELECT CAST((t - 0.5 - %.17g) / %.17g AS INTEGER) AS i, total(wait_s), total(compute_s),"
+		 " total(CASE WHEN wait_s IS NOT NULL AND compute_s IS NOT NULL THEN 1 END),"
+		 " total(%s_running), total(%s_blocked_io),"
+		 " total(%s_running + %s_blocked_io + %s_sleeping + %s_other),"
+		 " total(CASE WHEN gpus > 0 THEN gpu_util_pct END) / 100, count(CASE WHEN gpus > 0 THEN gpu_util_pct END)"
+		 " FROM series_1s WHERE t > ?1 AND t <= ?2 AND t - 0.5 >= %.17g GROUP BY i ORDER BY i",
+		 a, bin_s, who, who, who, who, who, who, a);
 	sqlite3_stmt *st = fs_q_prep(q, sql);
 	bool any = false;
 	while (fs_q_step(q, st)) {
-		int i = (int)floor((fs_q_col(st, 0) - 0.5 - a) / bin_s); /* the second's middle */
+		int i = sqlite3_column_int(st, 0);
 		if (i < 0 || i >= n)
 			continue;
-		double v[7];
-		for (int k = 0; k < 7; k++)
-			v[k] = fs_q_col(st, k + 1);
 		struct acc *b = &acc[i];
-		if (isfinite(v[0]) && isfinite(v[1])) {
-			b->wait += v[0];
-			b->compute += v[1];
+		if (fs_q_col(st, 3) > 0) {
+			b->wait = fs_q_col(st, 1);
+			b->compute = fs_q_col(st, 2);
 		}
-		if (isfinite(v[4]) && v[4] > 0) {
-			b->run += isfinite(v[2]) ? v[2] : 0;
-			b->blocked += isfinite(v[3]) ? v[3] : 0;
-			b->total += v[4];
-		}
-		if (m->have_gpu && v[5] > 0 && isfinite(v[6])) {
-			b->gpu += v[6] / 100;
-			b->gpu_n++;
+		b->run = fs_q_col(st, 4);
+		b->blocked = fs_q_col(st, 5);
+		b->total = fs_q_col(st, 6);
+		if (m->have_gpu && fs_q_col(st, 8) > 0) {
+			b->gpu = fs_q_col(st, 7);
+			b->gpu_n = fs_q_col(st, 8);
 		}
 		any = true;
 	}
@@ -110,8 +114,12 @@ struct epochs {
 /* Each epoch's first step's start, in order (the trainer's main loader). */
 static int epoch_starts(struct fs_q *q, const struct fs_metrics *m, double *start, long *epoch, int cap)
 {
-	sqlite3_stmt *st = fs_q_prep(q, "SELECT epoch, min(t - wait_s) FROM steps WHERE pid = ?3 AND loader = ?60"
-					" GROUP BY epoch ORDER BY epoch");
+	/* a long run's from its per-minute steps (first_t: the first step's
+	 * start), not its millions of raw ones */
+	sqlite3_stmt *st = fs_q_prep(q, fs_q_tier(q) ? "SELECT epoch, min(first_t) FROM steps_1m WHERE pid = ?3 AND loader = ?60"
+						       " GROUP BY epoch ORDER BY epoch"
+						     : "SELECT epoch, min(t - wait_s) FROM steps WHERE pid = ?3 AND loader = ?60"
+						       " GROUP BY epoch ORDER BY epoch");
 	if (!st)
 		return 0;
 	sqlite3_bind_text(st, 60, m->loader, -1, SQLITE_TRANSIENT);
@@ -318,9 +326,9 @@ int fs_m_phase_candidates(const char *path, const struct fs_metrics *m, double n
 	free(E.start);
 	free(E.epoch);
 	snprintf(c->method, sizeof c->method,
-		 "%s: %d bins of %.0f s, %d features in units of their noise, cut where the Schwarz criterion gains "
-		 "((d + 1) ln n)%s", by_epoch ? "at epoch starts" : "change points", n, c->bin_s, c->features,
-		 ncuts ? "" : "; no cut gained");
+		 "%s: %d bins of %.0f s, %d features in units of their noise, %d cut%s where the Schwarz criterion "
+		 "gained ((d + 1) ln n)", by_epoch ? "at epoch starts" : "change points", n, c->bin_s, c->features,
+		 ncuts, ncuts == 1 ? "" : "s");
 out:
 	if (fs_q_failed(&q)) {
 		snprintf(err, errlen, "%s: reading the loop's series failed: %s", path, fs_q_failed(&q));
