@@ -71,6 +71,16 @@ for hours in 2 24 72; do
 	done
 	rm -f "$db" "$b/long.html"
 done
+# a day whose bottleneck changes at 12 h: the report splits it into phases
+# and diagnoses each (docs/verdicts.md "Phases"): its cost beside the whole
+"$b/tests/synth_run" --change-at 43200 "$b/long-phases.db" 86400 >/dev/null
+for fmt in text json; do
+	start=$(date +%s.%N)
+	"$fs" report --format $fmt "$b/long-phases.db" >/dev/null
+	end=$(date +%s.%N)
+	echo "  24 h, its bottleneck changed at 12 h: report --format $fmt: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') s ($("$fs" report --format json "$b/long-phases.db" | grep -o '"phase_method": "[^"]*"' | grep -o '[0-9]* cuts\?'))"
+done
+rm -f "$b/long-phases.db"
 echo "  growth past the first 2 h (both raw hours): $(awk -v a="$size_2" -v b="$size_24" -v c="$size_72" 'BEGIN { printf "%.1f MB a day (to 24 h), %.1f MB a day (24 h to 72 h)", (b - a) / 22 * 24 / 1e6, (c - b) / 2 / 1e6 }')"
 echo
 echo "== feedscope export of the same 1-hour run: trace size and time (counters: at most 10 000 points a track)"
