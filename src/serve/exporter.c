@@ -94,6 +94,9 @@ struct fs_exporter *fs_exporter_new(const char *listen, const struct fs_exporter
 	 * the sampler need: under a low `ulimit -n` fewer are held (the others
 	 * wait in the backlog) */
 	struct fs_httpd_limits lim = FS_HTTPD_LIMITS_DEFAULT;
+#ifdef FS_HTTPD_BENCH_LIMITS /* bench/exporter_http.sh builds the alternatives measured */
+	lim = (struct fs_httpd_limits)FS_HTTPD_BENCH_LIMITS;
+#endif
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)lim.max_conns + FS_EXPORTER_FD_RESERVE) {

@@ -4,6 +4,7 @@
 #include "serve/httpd.h"
 
 #include <arpa/inet.h>
+#include <time.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -16,10 +17,23 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 /* One address and how many of its connections are held. */
 struct peer {
 	struct sockaddr_storage a;
 	unsigned n;
+};
+
+/* A connection held (MHD's socket_context), for the per-address count and
+ * the request deadline. */
+struct conn {
+	int fd;
+	bool counted;     /* in its peer's n */
+	bool in_request;  /* a request line was read, its answer not done */
+	bool cut;         /* shut down at the deadline */
+	uint64_t ready_ns; /* accepted, or its last request done */
+	struct conn *next;
 };
 
 enum { ST_CONNECTIONS, ST_REFUSED, ST_TIMED_OUT, ST_REQUESTS, ST_BAD, ST__N };
@@ -31,9 +45,13 @@ struct fs_httpd {
 	struct MHD_Daemon *d;
 	fs_httpd_handler fn;
 	void *arg;
-	pthread_mutex_t mu; /* peers */
+	pthread_mutex_t mu; /* peers, conns */
 	struct peer *peers;
 	unsigned npeers, cap;
+	struct conn *conns;
+	pthread_t sweeper;
+	bool sweeping, stop_sweep;
+	pthread_cond_t cv;
 	uint64_t st[ST__N]; /* __atomic */
 };
 
@@ -203,43 +221,111 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	const struct sockaddr *a = ci ? ci->client_addr : NULL;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		count(h, ST_CONNECTIONS);
-		*socket_context = NULL;
-		if (!a || (a->sa_family != AF_INET && a->sa_family != AF_INET6))
+		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct conn *k = calloc(1, sizeof *k);
+		*socket_context = k;
+		if (!k)
 			return;
+		k->fd = fi ? fi->connect_fd : -1;
+		k->ready_ns = fs_now_ns();
 		pthread_mutex_lock(&h->mu);
-		struct peer *p = peer_of(h, a);
-		if (!p && h->npeers < h->cap) {
-			p = &h->peers[h->npeers++];
-			memset(p, 0, sizeof *p);
-			memcpy(&p->a, a, a->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-		}
-		if (p) {
-			p->n++;
-			*socket_context = &seen_tag; /* counted */
+		k->next = h->conns;
+		h->conns = k;
+		if (a && (a->sa_family == AF_INET || a->sa_family == AF_INET6)) {
+			struct peer *p = peer_of(h, a);
+			if (!p && h->npeers < h->cap) {
+				p = &h->peers[h->npeers++];
+				memset(p, 0, sizeof *p);
+				memcpy(&p->a, a, a->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+			}
+			if (p) {
+				p->n++;
+				k->counted = true;
+			}
 		}
 		pthread_mutex_unlock(&h->mu);
-	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context && a) {
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		/* the library says so before it closes the socket: the sweeper
+		 * never sees a descriptor that is no longer this connection's */
+		struct conn *k = *socket_context;
 		pthread_mutex_lock(&h->mu);
-		struct peer *p = peer_of(h, a);
+		struct peer *p = k->counted && a ? peer_of(h, a) : NULL;
 		if (p && --p->n == 0)
 			*p = h->peers[--h->npeers];
+		for (struct conn **pp = &h->conns; *pp; pp = &(*pp)->next)
+			if (*pp == k) {
+				*pp = k->next;
+				break;
+			}
 		pthread_mutex_unlock(&h->mu);
+		free(k);
+		*socket_context = NULL;
 	}
+}
+
+/* The conn of c (NULL: none). */
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The deadline (the library's timeout is of inactivity only: a client
+ * sending a byte a second would hold a connection for ever): a request
+ * must arrive, and its answer be taken, within timeout_s of the moment the
+ * connection became ready for it (accepted, or its previous request done);
+ * past it the socket is shut down and the library closes the connection. */
+static void *sweep(void *arg)
+{
+	struct fs_httpd *h = arg;
+	uint64_t limit = (uint64_t)h->lim.timeout_s * FS_NS_PER_S;
+	pthread_mutex_lock(&h->mu);
+	while (!h->stop_sweep) {
+		uint64_t now = fs_now_ns();
+		for (struct conn *k = h->conns; k; k = k->next)
+			if (!k->cut && k->fd >= 0 && now - k->ready_ns > limit) {
+				k->cut = true;
+				if (k->in_request)
+					count(h, ST_TIMED_OUT);
+				shutdown(k->fd, SHUT_RDWR);
+			}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 250000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
 }
 
 /* A request line was read: from now on the library says how it ended. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	(void)cls;
+	struct fs_httpd *h = cls;
 	(void)uri;
-	(void)c;
+	struct conn *k = conn_of(c);
+	if (k) {
+		pthread_mutex_lock(&h->mu);
+		k->in_request = true;
+		pthread_mutex_unlock(&h->mu);
+	}
 	return &seen_tag;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct fs_httpd *h = cls;
-	(void)c;
+	struct conn *k = conn_of(c);
+	if (k) { /* done: the next request's time starts */
+		pthread_mutex_lock(&h->mu);
+		k->in_request = false;
+		k->ready_ns = fs_now_ns();
+		pthread_mutex_unlock(&h->mu);
+	}
 	if (toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
 		count(h, ST_TIMED_OUT);
 	else if (toe == MHD_REQUEST_TERMINATED_WITH_ERROR && *con_cls != &answered_tag)
@@ -382,6 +468,16 @@ int fs_httpd_start(struct fs_httpd *h, fs_httpd_handler fn, void *arg, char *err
 		return -1;
 	}
 	h->lfd = -1; /* the library's now: MHD_stop_daemon closes it */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&h->sweeper, NULL, sweep, h) != 0) {
+		snprintf(err, errlen, "%s: cannot start a thread", h->addr);
+		return -1;
+	}
+	h->sweeping = true;
 	return 0;
 }
 
@@ -389,8 +485,16 @@ void fs_httpd_free(struct fs_httpd *h)
 {
 	if (!h)
 		return;
+	if (h->sweeping) {
+		pthread_mutex_lock(&h->mu);
+		h->stop_sweep = true;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->sweeper, NULL);
+		pthread_cond_destroy(&h->cv);
+	}
 	if (h->d)
-		MHD_stop_daemon(h->d); /* the listening socket is ours to close */
+		MHD_stop_daemon(h->d); /* closes the listening socket (it is the library's) */
 	if (h->lfd >= 0)
 		close(h->lfd);
 	pthread_mutex_destroy(&h->mu);

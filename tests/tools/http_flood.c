@@ -45,6 +45,8 @@ static void *client(void *arg)
 			usleep(1000);
 			continue;
 		}
+		int one = 1; /* the port picked at connect: TIME_WAIT ones reused on loopback */
+		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
 		if (bind(fd, (struct sockaddr *)&from, sizeof from) < 0 || connect(fd, (struct sockaddr *)&to, sizeof to) < 0) {
 			atomic_fetch_add(&failed, 1);
 			close(fd);
