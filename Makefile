@@ -22,7 +22,7 @@ VERSION := 0.1.0
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wvla \
            -Isrc -DFS_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw
+LDLIBS  += -lsqlite3 -ldl -lm -lpthread -luring -lyaml -lncursesw -lmicrohttpd
 # libhdf5 (Debian's libhdf5-dev: serial, under its own include directory) for
 # bench generate's hdf5 format; only src/bench/format/gen_hdf5.c includes it
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/deps.sh [build|test] - install the Debian packages feedscope needs,
 # only those missing; does nothing (and needs no network) when all are there.
-#   build: compiler and libraries (clang, bpftool and libbpf-dev: the job
+#   build: compiler and libraries (libmicrohttpd-dev: the exporter's HTTP
+#          server; clang, bpftool and libbpf-dev: the job
 #          source's BPF path for thread states; libelf and zlib for libbpf;
 #          libhdf5-dev: bench generate's hdf5 format)
 #   test:  build + what the tests, benchmarks and demo use (PyTorch and
@@ -16,7 +17,7 @@
 #          nothing: the Makefile's check before it compiles. core is build
 #          without the BPF path's (HAVE_BPF=0).
 set -eu
-core_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev libhdf5-dev"
+core_pkgs="gcc make pkg-config libc6-dev libsqlite3-dev liburing-dev libyaml-dev libncurses-dev libhdf5-dev libmicrohttpd-dev"
 build_pkgs="$core_pkgs clang bpftool libbpf-dev libelf-dev zlib1g-dev"
 test_pkgs="$build_pkgs sqlite3 python3 python3-torch python3-torchvision python3-pil python3-numpy python3-h5py iproute2 fio sysstat dstat util-linux e2fsprogs procps tar libopenmpi-dev openmpi-bin chromium prometheus curl"
 

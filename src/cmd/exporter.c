@@ -14,6 +14,8 @@
 #include "cmd/cmd.h"
 #include "serve/exporter.h"
 #include "serve/httpd.h"
+#include "serve/runfile.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -60,13 +62,18 @@ static bool parse_seconds(const char *s, double min, double *out)
 /* Serve path if it opens as a run file; else say why once and skip it. */
 static void add_file(struct fs_exporter *x, const char *path, int *n)
 {
-	char err[600], shown[4 * 600], job[256], name[300];
+	char err[4700], shown[4 * 4700], job[256], name[300];
 	if (fs_cmd_check_run_file("exporter", path) != 0)
 		return; /* said; skipped */
 	struct fs_q q;
-	int rc = fs_q_open(&q, path, err, sizeof err);
+	char why[600];
+	/* as the reader opens it (serve/runfile.h): a FIFO put there cannot hold the start */
+	fs_runfile_set_deadline(fs_now_ns() + FS_NS_PER_S);
+	int rc = fs_runfile_open(&q, path, NULL, why, sizeof why);
+	fs_runfile_set_deadline(0);
 	fs_q_close(&q);
 	if (rc < 0) {
+		snprintf(err, sizeof err, "%s: %s", path, why);
 		fs_warn("exporter: %s: skipped", fs_text_escape(shown, sizeof shown, err));
 		return;
 	}

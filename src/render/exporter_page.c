@@ -197,10 +197,10 @@ static void server_families(struct fs_om *o, const struct fs_exporter_counters *
 		uint64_t v;
 	} fam[] = {
 		{"feedscope_exporter_connections", "Connections the exporter accepted.", c->connections},
-		{"feedscope_exporter_evicted_connections", "Connections closed to make room (more than the slots held), or refused.", c->evicted},
-		{"feedscope_exporter_timed_out_connections", "Connections closed at the per-request deadline.", c->timed_out},
+		{"feedscope_exporter_evicted_connections", "Connections refused: more than the per-client limit from one address.", c->evicted},
+		{"feedscope_exporter_timed_out_connections", "Connections closed at the per-request deadline with a request unanswered.", c->timed_out},
 		{"feedscope_exporter_requests", "Requests answered, errors included.", c->requests},
-		{"feedscope_exporter_bad_requests", "Requests answered with an error by the parser (400, 413, 414, 431, 505).", c->bad_requests},
+		{"feedscope_exporter_bad_requests", "Requests answered with an error (404, 405, 413, 414, 431; and those the HTTP library refused once their request line was read).", c->bad_requests},
 	};
 	for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
 		fs_om_family(o, fam[f].name, FS_OM_COUNTER, NULL, fam[f].help);

@@ -27,8 +27,11 @@
 #include "render/openmetrics.h"
 #include "serve/httpd.h"
 #include "serve/nodesample.h"
+#include "serve/runfile.h"
 #include "serve/runsdir.h"
 #include "util/clock.h"
+#include "util/log.h"
+#include "util/text.h"
 
 #define PAGE_MAX_BYTES (16u << 20)
 
@@ -37,6 +40,9 @@ struct job {
 	/* the reader's own */
 	struct fs_tally t;
 	bool opened, done;
+	int fails;           /* refreshes failed in a row */
+	uint64_t retry_ns;   /* the next try after a failure (back-off) */
+	bool said;           /* its failure was said (once, until it is read again) */
 	/* the verdict thread's own */
 	uint64_t verdict_ns, verdict_cost_ns; /* the last one: when, and its CPU time */
 	double verdict_rec_s;
@@ -60,7 +66,7 @@ struct fs_exporter {
 	pthread_cond_t cv;
 	bool stopping;
 	int nthreads;
-	pthread_t th[4];
+	pthread_t th[3];
 };
 
 void fs_exporter_job_name(const char *path, char *out, size_t cap)
@@ -84,7 +90,21 @@ struct fs_exporter *fs_exporter_new(const char *listen, const struct fs_exporter
 		return NULL;
 	}
 	x->o = *o;
-	if (!(x->h = fs_httpd_listen(listen, &FS_HTTPD_LIMITS_DEFAULT, err, errlen))) {
+	/* connections never take the descriptors the reader, the verdict and
+	 * the sampler need: under a low `ulimit -n` fewer are held (the others
+	 * wait in the backlog) */
+	struct fs_httpd_limits lim = FS_HTTPD_LIMITS_DEFAULT;
+#ifdef FS_HTTPD_BENCH_LIMITS /* bench/exporter_http.sh builds the alternatives measured */
+	lim = (struct fs_httpd_limits)FS_HTTPD_BENCH_LIMITS;
+#endif
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)lim.max_conns + FS_EXPORTER_FD_RESERVE) {
+		lim.max_conns = rl.rlim_cur > FS_EXPORTER_FD_RESERVE + 2 ? (unsigned)(rl.rlim_cur - FS_EXPORTER_FD_RESERVE) : 2;
+		if (lim.per_client > lim.max_conns)
+			lim.per_client = lim.max_conns;
+	}
+	if (!(x->h = fs_httpd_listen(listen, &lim, err, errlen))) {
 		free(x);
 		return NULL;
 	}
@@ -127,7 +147,7 @@ bool fs_exporter_has_job(const struct fs_exporter *x, const char *job)
 int fs_exporter_watch(struct fs_exporter *x, const char *dir)
 {
 	fs_runsdir_free(x->runs);
-	return (x->runs = fs_runsdir_new(dir)) ? 0 : -1;
+	return (x->runs = fs_runsdir_new(dir, FS_EXPORTER_MAX_JOBS)) ? 0 : -1;
 }
 
 int fs_exporter_node(struct fs_exporter *x, char *err, size_t errlen)
@@ -138,6 +158,8 @@ int fs_exporter_node(struct fs_exporter *x, char *err, size_t errlen)
 	return (x->ns = fs_nodesample_open(err, errlen)) ? 0 : -1;
 }
 
+static void reap(struct fs_exporter *x);
+
 /* The runs directory's add(): path served if it opens as a run file (the
  * reader's thread). */
 static int watch_add(void *arg, const char *path, char *why, size_t whylen)
@@ -145,13 +167,17 @@ static int watch_add(void *arg, const char *path, char *why, size_t whylen)
 	struct fs_exporter *x = arg;
 	char err[600], job[256], name[300];
 	struct fs_q q;
-	if (fs_q_open(&q, path, err, sizeof err) < 0) {
-		/* fs_q_open's reason starts with the path: said with it already */
-		size_t n = strlen(path);
-		snprintf(why, whylen, "%s", !strncmp(err, path, n) && !strncmp(err + n, ": ", 2) ? err + n + 2 : err);
+	fs_runfile_set_deadline(fs_now_ns() + (uint64_t)FS_EXPORTER_FILE_DEADLINE_MS * 1000000u);
+	int rc = fs_runfile_open(&q, path, NULL, err, sizeof err);
+	fs_runfile_set_deadline(0);
+	if (rc < 0) {
+		snprintf(why, whylen, "%s", err);
 		return -1;
 	}
 	fs_q_close(&q);
+	pthread_mutex_lock(&x->mu);
+	reap(x); /* the jobs just dropped make room */
+	pthread_mutex_unlock(&x->mu);
 	fs_exporter_job_name(path, job, sizeof job);
 	snprintf(name, sizeof name, "%s", job);
 	for (int k = 2; fs_exporter_has_job(x, name); k++)
@@ -214,43 +240,98 @@ static void lower_priority(void)
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 }
 
+/* The reader's way into a run file (tally's opener): once, safely, within
+ * the deadline set for the file (serve/runfile.h). */
+static int open_guarded(void *arg, struct fs_q *q, const char *path, char *err, size_t errlen)
+{
+	(void)arg;
+	return fs_runfile_open(q, path, NULL, err, errlen);
+}
+
+/* Say a file's failure once (until it is read again). */
+static void say_failed(struct job *j, const char *err)
+{
+	char shown[1024], why[1024];
+	if (j->said)
+		return;
+	j->said = true;
+	fs_warn("exporter: %s: not read (%s): feedscope_run_file_up 0 until it is; tried again with a back-off",
+		fs_text_escape(shown, sizeof shown, j->path), fs_text_escape(why, sizeof why, err));
+}
+
+/* One refresh of j, within FS_EXPORTER_FILE_DEADLINE_MS: 1 when it has
+ * more to read at once, 0 when done, -1 failed (it is then marked down and
+ * tried again after a back-off). */
+static int refresh(struct fs_exporter *x, struct job *j, uint64_t now)
+{
+	char err[512];
+	fs_runfile_set_deadline(now + (uint64_t)FS_EXPORTER_FILE_DEADLINE_MS * 1000000u);
+	int64_t before = 0;
+	for (int k = 0; k < 6; k++)
+		before += j->t.last_rowid[k];
+	int rc = -1;
+	if (!j->opened)
+		j->opened = fs_tally_open_with(&j->t, j->path, open_guarded, NULL, err, sizeof err) == 0;
+	if (j->opened) {
+		rc = fs_tally_update(&j->t, err, sizeof err);
+		fs_tally_release(&j->t); /* the file is not held open between updates (tally.h) */
+		int64_t after = 0;
+		for (int k = 0; k < 6; k++)
+			after += j->t.last_rowid[k];
+		if (rc < 0 && after > before)
+			rc = 1; /* stopped at the deadline with rows read: go on at once */
+	}
+	fs_runfile_set_deadline(0);
+	if (rc >= 0) {
+		j->fails = 0;
+		j->retry_ns = 0;
+		j->said = false;
+		j->done = rc == 0 && j->t.d.complete;
+	} else {
+		j->fails++;
+		int shift = j->fails < 6 ? j->fails - 1 : 5; /* 1, 2, 4 ... 32 s */
+		j->retry_ns = fs_now_ns() + ((uint64_t)1 << shift) * FS_NS_PER_S;
+		say_failed(j, err);
+	}
+	pthread_mutex_lock(&x->mu);
+	j->up = rc >= 0;
+	j->caught_up = rc == 0;
+	if (rc >= 0)
+		j->snap = j->t.d;
+	pthread_mutex_unlock(&x->mu);
+	return rc;
+}
+
 /* The reader: each run file's new rows, once a second (at once while a
- * file has more than a batch waiting). */
+ * file has more than a batch waiting). Each file on its own, within its
+ * deadline: a locked, slow or broken file is marked down for that refresh
+ * and the others still refresh. */
 static void *reader(void *arg)
 {
 	struct fs_exporter *x = arg;
 	lower_priority();
-	char err[512];
+	fs_runfile_guard_thread();
 	pthread_mutex_lock(&x->mu);
 	while (!x->stopping) {
 		pthread_mutex_unlock(&x->mu);
+		uint64_t round = fs_now_ns();
 		if (x->runs)
-			fs_runsdir_scan(x->runs, watch_add, watch_drop, x, fs_now_ns());
+			fs_runsdir_scan(x->runs, watch_add, watch_drop, x, round);
 		bool more = false;
 		for (int i = 0; i < x->njobs; i++) {
 			struct job *j = x->jobs[i];
-			if (j->gone)
+			uint64_t now = fs_now_ns();
+			if (j->gone || (j->opened && j->done) || (j->retry_ns && now < j->retry_ns))
 				continue;
-			if (!j->opened)
-				j->opened = fs_tally_open(&j->t, j->path, err, sizeof err) == 0;
-			if (!j->opened || j->done)
-				continue;
-			int rc = fs_tally_update(&j->t, err, sizeof err);
-			fs_tally_release(&j->t); /* the file is not held open between updates (tally.h) */
-			more |= rc == 1;
-			j->done = rc == 0 && j->t.d.complete;
-			pthread_mutex_lock(&x->mu);
-			j->up = rc >= 0;
-			j->caught_up = rc == 0;
-			if (rc >= 0)
-				j->snap = j->t.d;
-			pthread_mutex_unlock(&x->mu);
+			more |= refresh(x, j, now) == 1;
 		}
 		pthread_mutex_lock(&x->mu);
 		reap(x);
 		if (more)
 			continue;
-		wait_ms(x, 1000);
+		/* a round a second, whatever this one took (at least 100 ms apart) */
+		uint64_t spent = (fs_now_ns() - round) / 1000000u;
+		wait_ms(x, spent < 900 ? (long)(1000 - spent) : 100);
 	}
 	pthread_mutex_unlock(&x->mu);
 	for (int i = 0; i < x->njobs; i++)
@@ -322,6 +403,7 @@ static void *verdicts(void *arg)
 {
 	struct fs_exporter *x = arg;
 	lower_priority();
+	fs_runfile_guard_thread(); /* its opens: non-blocking, regular files only */
 	struct fs_merge_file *f = malloc(sizeof *f);
 	struct fs_merged *g = malloc(sizeof *g);
 	pthread_mutex_lock(&x->mu);
@@ -393,8 +475,10 @@ static void handle(void *arg, const struct fs_http_req *req, struct fs_http_resp
 		r->body = dup_text("Not Found: try /metrics\n", &r->len);
 		return;
 	}
-	const struct fs_httpd_stats *s = fs_httpd_stats(x->h);
-	struct fs_exporter_counters c = {s->connections, s->evicted, s->timed_out, s->requests + 1, s->bad_requests};
+	struct fs_httpd_stats s;
+	fs_httpd_stats(x->h, &s);
+	/* this request counts once answered: said now */
+	struct fs_exporter_counters c = {s.connections, s.refused, s.timed_out, s.requests + 1, s.bad_requests};
 	struct fs_exporter_job views[FS_EXPORTER_MAX_JOBS];
 	struct fs_om o;
 	fs_om_init(&o, req->openmetrics, PAGE_MAX_BYTES);
@@ -412,14 +496,6 @@ static void handle(void *arg, const struct fs_http_req *req, struct fs_http_resp
 	r->content_type = fs_om_content_type(req->openmetrics);
 }
 
-static void *server(void *arg)
-{
-	struct fs_exporter *x = arg;
-	lower_priority();
-	fs_httpd_run(x->h, handle, x);
-	return NULL;
-}
-
 /* Stop and join the threads started (none: nothing to do). */
 static void stop(struct fs_exporter *x)
 {
@@ -429,7 +505,6 @@ static void stop(struct fs_exporter *x)
 	x->stopping = true;
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
-	fs_httpd_stop(x->h);
 	for (int i = 0; i < x->nthreads; i++)
 		pthread_join(x->th[i], NULL);
 	x->nthreads = 0;
@@ -442,24 +517,25 @@ int fs_exporter_start(struct fs_exporter *x, char *err, size_t errlen)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	void *(*fn[4])(void *) = {server, reader, verdicts, sampler};
-	int want = x->ns ? 4 : 3, e = 0;
+	void *(*fn[3])(void *) = {reader, verdicts, sampler};
+	int want = x->ns ? 3 : 2, e = 0;
 	while (x->nthreads < want && (e = pthread_create(&x->th[x->nthreads], NULL, fn[x->nthreads], x)) == 0)
 		x->nthreads++;
+	int rc = x->nthreads == want ? fs_httpd_start(x->h, handle, x, err, errlen) : -1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (x->nthreads == want)
-		return 0;
-	snprintf(err, errlen, "cannot start a thread: %s", strerror(e));
-	stop(x);
-	return -1;
+	if (x->nthreads < want)
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(e));
+	if (rc < 0)
+		stop(x);
+	return rc;
 }
 
 void fs_exporter_free(struct fs_exporter *x)
 {
 	if (!x)
 		return;
+	fs_httpd_free(x->h); /* no request is being answered after this */
 	stop(x);
-	fs_httpd_free(x->h);
 	fs_runsdir_free(x->runs);
 	fs_nodesample_close(x->ns);
 	for (int i = 0; i < x->njobs; i++)

@@ -20,6 +20,12 @@
 #include <stddef.h>
 
 #define FS_EXPORTER_MAX_JOBS 64
+/* What the reader may spend on one run file in one refresh: waiting for a
+ * lock and reading (docs/exporter.md, "Reading run files safely"). */
+#define FS_EXPORTER_FILE_DEADLINE_MS 250
+/* Descriptors kept for all but the HTTP connections (the run files being
+ * read, their -wal and -shm, the machine's sources, the server's own). */
+#define FS_EXPORTER_FD_RESERVE 32
 #define FS_EXPORTER_DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct fs_exporter_opts {

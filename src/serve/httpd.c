@@ -1,48 +1,68 @@
-/* httpd.c - the exporter's bounded HTTP server (httpd.h): one thread, epoll,
- * fixed slots, a deadline per request, the parser of util/http.c. */
+/* httpd.c - the exporter's HTTP server (httpd.h): libmicrohttpd on a socket
+ * bound here; the address forms, the routing, the per-client limit and the
+ * counters are this file's. */
 #include "serve/httpd.h"
 
 #include <arpa/inet.h>
+#include <time.h>
 #include <errno.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/clock.h"
 
-enum conn_state { C_FREE, C_READ, C_WRITE, C_DRAIN };
+/* One address and how many of its connections are held. */
+struct peer {
+	struct sockaddr_storage a;
+	unsigned n;
+};
 
+/* A connection held (MHD's socket_context), for the per-address count and
+ * the request deadline. */
 struct conn {
 	int fd;
-	enum conn_state state;
-	uint64_t since_ns, deadline_ns; /* ready for this request; must be done by */
-	char *in;                       /* max_head_bytes */
-	size_t inlen;
-	char head[384];                 /* the answer's status line and headers */
-	size_t headlen, off;            /* off: bytes of head + body sent */
-	char *body;
-	size_t bodylen;
-	int close_after;
-	bool answered;                  /* a request was answered on it (keep-alive) */
+	bool counted;     /* in its peer's n */
+	bool in_request;  /* a request line was read, its answer not done */
+	bool cut;         /* shut down at the deadline */
+	uint64_t ready_ns; /* accepted, or its last request done */
+	struct conn *next;
 };
+
+enum { ST_CONNECTIONS, ST_REFUSED, ST_TIMED_OUT, ST_REQUESTS, ST_BAD, ST__N };
 
 struct fs_httpd {
-	int lfd, efd, ep;
+	int lfd;
 	struct fs_httpd_limits lim;
-	struct conn *c;
-	int nconns;
 	char addr[64];
-	struct fs_httpd_stats st;
+	struct MHD_Daemon *d;
 	fs_httpd_handler fn;
 	void *arg;
+	pthread_mutex_t mu; /* peers, conns */
+	struct peer *peers;
+	unsigned npeers, cap;
+	struct conn *conns;
+	pthread_t sweeper;
+	bool sweeping, stop_sweep;
+	pthread_cond_t cv;
+	uint64_t st[ST__N]; /* __atomic */
 };
 
-#define ID_LISTEN UINT64_MAX
-#define ID_STOP (UINT64_MAX - 1)
+/* Per request (MHD's con_cls): the request line was read; its head was
+ * seen by the handler; the handler answered it. */
+static char seen_tag, head_tag, answered_tag;
+
+static void count(struct fs_httpd *h, int k)
+{
+	__atomic_add_fetch(&h->st[k], 1, __ATOMIC_RELAXED);
+}
 
 static int set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
@@ -114,12 +134,6 @@ static void name_of(const struct sockaddr_storage *ss, char *out, size_t cap)
 	}
 }
 
-static int ep_ctl(struct fs_httpd *h, int op, int fd, uint32_t events, uint64_t id)
-{
-	struct epoll_event ev = {.events = events, .data.u64 = id};
-	return epoll_ctl(h->ep, op, fd, &ev);
-}
-
 struct fs_httpd *fs_httpd_listen(const char *addr, const struct fs_httpd_limits *lim, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
@@ -127,19 +141,19 @@ struct fs_httpd *fs_httpd_listen(const char *addr, const struct fs_httpd_limits 
 	if (fs_httpd_parse_addr(addr, &ss, &sslen, err, errlen) < 0)
 		return NULL;
 	struct fs_httpd *h = calloc(1, sizeof *h);
-	if (!h || !(h->c = calloc((size_t)lim->max_conns, sizeof *h->c))) {
+	if (!h || !(h->peers = calloc(lim->max_conns + 1, sizeof *h->peers))) {
 		free(h);
 		snprintf(err, errlen, "%s: out of memory", addr);
 		return NULL;
 	}
 	h->lim = *lim;
-	h->efd = h->ep = -1;
+	h->cap = lim->max_conns + 1;
+	pthread_mutex_init(&h->mu, NULL);
 	int one = 1;
+	/* the backlog: where connections wait while max_conns are held */
 	h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->lfd < 0 || setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-	    bind(h->lfd, (struct sockaddr *)&ss, sslen) < 0 || listen(h->lfd, 64) < 0 ||
-	    (h->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 || (h->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    ep_ctl(h, EPOLL_CTL_ADD, h->lfd, EPOLLIN, ID_LISTEN) < 0 || ep_ctl(h, EPOLL_CTL_ADD, h->efd, EPOLLIN, ID_STOP) < 0) {
+	    bind(h->lfd, (struct sockaddr *)&ss, sslen) < 0 || listen(h->lfd, 1024) < 0) {
 		snprintf(err, errlen, "%s: %s", addr, strerror(errno));
 		fs_httpd_free(h);
 		return NULL;
@@ -155,247 +169,350 @@ const char *fs_httpd_addr(const struct fs_httpd *h)
 	return h->addr;
 }
 
-const struct fs_httpd_stats *fs_httpd_stats(const struct fs_httpd *h)
+void fs_httpd_stats(const struct fs_httpd *h, struct fs_httpd_stats *out)
 {
-	return &h->st;
+	uint64_t v[ST__N];
+	for (int k = 0; k < ST__N; k++)
+		v[k] = __atomic_load_n(&h->st[k], __ATOMIC_RELAXED);
+	*out = (struct fs_httpd_stats){v[ST_CONNECTIONS], v[ST_REFUSED], v[ST_TIMED_OUT], v[ST_REQUESTS], v[ST_BAD]};
 }
 
-static void conn_close(struct fs_httpd *h, struct conn *c)
+/* The same address (the port aside)? */
+static bool same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
 {
-	close(c->fd); /* also takes it out of the epoll set */
-	free(c->in);
-	free(c->body);
-	memset(c, 0, sizeof *c);
-	h->nconns--;
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return false;
 }
 
-static void conn_ready(struct fs_httpd *h, struct conn *c)
+static struct peer *peer_of(struct fs_httpd *h, const struct sockaddr *a)
 {
-	c->since_ns = fs_now_ns();
-	c->deadline_ns = c->since_ns + (uint64_t)h->lim.deadline_ms * 1000000u;
+	for (unsigned i = 0; i < h->npeers; i++)
+		if (same_host(a, &h->peers[i].a))
+			return &h->peers[i];
+	return NULL;
 }
 
-/* A new connection: a free slot, else the oldest one not writing an answer. */
-static void on_accept(struct fs_httpd *h)
+/* The library asks before it takes a connection: refused when its address
+ * holds per_client already (counted when the library says it started,
+ * uncounted when it says it closed: always in pairs). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *a, socklen_t alen)
 {
-	for (int k = 0; k < 64; k++) {
-		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return; /* EAGAIN, or out of descriptors: the backlog waits */
-		h->st.connections++;
-		struct conn *slot = NULL, *oldest = NULL;
-		for (int i = 0; i < h->lim.max_conns && !slot; i++)
-			if (h->c[i].state == C_FREE)
-				slot = &h->c[i];
-			else if (h->c[i].state != C_WRITE && (!oldest || h->c[i].since_ns < oldest->since_ns))
-				oldest = &h->c[i];
-		if (!slot && oldest) {
-			conn_close(h, oldest);
-			h->st.evicted++;
-			slot = oldest;
+	struct fs_httpd *h = cls;
+	(void)alen;
+	pthread_mutex_lock(&h->mu);
+	struct peer *p = peer_of(h, a);
+	bool ok = !p || p->n < h->lim.per_client;
+	pthread_mutex_unlock(&h->mu);
+	if (!ok)
+		count(h, ST_REFUSED);
+	return ok ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+	struct fs_httpd *h = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *a = ci ? ci->client_addr : NULL;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		count(h, ST_CONNECTIONS);
+		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct conn *k = calloc(1, sizeof *k);
+		*socket_context = k;
+		if (!k)
+			return;
+		k->fd = fi ? fi->connect_fd : -1;
+		k->ready_ns = fs_now_ns();
+		pthread_mutex_lock(&h->mu);
+		k->next = h->conns;
+		h->conns = k;
+		if (a && (a->sa_family == AF_INET || a->sa_family == AF_INET6)) {
+			struct peer *p = peer_of(h, a);
+			if (!p && h->npeers < h->cap) {
+				p = &h->peers[h->npeers++];
+				memset(p, 0, sizeof *p);
+				memcpy(&p->a, a, a->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+			}
+			if (p) {
+				p->n++;
+				k->counted = true;
+			}
 		}
-		if (!slot || !(slot->in = malloc(h->lim.max_head_bytes))) {
-			close(fd);
-			h->st.evicted++;
-			continue;
+		pthread_mutex_unlock(&h->mu);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		/* the library says so before it closes the socket: the sweeper
+		 * never sees a descriptor that is no longer this connection's */
+		struct conn *k = *socket_context;
+		pthread_mutex_lock(&h->mu);
+		struct peer *p = k->counted && a ? peer_of(h, a) : NULL;
+		if (p && --p->n == 0)
+			*p = h->peers[--h->npeers];
+		for (struct conn **pp = &h->conns; *pp; pp = &(*pp)->next)
+			if (*pp == k) {
+				*pp = k->next;
+				break;
+			}
+		pthread_mutex_unlock(&h->mu);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/* The conn of c (NULL: none). */
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The deadline (the library's timeout is of inactivity only: a client
+ * sending a byte a second would hold a connection for ever): a request
+ * must arrive, and its answer be taken, within timeout_s of the moment the
+ * connection became ready for it (accepted, or its previous request done);
+ * past it the socket is shut down and the library closes the connection. */
+static void *sweep(void *arg)
+{
+	struct fs_httpd *h = arg;
+	uint64_t limit = (uint64_t)h->lim.timeout_s * FS_NS_PER_S;
+	pthread_mutex_lock(&h->mu);
+	while (!h->stop_sweep) {
+		uint64_t now = fs_now_ns();
+		for (struct conn *k = h->conns; k; k = k->next)
+			if (!k->cut && k->fd >= 0 && now - k->ready_ns > limit) {
+				k->cut = true;
+				if (k->in_request)
+					count(h, ST_TIMED_OUT);
+				shutdown(k->fd, SHUT_RDWR);
+			}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 250000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
 		}
-		slot->fd = fd;
-		slot->state = C_READ;
-		conn_ready(h, slot);
-		h->nconns++;
-		if (ep_ctl(h, EPOLL_CTL_ADD, fd, EPOLLIN, (uint64_t)(slot - h->c)) < 0)
-			conn_close(h, slot);
+		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
 	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
 }
 
-/* Send what is left of the answer; 1 when done, 0 to wait, -1 on error. */
-static int send_some(struct conn *c)
+/* A request line was read: from now on the library says how it ended. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	while (c->off < c->headlen + c->bodylen) {
-		struct iovec iov[2];
-		int n = 0;
-		if (c->off < c->headlen)
-			iov[n++] = (struct iovec){c->head + c->off, c->headlen - c->off};
-		size_t boff = c->off > c->headlen ? c->off - c->headlen : 0;
-		if (c->bodylen > boff)
-			iov[n++] = (struct iovec){c->body + boff, c->bodylen - boff};
-		struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-		ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
-		if (w < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		c->off += (size_t)w;
+	struct fs_httpd *h = cls;
+	(void)uri;
+	struct conn *k = conn_of(c);
+	if (k) {
+		pthread_mutex_lock(&h->mu);
+		k->in_request = true;
+		pthread_mutex_unlock(&h->mu);
 	}
-	return 1;
+	return &seen_tag;
 }
 
-static void process_input(struct fs_httpd *h, struct conn *c);
-
-/* After the answer: close (error, Connection: close), or the next request. */
-static void answered(struct fs_httpd *h, struct conn *c)
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-	free(c->body);
-	c->body = NULL;
-	c->bodylen = c->headlen = c->off = 0;
-	if (c->close_after) {
-		/* Half-close and drop what else arrives until the peer closes (or
-		 * the deadline): closing with unread bytes would send a reset that
-		 * can destroy the answer before the client reads it. */
-		shutdown(c->fd, SHUT_WR);
-		c->state = C_DRAIN;
-		c->inlen = 0;
-		ep_ctl(h, EPOLL_CTL_MOD, c->fd, EPOLLIN, (uint64_t)(c - h->c));
-		return;
+	struct fs_httpd *h = cls;
+	struct conn *k = conn_of(c);
+	if (k) { /* done: the next request's time starts */
+		pthread_mutex_lock(&h->mu);
+		k->in_request = false;
+		k->ready_ns = fs_now_ns();
+		pthread_mutex_unlock(&h->mu);
 	}
-	c->state = C_READ;
-	c->answered = true;
-	conn_ready(h, c);
-	ep_ctl(h, EPOLL_CTL_MOD, c->fd, EPOLLIN, (uint64_t)(c - h->c));
-	process_input(h, c); /* a pipelined request may be there already */
+	if (toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+		count(h, ST_TIMED_OUT);
+	else if (toe == MHD_REQUEST_TERMINATED_WITH_ERROR && *con_cls != &answered_tag)
+		count(h, ST_BAD); /* refused by the library: a head too large, a bad header */
 }
 
-static void start_answer(struct fs_httpd *h, struct conn *c, struct fs_http_resp *r, bool head_only, bool close_after)
+/* Does the comma-separated list value hold token (no case; parameters
+ * after ';' aside)? */
+static bool list_has(const char *value, const char *token)
 {
-	h->st.requests++;
-	if (head_only) {
-		free(r->body); /* HEAD: the length is said, the body not sent */
-		r->body = NULL;
-	}
-	c->close_after = close_after || r->status >= 400;
-	int n = snprintf(c->head, sizeof c->head,
-			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%sConnection: %s\r\n\r\n",
-			 r->status, fs_http_reason(r->status), r->content_type ? r->content_type : "text/plain; charset=utf-8",
-			 r->len, r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
-			 c->close_after ? "close" : "keep-alive");
-	c->headlen = n > 0 && (size_t)n < sizeof c->head ? (size_t)n : 0;
-	c->body = r->body;
-	c->bodylen = r->body ? r->len : 0;
-	c->off = 0;
-	c->state = C_WRITE;
-	int s = send_some(c);
-	if (s < 0)
-		conn_close(h, c);
-	else if (s > 0)
-		answered(h, c);
-	else
-		ep_ctl(h, EPOLL_CTL_MOD, c->fd, EPOLLOUT, (uint64_t)(c - h->c));
+	size_t tl = strlen(token), len = strlen(value);
+	for (size_t i = 0; i + tl <= len; i++)
+		if (!strncasecmp(value + i, token, tl) && (i == 0 || value[i - 1] == ',' || value[i - 1] == ' ') &&
+		    (i + tl == len || value[i + tl] == ',' || value[i + tl] == ' ' || value[i + tl] == ';'))
+			return true;
+	return false;
 }
 
-static void error_answer(struct fs_httpd *h, struct conn *c, int status)
+struct heads {
+	bool openmetrics, body;
+};
+
+static enum MHD_Result on_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	const char *reason = fs_http_reason(status);
-	size_t len = strlen(reason) + 1;
-	char *body = malloc(len + 1);
-	if (body)
-		snprintf(body, len + 1, "%s\n", reason);
-	h->st.bad_requests++;
-	start_answer(h, c, &(struct fs_http_resp){status, NULL, NULL, body, body ? len : 0}, false, true);
+	struct heads *hd = cls;
+	(void)kind;
+	if (!value)
+		return MHD_YES;
+	if (!strcasecmp(key, "Accept"))
+		hd->openmetrics |= list_has(value, "application/openmetrics-text");
+	else if (!strcasecmp(key, "Transfer-Encoding"))
+		hd->body = true;
+	else if (!strcasecmp(key, "Content-Length"))
+		hd->body |= value[strspn(value, "0")] != 0;
+	return MHD_YES;
 }
 
-static void process_input(struct fs_httpd *h, struct conn *c)
+static char *text(const char *s, size_t *len)
 {
-	if (c->state != C_READ || !c->inlen)
-		return;
-	struct fs_http_req req;
-	long rc = fs_http_parse(c->in, c->inlen, h->lim.max_head_bytes, &req);
-	if (rc == 0)
-		return;
-	if (rc < 0) {
-		error_answer(h, c, (int)-rc);
-		return;
+	*len = strlen(s);
+	char *b = malloc(*len + 1);
+	if (b)
+		memcpy(b, s, *len + 1);
+	return b;
+}
+
+/* Lower the server thread's priority once: the exporter's threads run at
+ * nice +10 (exporter.h). */
+static void lower_priority(void)
+{
+	static _Thread_local bool done;
+	if (!done)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	done = true;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct fs_httpd *h = cls;
+	(void)version;
+	(void)upload_data;
+	lower_priority();
+	if (*con_cls == &answered_tag) { /* a body after the answer: dropped */
+		*upload_data_size = 0;
+		return MHD_YES;
 	}
-	memmove(c->in, c->in + rc, c->inlen - (size_t)rc);
-	c->inlen -= (size_t)rc;
+	struct heads hd = {false, false};
+	int nheads = MHD_get_connection_values(c, MHD_HEADER_KIND, on_header, &hd);
+	if (*con_cls != &head_tag && !hd.body) {
+		/* the head: the answer comes at the next call, once the library
+		 * has the whole request (so the connection can be kept alive) */
+		*con_cls = &head_tag;
+		return MHD_YES;
+	}
+	*con_cls = &answered_tag;
 	struct fs_http_resp r = {0};
-	h->fn(h->arg, &req, &r);
-	start_answer(h, c, &r, req.method == FS_HTTP_HEAD, !req.keep_alive);
+	r.content_type = "text/plain; charset=utf-8";
+	int bad = hd.body ? 413 : strlen(url) >= FS_HTTP_PATH_MAX ? 414 : nheads > FS_HTTP_MAX_HEADERS ? 431 : 0;
+	if (bad) {
+		r.status = bad;
+		char msg[64];
+		snprintf(msg, sizeof msg, "%s\n", fs_http_reason(bad));
+		r.body = text(msg, &r.len);
+	} else {
+		struct fs_http_req req = {!strcmp(method, "GET") ? FS_HTTP_GET : !strcmp(method, "HEAD") ? FS_HTTP_HEAD : FS_HTTP_OTHER,
+					  url, hd.openmetrics};
+		h->fn(h->arg, &req, &r);
+	}
+	count(h, ST_REQUESTS);
+	if (r.status >= 400)
+		count(h, ST_BAD);
+	struct MHD_Response *resp = r.body ? MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE)
+					   : MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(r.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r.content_type ? r.content_type : "text/plain; charset=utf-8");
+	if (r.allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r.allow);
+	if (bad) /* what else the client sends is not read */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	enum MHD_Result ok = MHD_queue_response(c, (unsigned)r.status, resp);
+	MHD_destroy_response(resp);
+	return ok;
 }
 
-static void on_conn(struct fs_httpd *h, struct conn *c, uint32_t events)
+/* The library's own messages: none on stderr (a hostile client must not
+ * fill the log); what matters is counted. */
+static void on_log(void *cls, const char *fmt, va_list ap)
 {
-	if (c->state == C_WRITE) {
-		int s = send_some(c);
-		if (s < 0 || (events & (EPOLLERR | EPOLLHUP)))
-			conn_close(h, c);
-		else if (s > 0)
-			answered(h, c);
-		return;
-	}
-	char sink[4096];
-	char *dst = c->state == C_DRAIN ? sink : c->in + c->inlen;
-	size_t room = c->state == C_DRAIN ? sizeof sink : h->lim.max_head_bytes - c->inlen;
-	ssize_t r = read(c->fd, dst, room);
-	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-		conn_close(h, c);
-		return;
-	}
-	if (r > 0 && c->state == C_READ) {
-		c->inlen += (size_t)r;
-		process_input(h, c);
-	}
+	(void)cls;
+	(void)fmt;
+	(void)ap;
 }
 
-static void expire(struct fs_httpd *h, uint64_t now, int *timeout_ms)
-{
-	uint64_t next = 0;
-	for (int i = 0; i < h->lim.max_conns; i++) {
-		struct conn *c = &h->c[i];
-		if (c->state == C_FREE)
-			continue;
-		if (now >= c->deadline_ns) {
-			/* a kept-alive connection with nothing new is idle, not slow */
-			if (c->state != C_DRAIN && !(c->state == C_READ && c->answered && !c->inlen))
-				h->st.timed_out++;
-			conn_close(h, c);
-		} else if (!next || c->deadline_ns < next) {
-			next = c->deadline_ns;
-		}
-	}
-	*timeout_ms = next ? (int)((next - now) / 1000000u) + 1 : -1;
-}
-
-void fs_httpd_run(struct fs_httpd *h, fs_httpd_handler fn, void *arg)
+int fs_httpd_start(struct fs_httpd *h, fs_httpd_handler fn, void *arg, char *err, size_t errlen)
 {
 	h->fn = fn;
 	h->arg = arg;
-	int timeout = -1;
-	for (;;) {
-		struct epoll_event ev[32];
-		int n = epoll_wait(h->ep, ev, 32, timeout);
-		if (n < 0 && errno != EINTR)
-			return;
-		for (int i = 0; i < n; i++) {
-			if (ev[i].data.u64 == ID_STOP)
-				return;
-			if (ev[i].data.u64 == ID_LISTEN)
-				on_accept(h);
-			else if (h->c[ev[i].data.u64].state != C_FREE)
-				on_conn(h, &h->c[ev[i].data.u64], ev[i].events);
-		}
-		expire(h, fs_now_ns(), &timeout);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem pool[] = {
+		{h->lim.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)h->lim.threads, NULL},
+		{MHD_OPTION_END, 0, NULL},
+	};
+	h->d = MHD_start_daemon(flags, 0, on_accept, h, on_request, h,
+				MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+				MHD_OPTION_LISTEN_SOCKET, h->lfd,
+				MHD_OPTION_CONNECTION_LIMIT, h->lim.max_conns,
+				MHD_OPTION_CONNECTION_TIMEOUT, h->lim.timeout_s,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->lim.conn_memory,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+				MHD_OPTION_ARRAY, pool,
+				MHD_OPTION_END);
+	if (!h->d) {
+		snprintf(err, errlen, "%s: the HTTP server did not start", h->addr);
+		return -1;
 	}
-}
-
-void fs_httpd_stop(struct fs_httpd *h)
-{
-	uint64_t one = 1;
-	if (write(h->efd, &one, sizeof one) < 0) {
-		/* the counter is already non-zero: a stop is pending */
+	h->lfd = -1; /* the library's now: MHD_stop_daemon closes it */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&h->sweeper, NULL, sweep, h) != 0) {
+		snprintf(err, errlen, "%s: cannot start a thread", h->addr);
+		return -1;
 	}
+	h->sweeping = true;
+	return 0;
 }
 
 void fs_httpd_free(struct fs_httpd *h)
 {
 	if (!h)
 		return;
-	for (int i = 0; h->c && i < h->lim.max_conns; i++)
-		if (h->c[i].state != C_FREE)
-			conn_close(h, &h->c[i]);
+	if (h->sweeping) {
+		pthread_mutex_lock(&h->mu);
+		h->stop_sweep = true;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->sweeper, NULL);
+		pthread_cond_destroy(&h->cv);
+	}
+	if (h->d)
+		MHD_stop_daemon(h->d); /* closes the listening socket (it is the library's) */
 	if (h->lfd >= 0)
 		close(h->lfd);
-	if (h->efd >= 0)
-		close(h->efd);
-	if (h->ep >= 0)
-		close(h->ep);
-	free(h->c);
+	pthread_mutex_destroy(&h->mu);
+	free(h->peers);
 	free(h);
+}
+
+const char *fs_http_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	default: return "";
+	}
 }

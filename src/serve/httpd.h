@@ -1,29 +1,44 @@
-/* httpd.h - a small bounded HTTP/1.1 server for the exporter: one thread,
- * epoll, a fixed number of connection slots, a deadline per request.
+/* httpd.h - the exporter's HTTP server: libmicrohttpd (Debian's
+ * libmicrohttpd-dev) on a socket bound here, with the limits below; this
+ * file keeps only what is the exporter's own: the address forms --listen
+ * takes, the routing to one handler, a per-address connection limit that
+ * counts what it refuses, and the server's counters.
  *
- * Limits (struct fs_httpd_limits): a request head longer than
- * max_head_bytes is answered 431 and closed; at most max_conns connections
- * are held, and one more evicts the oldest that is still reading its request
- * (a flood of idle connections cannot lock a scraper out); every request
- * must arrive, and its answer be taken, within deadline_ms of the moment the
- * connection became ready for it (accept, or the previous answer sent): a
- * slow client is closed then. Memory is the slots' buffers and the
- * answer being written, nothing per byte received. */
+ * What the library does (docs/exporter.md, "HTTP"): parsing, keep-alive
+ * and pipelining, HEAD, the total connection limit (past it new
+ * connections wait in the kernel's backlog, they are not cut), the
+ * inactivity timeout, a request head larger than the connection's memory
+ * (431, 414), versions other than 1.0 and 1.1 (505), malformed requests
+ * (400), running out of descriptors (accepting pauses until a connection
+ * closes). */
 #ifndef FS_HTTPD_H
 #define FS_HTTPD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "util/http.h"
-
+/* Chosen by measurement (docs/exporter.md, "HTTP": the figures). */
 struct fs_httpd_limits {
-	size_t max_head_bytes; /* 8192 */
-	int max_conns;         /* 16 */
-	int deadline_ms;       /* 5000 */
+	unsigned max_conns;  /* connections held at once; more wait in the backlog */
+	unsigned per_client; /* of them from one address; more are refused (closed) */
+	unsigned timeout_s;  /* a connection idle this long is closed */
+	unsigned threads;    /* 1: one thread, epoll; more: a pool of that many */
+	size_t conn_memory;  /* per connection: the request head must fit in half */
 };
-#define FS_HTTPD_LIMITS_DEFAULT ((struct fs_httpd_limits){8192, 16, 5000})
+#define FS_HTTPD_LIMITS_DEFAULT ((struct fs_httpd_limits){64, 16, 5, 1, 16384})
+
+enum fs_http_method { FS_HTTP_GET, FS_HTTP_HEAD, FS_HTTP_OTHER };
+
+#define FS_HTTP_PATH_MAX 256     /* a longer target: 414 */
+#define FS_HTTP_MAX_HEADERS 64   /* more header lines: 431 */
+
+struct fs_http_req {
+	enum fs_http_method method;
+	const char *path;  /* the target without its query */
+	bool openmetrics;  /* Accept names application/openmetrics-text */
+};
 
 /* What the handler answers; body is malloc'd and the server frees it (NULL
  * with len 0: no body). */
@@ -35,17 +50,17 @@ struct fs_http_resp {
 	size_t len;
 };
 
-/* Called on the server's thread for each request parsed; must fill resp. */
+/* Called for each request on a server thread (several at once with a
+ * pool); must fill resp. */
 typedef void (*fs_httpd_handler)(void *arg, const struct fs_http_req *req, struct fs_http_resp *resp);
 
-/* Counters of what the server saw, for its own metrics. Written only by
- * the server's thread (read them from the handler). */
+/* Counters of what the server saw, for its own metrics. */
 struct fs_httpd_stats {
-	uint64_t connections;     /* accepted */
-	uint64_t evicted;         /* closed to make room for a new one */
-	uint64_t timed_out;       /* closed at the deadline (not counting a kept-alive one left idle) */
-	uint64_t requests;        /* answered, errors included */
-	uint64_t bad_requests;    /* answered 4xx/5xx by the parser */
+	uint64_t connections;  /* accepted */
+	uint64_t refused;      /* closed at once: over the per-client limit */
+	uint64_t timed_out;    /* closed at the timeout with a request unanswered */
+	uint64_t requests;     /* answered by the handler, errors included */
+	uint64_t bad_requests; /* answered 4xx/5xx (here, or by the library when the handler saw the request) */
 };
 
 struct fs_httpd;
@@ -56,22 +71,26 @@ struct fs_httpd;
  * port). Returns 0, or -1 with why in err. */
 int fs_httpd_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
 
-/* Bind and listen on addr (parsed as above). Returns the server, or NULL
- * with why in err ("127.0.0.1:9464: Address already in use"). */
+/* Bind and listen on addr (parsed as above). Returns the server (not
+ * serving yet), or NULL with why in err ("127.0.0.1:9464: Address already
+ * in use"). */
 struct fs_httpd *fs_httpd_listen(const char *addr, const struct fs_httpd_limits *lim, char *err, size_t errlen);
 
 /* The address it listens on, "127.0.0.1:9464" (the port found for 0). */
 const char *fs_httpd_addr(const struct fs_httpd *h);
 
-/* Serve until fs_httpd_stop; fn answers each request. */
-void fs_httpd_run(struct fs_httpd *h, fs_httpd_handler fn, void *arg);
+/* Serve on the library's own thread(s), fn answering each request; they
+ * start with the caller's signal mask. Returns 0, or -1 with why in err. */
+int fs_httpd_start(struct fs_httpd *h, fs_httpd_handler fn, void *arg, char *err, size_t errlen);
 
-/* Make fs_httpd_run return soon; safe from any thread or a signal handler. */
-void fs_httpd_stop(struct fs_httpd *h);
+/* A snapshot of the counters (any thread). */
+void fs_httpd_stats(const struct fs_httpd *h, struct fs_httpd_stats *out);
 
-const struct fs_httpd_stats *fs_httpd_stats(const struct fs_httpd *h);
-
-/* Close the socket and every connection, free h (NULL: no-op). */
+/* Stop serving (if started), close the socket and every connection, free h
+ * (NULL: no-op). */
 void fs_httpd_free(struct fs_httpd *h);
+
+/* The reason phrase of status ("Not Found"). */
+const char *fs_http_reason(int status);
 
 #endif

@@ -1,16 +1,22 @@
 /* test_runsdir - the exporter's runs directory (serve/runsdir.c): a
  * directory that is not there yet (said once, whatever the number of
- * scans), *.db files that appear (offered to add, in name order; other
- * names, directories and side files never), one refused until it becomes
- * acceptable (its refusal said once, only after it has lasted), one
+ * scans), *.db files that appear (offered to add, newest first, name order
+ * among equals; other names, directories and side files never), one
+ * refused until it becomes acceptable (offered again after 1, 2, 4, 8 s:
+ * a back-off; its refusal said once, only after it has lasted), one
  * replaced by another file under the same name (dropped, then added
- * again), one removed (dropped), and the directory removed (all dropped). */
+ * again), one removed (dropped), and the directory removed (all dropped).
+ * Then the bounds: with room for two, the two newest are taken and a newer
+ * file takes the oldest one's place; more than FS_RUNSDIR_MAX_FILES files,
+ * refused ones among them: the newest are still taken, each refusal said
+ * at most once and tried again only as the back-off allows. */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -19,11 +25,18 @@
 
 static char log_[4096];
 static bool refuse_b = true;
+static int tries_b, tries_broken;
 
 static int add(void *arg, const char *path, char *why, size_t whylen)
 {
 	(void)arg;
 	const char *base = strrchr(path, '/') + 1;
+	if (!strncmp(base, "broken", 6)) {
+		tries_broken++;
+		snprintf(why, whylen, "not a feedscope run file");
+		return -1;
+	}
+	tries_b += !strcmp(base, "b.db");
 	if (refuse_b && !strcmp(base, "b.db")) {
 		snprintf(why, whylen, "not a feedscope run file");
 		return -1;
@@ -46,6 +59,16 @@ static void touch(const char *dir, const char *name)
 	CHECK(fd >= 0);
 	if (fd >= 0)
 		close(fd);
+}
+
+/* A file name, its mtime secs_ago seconds ago. */
+static void age(const char *dir, const char *name, int secs_ago)
+{
+	char p[512];
+	touch(dir, name);
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	struct timespec ts[2] = {{time(NULL) - secs_ago, 0}, {time(NULL) - secs_ago, 0}};
+	CHECK(utimensat(AT_FDCWD, p, ts, 0) == 0);
 }
 
 /* Scan at now_s seconds; returns (and clears) what add and drop saw. */
@@ -82,7 +105,7 @@ int main(void)
 	int saved = dup(2);
 	CHECK(freopen(err, "w", stderr) != NULL);
 
-	struct fs_runsdir *w = fs_runsdir_new(dir);
+	struct fs_runsdir *w = fs_runsdir_new(dir, 64);
 	CHECK_STR(fs_runsdir_dir(w), dir);
 	CHECK_STR(scan(w, 0), "");
 	CHECK_STR(scan(w, 1), "");
@@ -100,11 +123,13 @@ int main(void)
 	CHECK_INT(said(err, "serving its run files"), 1);
 	CHECK_STR(scan(w, 3), "");
 	CHECK_INT(said(err, "b.db"), 0); /* refused for 1 s only: not said yet */
-	CHECK_STR(scan(w, 2 + FS_RUNSDIR_SAY_AFTER_S), "");
-	CHECK_STR(scan(w, 3 + FS_RUNSDIR_SAY_AFTER_S), "");
+	for (int t = 4; t <= 20; t++)
+		CHECK_STR(scan(w, t), "");
+	CHECK_INT(tries_b, 5); /* at 2, 3, 5, 9, 17 s */
 	CHECK_INT(said(err, "b.db: not a feedscope run file: not served"), 1);
 	refuse_b = false;
-	CHECK_STR(scan(w, 10), "+b.db ");
+	CHECK_STR(scan(w, 32), "");
+	CHECK_STR(scan(w, 33), "+b.db ");
 
 	/* c.db replaced by another file (a new inode), a.db removed */
 	snprintf(p, sizeof p, "%s/c.db", dir);
@@ -114,16 +139,54 @@ int main(void)
 	CHECK(rename(tmp, p) == 0);
 	snprintf(p, sizeof p, "%s/a.db", dir);
 	CHECK(unlink(p) == 0);
-	CHECK_STR(scan(w, 11), "-a.db -c.db +c.db ");
-	CHECK_STR(scan(w, 12), "");
+	CHECK_STR(scan(w, 34), "-a.db -c.db +c.db ");
+	CHECK_STR(scan(w, 35), "");
 
 	/* the directory goes: everything dropped, said once more */
 	char cmd[700];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	CHECK(system(cmd) == 0);
-	CHECK_STR(scan(w, 13), "-b.db -c.db ");
-	CHECK_STR(scan(w, 14), "");
+	CHECK_STR(scan(w, 36), "-b.db -c.db ");
+	CHECK_STR(scan(w, 37), "");
 	CHECK_INT(said(err, "No such file or directory"), 2);
+	fs_runsdir_free(w);
+
+	/* room for two: the newest two, then a newer one in the oldest's place */
+	CHECK(mkdir(dir, 0755) == 0);
+	w = fs_runsdir_new(dir, 2);
+	age(dir, "old1.db", 300);
+	age(dir, "old2.db", 200);
+	age(dir, "new1.db", 100);
+	CHECK_STR(scan(w, 1), "+new1.db +old2.db ");
+	CHECK_STR(scan(w, 2), "");
+	age(dir, "new2.db", 0);
+	CHECK_STR(scan(w, 3), "-old2.db +new2.db ");
+	CHECK_STR(scan(w, 4), "");
+	fs_runsdir_free(w);
+
+	/* more files than followed, most of them broken: the newest taken, each
+	 * refusal said at most once, tried again less and less often */
+	for (int i = 0; i < FS_RUNSDIR_MAX_FILES + 100; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "broken%05d.db", i);
+		age(dir, name, 1000 + i % 500);
+	}
+	age(dir, "late1.db", 10);
+	age(dir, "late2.db", 5);
+	w = fs_runsdir_new(dir, 64);
+	tries_broken = 0;
+	const char *first = scan(w, 1);
+	CHECK(strstr(first, "+late1.db") && strstr(first, "+late2.db") && strstr(first, "+new1.db") && !strstr(first, "broken"));
+	CHECK_INT(said(err, "are followed, the others left alone"), 1);
+	int lines0 = said(err, "broken");
+	for (int t = 2; t <= 100; t++)
+		scan(w, t);
+	CHECK_INT(said(err, "are followed, the others left alone"), 1);
+	int lines = said(err, "broken") - lines0;
+	CHECK(lines <= FS_RUNSDIR_MAX_FILES);
+	/* each followed broken file tried at 1, 2, 4, 8, 16, 32, 64 s: 7 times */
+	CHECK(tries_broken <= 7 * FS_RUNSDIR_MAX_FILES);
+	printf("%d broken files followed: %d tries and %d lines in 100 s\n", FS_RUNSDIR_MAX_FILES, tries_broken, lines);
 	fs_runsdir_free(w);
 
 	fflush(stderr);

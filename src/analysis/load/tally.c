@@ -31,7 +31,7 @@ static const char *const sql[] = {
 /* Open the connection and prepare the statements: 0, or -1 with why. */
 static int connect(struct fs_tally *t, char *err, size_t errlen)
 {
-	if (fs_q_open(&t->q, t->path, err, errlen) < 0) {
+	if ((t->opener ? t->opener(t->opener_arg, &t->q, t->path, err, errlen) : fs_q_open(&t->q, t->path, err, errlen)) < 0) {
 		fs_q_close(&t->q);
 		return -1;
 	}
@@ -48,8 +48,15 @@ static int connect(struct fs_tally *t, char *err, size_t errlen)
 
 int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen)
 {
+	return fs_tally_open_with(t, path, NULL, NULL, err, errlen);
+}
+
+int fs_tally_open_with(struct fs_tally *t, const char *path, fs_tally_opener fn, void *arg, char *err, size_t errlen)
+{
 	memset(t, 0, sizeof *t);
 	snprintf(t->path, sizeof t->path, "%s", path);
+	t->opener = fn;
+	t->opener_arg = arg;
 	if (connect(t, err, errlen) < 0)
 		return -1;
 	fs_q_meta(&t->q, "mode", t->d.mode, sizeof t->d.mode);
@@ -102,11 +109,13 @@ static struct fs_tally_loop *loop_of(struct fs_tally_data *d, int pid, const cha
 	for (int i = 0; i < d->nloops; i++)
 		if (d->loops[i].pid == pid && !strcmp(d->loops[i].loader, loader))
 			return &d->loops[i];
-	if (d->nloops == FS_TALLY_LOOPS - 1) { /* the last slot folds the rest */
+	if (d->nloops >= FS_TALLY_LOOPS - 1) { /* the last slot folds the rest, and is shown */
 		struct fs_tally_loop *o = &d->loops[FS_TALLY_LOOPS - 1];
-		if (!o->loader[0]) {
+		if (d->nloops < FS_TALLY_LOOPS) {
+			memset(o, 0, sizeof *o);
 			strcpy(o->loader, "(other)");
 			o->rank = -1;
+			d->nloops = FS_TALLY_LOOPS;
 		}
 		return o;
 	}

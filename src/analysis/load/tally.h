@@ -17,7 +17,7 @@
 #include "analysis/load/query.h"
 
 #define FS_TALLY_BATCH 100000
-#define FS_TALLY_LOOPS 64  /* (pid, loader) pairs; more are folded into one "(other)" */
+#define FS_TALLY_LOOPS 64  /* (pid, loader) pairs: 63, and the steps of the others folded into one "(other)" */
 #define FS_TALLY_GPUS 16
 #define FS_TALLY_PIDS 512  /* ranks remembered */
 
@@ -66,8 +66,13 @@ struct fs_tally_data {
 	struct fs_tally_gpu gpus[FS_TALLY_GPUS];
 };
 
+/* How the connection is opened (NULL: fs_q_open): 0, or -1 with why. */
+typedef int (*fs_tally_opener)(void *arg, struct fs_q *q, const char *path, char *err, size_t errlen);
+
 struct fs_tally {
 	char path[4096];
+	fs_tally_opener opener;
+	void *opener_arg;
 	struct fs_q q;
 	bool attached; /* opened (fs_tally_open) and not closed */
 	bool open;     /* the connection is open (not released) */
@@ -81,6 +86,10 @@ struct fs_tally {
 /* Open path read-only (fs_q_open: it must hold meta rows already). Returns
  * 0, or -1 with why in err; t is then closed (fs_tally_close harmless). */
 int fs_tally_open(struct fs_tally *t, const char *path, char *err, size_t errlen);
+
+/* The same, each connection (this one, and those after a release) opened
+ * by fn (the exporter's reader: serve/runfile.h). */
+int fs_tally_open_with(struct fs_tally *t, const char *path, fs_tally_opener fn, void *arg, char *err, size_t errlen);
 
 /* Read what was appended since the last update into t->d. Returns 1 when
  * a table had more than FS_TALLY_BATCH new rows (call again soon), 0 when
