@@ -137,9 +137,8 @@ static bool memory(int id)
 	case FS_MD_WORKERS_RSS_MAX_BYTES: case FS_MD_WORKERS_PSS_MAX_BYTES: case FS_MD_WORKERS_PSS_GROWTH_BYTES:
 	case FS_MD_DEV_SHM_SIZE_BYTES: case FS_MD_CGROUP_MEM_PEAK_BYTES:
 		return true;
-	default: /* but the processes' CPU time and count, which they have */
-		return (fs_metricdefs[id].source == FS_MS_MEM_TICKS || fs_metricdefs[id].source == FS_MS_MEM_PROCS) &&
-		       id != FS_MD_WORKERS_CPU_S && id != FS_MD_WORKERS_COUNT;
+	default: /* the trainer (?3) is 0 here: no process has the workers' role */
+		return fs_metricdefs[id].source == FS_MS_MEM_TICKS || fs_metricdefs[id].source == FS_MS_MEM_PROCS;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/judge/accounting.h"
 #include "analysis/judge/attribution.h"
 #include "analysis/judge/evidence.h"
+#include "analysis/judge/memory.h"
 #include "analysis/load/metrics.h"
 #include "analysis/thresholds.h"
 
@@ -49,6 +50,8 @@ struct fs_verdict {
 	 * and its share of the loaders' time / of the loop. */
 	char runner_up[32];
 	double runner_up_share;
+	/* The memory findings, beside the causes (judge/memory.h) */
+	struct fs_memory_verdict memory;
 };
 
 /* The accounting the verdict speaks for (the trainer's), or NULL. */

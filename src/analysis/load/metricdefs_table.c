@@ -104,20 +104,22 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	[FS_MS_MEM_TICKS] = {FS_MS_MEM_TICKS, "memory per tick", FS_T_PROC,
 			     "(SELECT t, sum(pss_bytes) AS pss, sum(CASE WHEN pid = ?3 THEN pss_bytes END) AS main_pss,"
 			     " sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN pss_bytes END) AS others_pss,"
-			     " sum(shmem_pss_bytes) AS shmem FROM proc WHERE " FS_Q_ROWS_PROC("") " GROUP BY t)", WINDOW, NULL,
+			     " sum(shmem_pss_bytes) AS shmem, sum(ppid = ?3) AS nw FROM proc WHERE " FS_Q_ROWS_PROC("") " GROUP BY t)",
+			     WINDOW, NULL,
 		"(SELECT t, sum(pss_bytes_max) AS pss, sum(CASE WHEN pid = ?3 THEN pss_bytes_max END) AS main_pss,"
 		" sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN pss_bytes_max END) AS others_pss,"
-		" sum(shmem_pss_bytes_max) AS shmem FROM proc_1m GROUP BY t)", TWIN, NULL},
-	/* Each process of the job in the window, one row: its role, its first
+		" sum(shmem_pss_bytes_max) AS shmem, sum(ppid = ?3) AS nw FROM proc_1m GROUP BY t)", TWIN, NULL},
+	/* Each process of the job in the window, one row: its role, whether it
+	 * was there at the window's last sample (alive), its first
 	 * and last USS (of the rows that have one: the partition by "has one"
 	 * makes first_value skip the rows before its first read) and RSS, its
 	 * largest USS and swap, its minor faults and CPU seconds (x 100).
 	 * Read raw at any resolution (no per-minute form). */
 	[FS_MS_MEM_PROCS] = {FS_MS_MEM_PROCS, "memory by process", FS_T_PROC,
-			     "(SELECT pid, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
+			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () AS alive FROM (SELECT pid, max(t) AS t1, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
 			     " max(rss1) AS rss1, max(uss_bytes) AS uss_max, max(swap_bytes) AS swap_max,"
 			     " sum(minflt_per_s * dt) AS minflt, sum(system_pct * dt) AS sys, sum(cpu_pct * dt) AS cpu"
-			     " FROM (SELECT p.pid, p.uss_bytes, p.swap_bytes, p.minflt_per_s, p.system_pct, p.cpu_pct, k.dt_s AS dt,"
+			     " FROM (SELECT p.t, p.pid, p.uss_bytes, p.swap_bytes, p.minflt_per_s, p.system_pct, p.cpu_pct, k.dt_s AS dt,"
 			     " CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'workers' ELSE 'others' END AS grp,"
 			     " CASE WHEN p.uss_bytes IS NOT NULL THEN first_value(p.uss_bytes) OVER u END AS uss0,"
 			     " CASE WHEN p.uss_bytes IS NOT NULL THEN last_value(p.uss_bytes) OVER u END AS uss1,"
@@ -126,8 +128,8 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 			     " WINDOW u AS (PARTITION BY p.pid, p.uss_bytes IS NULL ORDER BY p.t"
 			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),"
 			     " r AS (PARTITION BY p.pid, p.rss_bytes IS NULL ORDER BY p.t"
-			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY pid)",
-			     "1", NULL, NULL, NULL, NULL},
+			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY pid) y)",
+			     "t1 BETWEEN ?1 AND ?2", NULL, NULL, NULL, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
@@ -377,20 +379,32 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 					"max(others_pss)",
 					"the job's other processes' (neither the trainer nor its children) PSS summed, largest",
 					NULL},
+	[FS_MD_WORKERS_FIRST_T] = {FS_MD_WORKERS_FIRST_T, "workers_first_t_s", "s", FS_MS_MEM_TICKS,
+				   "min(CASE WHEN nw > 0 THEN t END)", "the first sample with a child of the trainer (a DataLoader's"
+				   " iter())", .tier = FS_MD_RAW},
+	[FS_MD_WORKERS_LAST_T] = {FS_MD_WORKERS_LAST_T, "workers_last_t_s", "s", FS_MS_MEM_TICKS,
+				  "max(CASE WHEN nw > 0 THEN t END)", "the last sample with a child of the trainer", .tier = FS_MD_RAW},
 	[FS_MD_JOB_SHMEM_PSS_MAX_BYTES] = {FS_MD_JOB_SHMEM_PSS_MAX_BYTES, "job_shmem_pss_max_bytes", "bytes",
 					   FS_MS_MEM_TICKS, "max(shmem)",
 					   "the job's shares of shared memory it maps (Pss_Shmem: /dev/shm batches) summed, largest",
 					   NULL},
 	[FS_MD_JOB_MEM_GROWTH_BYTES] = {FS_MD_JOB_MEM_GROWTH_BYTES, "job_mem_growth_bytes", "bytes", FS_MS_MEM_PROCS,
-					"CASE WHEN count(uss1) > 0 THEN sum(CASE WHEN grp = 'main' THEN rss1 - rss0 ELSE uss1 - uss0 END) END",
-					"what the job's processes added to its memory: the trainer's resident growth, each other"
-					" process's USS growth from its first read (a worker's copies and allocations)", NULL},
+					"CASE WHEN count(uss1) > 0 THEN sum(CASE WHEN NOT alive THEN 0 WHEN grp = 'main' THEN rss1 - rss0 ELSE uss1 - uss0 END) END",
+					"what the job's processes there at the window's end added to its memory: the trainer's resident"
+					" growth, each other process's USS growth from its first read (a worker's copies and"
+					" allocations)", NULL},
 	[FS_MD_WORKERS_USS_GROWTH_BYTES] = {FS_MD_WORKERS_USS_GROWTH_BYTES, "workers_uss_growth_bytes", "bytes",
-					    FS_MS_MEM_PROCS, "sum(CASE WHEN grp = 'workers' THEN uss1 - uss0 END)",
-					    "the trainer's children's USS growth, each from its first read, summed", NULL},
+					    FS_MS_MEM_PROCS, "sum(CASE WHEN grp = 'workers' AND alive THEN uss1 - uss0 END)",
+					    "the trainer's children's (those there at the window's end) USS growth, each from its"
+					    " first read, summed", NULL},
 	[FS_MD_MAIN_RSS_GROWTH_BYTES] = {FS_MD_MAIN_RSS_GROWTH_BYTES, "main_rss_growth_bytes", "bytes", FS_MS_MEM_PROCS,
 					 "sum(CASE WHEN grp = 'main' THEN rss1 - rss0 END)",
 					 "the trainer's resident set, last sample less first", NULL},
+	[FS_MD_WORKERS_RSS_GROWTH_BYTES] = {FS_MD_WORKERS_RSS_GROWTH_BYTES, "workers_rss_growth_bytes", "bytes",
+					    FS_MS_MEM_PROCS, "sum(CASE WHEN grp = 'workers' AND alive THEN rss1 - rss0 END)",
+					    "the trainer's children's (those there at the window's end) resident sets, each its last"
+					    " sample less its first, summed"
+					    " (a copy of a page already resident does not move it)", NULL},
 	[FS_MD_WORKER_USS_MAX_MEAN_BYTES] = {FS_MD_WORKER_USS_MAX_MEAN_BYTES, "worker_uss_max_mean_bytes", "bytes",
 					     FS_MS_MEM_PROCS, "avg(CASE WHEN grp = 'workers' THEN uss_max END)",
 					     "a child's largest USS, the mean over them: what one more worker adds", NULL},
