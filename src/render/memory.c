@@ -92,10 +92,13 @@ static void text_lines(FILE *out, const struct fs_metrics *m, const struct fs_ve
 {
 	const struct fs_memory *mem = &m->mem;
 	const struct fs_memory_verdict *M = &v->memory;
-	char a[32], b[32], c[32], d[32];
-	fprintf(out, "  memory:    job %s at its peak (PSS: trainer %s, workers %s, others %s); added %s over the loop\n",
+	char a[32], b[32], c[32], d[32], e[48];
+	e[0] = '\0';
+	if (mem->others_pss_max > 0)
+		snprintf(e, sizeof e, ", others %s", fs_fmt_bytes(d, 32, mem->others_pss_max));
+	fprintf(out, "  memory:    job %s at its peak (PSS: trainer %s, workers %s%s); added %s over the loop\n",
 		bytes_or(a, 32, mem->job_pss_max), bytes_or(b, 32, mem->main_pss_max), bytes_or(c, 32, mem->workers_pss_max),
-		bytes_or(d, 32, isfinite(mem->others_pss_max) ? mem->others_pss_max : 0), bytes_or(a, 32, mem->growth));
+		e, bytes_or(d, 32, mem->growth));
 	if (isfinite(M->per_worker_bytes))
 		fprintf(out, "             one more worker: %s (a worker's own memory, mean of %d)\n",
 			fs_fmt_bytes(a, 32, M->per_worker_bytes), mem->workers);
@@ -112,7 +115,7 @@ static void text_lines(FILE *out, const struct fs_metrics *m, const struct fs_ve
 	if (isfinite(M->workers_sys_share))
 		fprintf(out, "             workers' CPU in the kernel: %.0f%% (%.0f minor faults a kernel-second)%s\n",
 			100 * M->workers_sys_share, isfinite(M->faults_per_sys_s) ? M->faults_per_sys_s : 0,
-			M->page_copies ? ": copying pages" : "");
+			M->page_copies ? ": copying the parent's pages" : "");
 }
 
 void fs_memory_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v)

@@ -61,12 +61,17 @@ ASYNC="async_every async_every_events nohook_async_every async_n10 async_n10_eve
 async_end async_end_events nohook_async_end async_turned async_turned_events nohook_async_turned
 async_ckpt async_ckpt_events nohook_async_ckpt"
 CI_ASYNC="async_n10_events async_n10 nohook_async_n10"
+# The memory scenarios (issue 37; memjob.py, memlib.sh): a finding or none
+# against the job's own account of its memory; in make scenarios, the
+# copy-on-read job with the hook and its numpy twin without.
+MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy"
+CI_MEM="mem_cor nohook_mem_numpy"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC
+	set -- $ALL $BROAD $ASYNC $MEM
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_MEM
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 

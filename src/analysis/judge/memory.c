@@ -90,16 +90,20 @@ static void growth(const struct fs_metrics *m, const struct fs_thresholds *t, st
 	if (!(mem->growth >= t->mem_growth_min_bytes) || !(mem->growth >= t->mem_growth_share * held))
 		return;
 	struct fs_mem_finding *f = add(out, FS_MEMF_LOADER_GROWTH, mem->growth, out->limit_bytes);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32];
 	if (mem->window_s > 0)
 		f->rate_bytes_per_s = mem->growth / mem->window_s;
 	if (f->rate_bytes_per_s > 0 && out->limit_bytes > mem->job_pss_max)
 		f->to_limit_s = (out->limit_bytes - mem->job_pss_max) / f->rate_bytes_per_s;
-	f->copy_on_read = mem->workers > 0 && mem->workers_uss_growth - fmax(mem->workers_rss_growth, 0) >= 0.5 * mem->growth;
+	/* most of the workers' growth is copies (USS without RSS), and it is
+	 * a good part of the job's */
+	double copied = mem->workers_uss_growth - fmax(mem->workers_rss_growth, 0);
+	f->copy_on_read = mem->workers > 0 && copied >= 0.5 * mem->workers_uss_growth &&
+			  mem->workers_uss_growth >= 0.3 * mem->growth;
 	EV(f, "job_memory_growth_bytes", mem->growth, "bytes", "proc (smaps_rollup)",
 	   "the job added %s over the loop (%s), %s/s; it held %s at the start and %s at its peak (PSS summed)",
 	   fs_fmt_bytes(a, 32, mem->growth), fs_fmt_time(b, 32, mem->window_s), fs_fmt_bytes(c, 32, f->rate_bytes_per_s),
-	   fs_fmt_bytes(b, 32, held), fs_fmt_bytes(c, 32, mem->job_pss_max));
+	   fs_fmt_bytes(d, 32, held), fs_fmt_bytes(e, 32, mem->job_pss_max));
 	EV(f, "workers_uss_growth_bytes", mem->workers_uss_growth, "bytes", "proc (smaps_rollup)",
 	   "%d worker%s: private memory (USS) +%s, resident memory (RSS) +%s; the trainer's resident memory +%s",
 	   mem->workers, mem->workers == 1 ? "" : "s", fs_fmt_bytes(a, 32, mem->workers_uss_growth),
@@ -188,8 +192,13 @@ static void page_copies(const struct fs_memory *mem, const struct fs_thresholds 
 {
 	out->workers_sys_share = mem->workers_cpu_s > 0 ? mem->workers_sys_s / mem->workers_cpu_s : NAN;
 	out->faults_per_sys_s = mem->workers_sys_s > 0 ? mem->workers_minflt / mem->workers_sys_s : NAN;
+	/* faults on fresh pages (the batches' shared memory, new buffers)
+	 * cost kernel time too: the copies are told by the workers' private
+	 * memory growing without their resident memory */
+	double copied = mem->workers_uss_growth - fmax(mem->workers_rss_growth, 0);
 	out->page_copies = out->workers_sys_share >= t->page_copy_sys_share &&
-			   out->faults_per_sys_s >= t->page_copy_faults_per_sys_s;
+			   out->faults_per_sys_s >= t->page_copy_faults_per_sys_s && mem->workers_uss_growth > 0 &&
+			   copied >= 0.5 * mem->workers_uss_growth;
 }
 
 void fs_judge_memory(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_memory_verdict *out)
