@@ -490,7 +490,7 @@ static uint64_t pss_period_ns(const struct job_state *s)
 	uint64_t mib = pages * s->page_bytes >> 20;
 	bool every = s->pss == FS_PSS_EVERY;
 	uint64_t ns = mib * (every ? JOB_PSS_NS_PER_RESIDENT_MIB : JOB_PSS_BOUNDED_NS_PER_RESIDENT_MIB);
-	uint64_t max = every ? JOB_PSS_MAX_REFRESH_NS : JOB_PSS_BOUNDED_MAX_REFRESH_NS;
+	uint64_t max = every ? JOB_PSS_MAX_REFRESH_NS : JOB_PSS_BOUNDED_MOVING_MAX_NS;
 	return ns < JOB_PSS_REFRESH_NS ? JOB_PSS_REFRESH_NS : ns > max ? max : ns;
 }
 
@@ -527,6 +527,13 @@ static bool pss_before(const struct jproc *p, const struct jproc *q)
  * would overrun a 100 ms tick). The first tick reads every process. */
 static void sample_pss(struct job_state *s, const struct fs_source_ctx *ctx)
 {
+	/* A new child shares its parent's pages: the parent's PSS halves
+	 * without a fault of its own. Read it again among the first. */
+	for (int i = 0; i < s->nprocs; i++)
+		if (!s->procs[i].pss_read)
+			for (int k = 0; k < s->nprocs; k++)
+				if (s->procs[k].pid == s->procs[i].now.st.ppid)
+					s->procs[k].pss_read = false;
 	uint64_t period = pss_period_ns(s);
 	uint64_t tick_ns = s->have_tick ? ctx->now_ns - s->prev_tick_ns : period;
 	uint64_t reads = ((uint64_t)s->nprocs * tick_ns + period - 1) / period;

@@ -31,17 +31,19 @@
  * where stat costs 3 us. The period follows the job's resident total: every
  * (its resident MiB) x NS_PER_MIB, within [REFRESH, MAX_REFRESH]. With
  * --pss (FS_PSS_EVERY) 1 ms a MiB, at most 10 s: near 3% of a core however
- * big the job. By default (FS_PSS_BOUNDED) 4 ms a MiB, at most 30 s: under
- * 1% of a core; and a process whose minor and major faults and resident
- * pages have not moved since its last read (nothing of its own was mapped,
- * copied or freed) is read again only at MAX_REFRESH: what changes it then
- * is its sharers (a sibling's copy of a page they shared). Rows between two
- * reads repeat the last one. */
+ * big the job. By default (FS_PSS_BOUNDED) 2 ms a MiB, at most 10 s: about
+ * 1.5% of a core while every process's memory moves; and a process whose
+ * minor and major faults and resident pages have not moved since its last
+ * read (nothing of its own was mapped, copied or freed) is read again only
+ * every 30 s: what changes it then is its sharers (a sibling's copy of a
+ * page they shared), or a new child (then it is read at once). Rows
+ * between two reads repeat the last one. */
 #define JOB_PSS_REFRESH_NS 1000000000ull
 #define JOB_PSS_MAX_REFRESH_NS 10000000000ull
 #define JOB_PSS_NS_PER_RESIDENT_MIB 1000000ull
 #define JOB_PSS_BOUNDED_MAX_REFRESH_NS 30000000000ull
-#define JOB_PSS_BOUNDED_NS_PER_RESIDENT_MIB 4000000ull
+#define JOB_PSS_BOUNDED_MOVING_MAX_NS 10000000000ull
+#define JOB_PSS_BOUNDED_NS_PER_RESIDENT_MIB 2000000ull
 
 /* One thread of a job process. Its descriptors are kept open (pread each
  * tick) while the budget allows, otherwise opened and closed per read. */

@@ -9,6 +9,6 @@
 . "$FS_TOP/tests/scenarios/lib.sh"
 . "$FS_TOP/tests/scenarios/memlib.sh"
 twin
-record run "${HOOK_OPTS[@]}" -- --index list --items 1500000 --workers 3 --steps 500 --compute-ms 20 \
+record run "${HOOK_OPTS[@]}" -- --index list --items 1500000 --workers 3 --steps 1000 --compute-ms 20 \
 	--truth-dir "$S/truth"
 mem_verdict run loader_memory_growth

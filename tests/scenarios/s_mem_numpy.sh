@@ -4,6 +4,6 @@
 . "$FS_TOP/tests/scenarios/lib.sh"
 . "$FS_TOP/tests/scenarios/memlib.sh"
 twin
-record run "${HOOK_OPTS[@]}" -- --index numpy --items 1500000 --workers 3 --steps 500 --compute-ms 20 \
+record run "${HOOK_OPTS[@]}" -- --index numpy --items 1500000 --workers 3 --steps 1000 --compute-ms 20 \
 	--truth-dir "$S/truth"
 mem_verdict run none

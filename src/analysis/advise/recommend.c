@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/advise/memory.h"
 #include "analysis/advise/speedup.h"
 #include "util/fmt.h"
 
@@ -100,6 +101,8 @@ static void cpu_preprocess(const struct fs_metrics *m, const struct fs_threshold
 		r = rec(v, "CPU (spare cores)", "num_workers", cur, sug);
 		WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
 	}
+	if (fs_advise_page_copies(m, v)) /* the CPU is the kernel copying pages (advise/memory.c) */
+		return;
 	r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
 	if (isfinite(m->loaders.cpu_cores))
 		snprintf(cur, sizeof cur, "use %.2g cores of %d", m->loaders.cpu_cores, m->ncpu);
