@@ -112,7 +112,10 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	/* Each process of the job in the window, one row: its role, whether it
 	 * was there at the window's last sample (alive), its first
 	 * and last USS (of the rows that have one: the partition by "has one"
-	 * makes first_value skip the rows before its first read) and RSS, its
+	 * makes first_value skip the rows before its first read) and RSS (the
+	 * first from a second into the window: the BPF path reads stat once a
+	 * second, and a reading older than the window's start holds what the
+	 * trainer had before it finished building its dataset), its
 	 * largest USS and swap, its minor faults and CPU seconds (x 100).
 	 * Read raw at any resolution (no per-minute form). */
 	[FS_MS_MEM_PROCS] = {FS_MS_MEM_PROCS, "memory by process", FS_T_PROC,
@@ -123,11 +126,12 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 			     " CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'workers' ELSE 'others' END AS grp,"
 			     " CASE WHEN p.uss_bytes IS NOT NULL THEN first_value(p.uss_bytes) OVER u END AS uss0,"
 			     " CASE WHEN p.uss_bytes IS NOT NULL THEN last_value(p.uss_bytes) OVER u END AS uss1,"
-			     " first_value(p.rss_bytes) OVER r AS rss0, last_value(p.rss_bytes) OVER r AS rss1"
+			     " CASE WHEN p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 THEN first_value(p.rss_bytes) OVER r END AS rss0,"
+			     " last_value(p.rss_bytes) OVER r AS rss1"
 			     " FROM proc p LEFT JOIN ticks k ON k.t = p.t WHERE " FS_Q_ROWS_PROC("p.") " AND p.t BETWEEN ?1 AND ?2"
 			     " WINDOW u AS (PARTITION BY p.pid, p.uss_bytes IS NULL ORDER BY p.t"
 			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),"
-			     " r AS (PARTITION BY p.pid, p.rss_bytes IS NULL ORDER BY p.t"
+			     " r AS (PARTITION BY p.pid, p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 ORDER BY p.t"
 			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY pid) y)",
 			     "t1 BETWEEN ?1 AND ?2", NULL, NULL, NULL, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
