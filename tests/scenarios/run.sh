@@ -64,7 +64,7 @@ CI_ASYNC="async_n10_events async_n10 nohook_async_n10"
 # The memory scenarios (issue 37; memjob.py, memlib.sh): a finding or none
 # against the job's own account of its memory; in make scenarios, the
 # copy-on-read job with the hook and its numpy twin without.
-MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy"
+MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy mem_shm nohook_mem_shm mem_limit nohook_mem_limit"
 CI_MEM="mem_cor nohook_mem_numpy"
 if [ "${1:-}" = --all ]; then
 	shift

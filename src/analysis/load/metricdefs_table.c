@@ -110,7 +110,8 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		" sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN pss_bytes_max END) AS others_pss,"
 		" sum(shmem_pss_bytes_max) AS shmem, sum(ppid = ?3) AS nw FROM proc_1m GROUP BY t)", TWIN, NULL},
 	/* Each process of the job in the window, one row: its role, whether it
-	 * was there at the window's last sample (alive), its first
+	 * was there in the window's last second (alive: workers shutting down
+	 * at the end leave a tick or two apart), its first
 	 * and last USS (of the rows that have one: the partition by "has one"
 	 * makes first_value skip the rows before its first read) and RSS (the
 	 * first from a second into the window: the BPF path reads stat once a
@@ -119,7 +120,7 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 	 * largest USS and swap, its minor faults and CPU seconds (x 100).
 	 * Read raw at any resolution (no per-minute form). */
 	[FS_MS_MEM_PROCS] = {FS_MS_MEM_PROCS, "memory by process", FS_T_PROC,
-			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () AS alive FROM (SELECT pid, max(t) AS t1, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
+			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () - 1 AS alive FROM (SELECT pid, max(t) AS t1, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
 			     " max(rss1) AS rss1, max(uss_bytes) AS uss_max, max(swap_bytes) AS swap_max,"
 			     " sum(minflt_per_s * dt) AS minflt, sum(system_pct * dt) AS sys, sum(cpu_pct * dt) AS cpu"
 			     " FROM (SELECT p.t, p.pid, p.uss_bytes, p.swap_bytes, p.minflt_per_s, p.system_pct, p.cpu_pct, k.dt_s AS dt,"
