@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"      --pss            read each process's smaps_rollup (PSS, USS, swap) more often:\n"
 	"                       at least every 10 s, about 3% of a core at most (feedscope\n"
 	"                       tune turns it on); by default when its memory moves, about\n"
-	"                       0.5% of a core at most\n"
+	"                       2% of a core at most, nothing once it settles\n"
 	"      --no-pss         never read smaps_rollup (pss_bytes, uss_bytes, ... NULL)\n"
 	"      --states HOW     how thread states are read: auto (default: by BPF where it\n"
 	"                       loads, else /proc), proc, or bpf (the same, said when /proc)\n"

@@ -47,9 +47,9 @@ struct fs_job {
 };
 
 /* fs_job.pss: how often each process's smaps_rollup is read (job.c). OFF:
- * never (--no-pss). BOUNDED (the default): about 0.5% of a core at most,
- * and a process whose faults and resident size have not moved since its
- * last read is read again only every 30 s. EVERY (--pss; tune): about 3%
+ * never (--no-pss). BOUNDED (the default): about 2% of a core at most
+ * while memory moves, and a process whose faults and resident size have
+ * not moved since its last read is read again only every 30 s. EVERY (--pss; tune): about 3%
  * of a core at most, every process at least every 10 s. */
 enum { FS_PSS_OFF = 0, FS_PSS_BOUNDED = 1, FS_PSS_EVERY = 2 };
 
