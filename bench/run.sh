@@ -7,6 +7,9 @@ b=$(dirname "$fs")
 echo "== recorder cost"
 /usr/bin/python3 bench/recorder_cost.py "$fs" "${BENCH_SECONDS:-20}"
 echo
+echo "== smaps_rollup (PSS, USS, swap) per process: none, the default, --pss (bench/memory_cost.py)"
+/usr/bin/python3 bench/memory_cost.py "$fs" "${BENCH_SECONDS:-20}"
+echo
 echo "== the job source's BPF programs, each (bench/bpf_progs.py; --bpf-stats)"
 /usr/bin/python3 bench/bpf_progs.py "$fs" "${BPF_WINDOW_S:-6}"
 echo

@@ -52,4 +52,28 @@ const struct fs_thresholds fs_thresholds = {
 	 * runner-up): a stretch judged that way is noise around its
 	 * neighbour, not a change of the bottleneck. */
 	.phase_min_confidence = 0.5,
+	/* Memory (judge/memory.c). A worker's own start-up (the interpreter
+	 * touched after fork, batch buffers) and the batches the trainer maps
+	 * add memory that is no leak: the numpy-index scenario (3 workers,
+	 * 500 steps) added 52 MiB by its own account, 85 MiB as feedscope
+	 * measures it; copy-on-read adds the size of the dataset's Python
+	 * objects per worker (pytorch/pytorch#13246; issue 37: 260 MiB each
+	 * in 8 s; the mem_cor scenario 280-350 MiB). A fifth of the job's
+	 * memory and 128 MiB keep the first a non-finding. */
+	.mem_growth_share = 0.20,
+	.mem_growth_min_bytes = 128.0 * 1024 * 1024,
+	/* tmpfs refuses a page past its size and the worker that maps it dies
+	 * of SIGBUS ("DataLoader worker ... killed by signal: Bus error"); a
+	 * quarter kept for batches larger than the mean and other users. */
+	.shm_full_share = 0.75,
+	/* The OOM killer acts at the limit; a fifth kept for later epochs'
+	 * growth and the page cache the data reads need (Kubernetes evicts
+	 * before the limit too). */
+	.mem_headroom_min = 0.20,
+	/* A decode/augment loop spends under 10% of its CPU in the kernel;
+	 * the copy-on-read job of issue 37 spent 50%. A copy-on-write fault
+	 * copies 4 KiB in a few microseconds: 20 000 faults a second of
+	 * kernel time are a tenth of it or more. */
+	.page_copy_sys_share = 0.30,
+	.page_copy_faults_per_sys_s = 20000,
 };

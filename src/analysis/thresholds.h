@@ -62,6 +62,21 @@ struct fs_thresholds {
 	/* A stretch whose own verdict has less confidence than this is not a
 	 * phase of its own: it joins its neighbour. */
 	double phase_min_confidence;
+	/* Memory overheads (judge/memory.c, docs/verdicts.md "Memory"):
+	 * loader_memory_growth when the job added at least mem_growth_share
+	 * of what it held at the loop's start and at least
+	 * mem_growth_min_bytes; shm_headroom when /dev/shm's peak use is at
+	 * least shm_full_share of its size; memory_limit_headroom when less
+	 * than mem_headroom_min of the limit (cgroup, else the machine) was
+	 * left at the peak. The workers' CPU is the kernel copying pages when
+	 * at least page_copy_sys_share of it was in the kernel with at least
+	 * page_copy_faults_per_sys_s minor faults per second of that time. */
+	double mem_growth_share;
+	double mem_growth_min_bytes;
+	double shm_full_share;
+	double mem_headroom_min;
+	double page_copy_sys_share;
+	double page_copy_faults_per_sys_s;
 };
 
 /* The thresholds in force. */

@@ -34,8 +34,11 @@ static const char usage_text[] =
 	"  -d, --duration D     stop after D (seconds, or 90s, 5m, 2h)\n"
 	"      --no-gpu         do not load NVML\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
-	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
-	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
+	"      --pss            read each process's smaps_rollup (PSS, USS, swap) more often:\n"
+	"                       at least every 10 s, about 3% of a core at most (feedscope\n"
+	"                       tune turns it on); by default when its memory moves, about\n"
+	"                       2% of a core at most, nothing once it settles\n"
+	"      --no-pss         never read smaps_rollup (pss_bytes, uss_bytes, ... NULL)\n"
 	"      --states HOW     how thread states are read: auto (default: by BPF where it\n"
 	"                       loads, else /proc), proc, or bpf (the same, said when /proc)\n"
 	"      --bpf-stats      count the BPF programs' time in the kernel (in the job's\n"
@@ -53,7 +56,7 @@ static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
 	{"duration", required_argument, NULL, 'd'}, {"no-gpu", no_argument, NULL, 'G'},
 	{"force", no_argument, NULL, 'f'},        {"quiet", no_argument, NULL, 'q'},
-	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
+	{"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"no-pss", no_argument, NULL, 'y'}, {"help", no_argument, NULL, 'h'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
 	{"bpf-stats", no_argument, NULL, 'B'},
 	{"system-interval", required_argument, NULL, 'M'},
@@ -63,7 +66,8 @@ static const struct option long_opts[] = {
 
 int fs_cmd_attach(int argc, char **argv)
 {
-	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S};
+	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S,
+				     .pss = FS_PSS_BOUNDED};
 	double duration = 0;
 	int opt;
 	opterr = 0;

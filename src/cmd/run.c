@@ -51,8 +51,11 @@ static const char usage_text[] =
 	"                       http://ADDR/metrics (HOST:PORT or PORT; 127.0.0.1 unless\n"
 	"                       told otherwise; docs/exporter.md)\n"
 	"      --sources LIST   only these sources (cpu,psi,mem,disk,net,job,gpu)\n"
-	"      --pss            also each process's PSS (smaps_rollup: shared pages counted\n"
-	"                       once; about 3% of a core more; feedscope tune turns it on)\n"
+	"      --pss            read each process's smaps_rollup (PSS, USS, swap) more often:\n"
+	"                       at least every 10 s, about 3% of a core at most (feedscope\n"
+	"                       tune turns it on); by default when its memory moves, about\n"
+	"                       2% of a core at most, nothing once it settles\n"
+	"      --no-pss         never read smaps_rollup (pss_bytes, uss_bytes, ... NULL)\n"
 	"      --states HOW     how thread states are read: auto (default: by BPF where it\n"
 	"                       loads, else /proc), proc, or bpf (the same, said when /proc)\n"
 	"      --bpf-stats      count the BPF programs' time in the kernel (in the job's\n"
@@ -69,7 +72,7 @@ static const char usage_text[] =
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'}, {"interval", required_argument, NULL, 'i'},
 	{"no-gpu", no_argument, NULL, 'G'},       {"force", no_argument, NULL, 'f'},
-	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'},
+	{"quiet", no_argument, NULL, 'q'},        {"sources", required_argument, NULL, 'S'}, {"pss", no_argument, NULL, 'Y'}, {"no-pss", no_argument, NULL, 'y'},
 	{"states", required_argument, NULL, 'W'}, {"keep-all", no_argument, NULL, 'K'},
 	{"bpf-stats", no_argument, NULL, 'B'},
 	{"system-interval", required_argument, NULL, 'M'},
@@ -142,7 +145,8 @@ static struct fs_exporter *start_export(struct fs_session *s, const char *addr)
 
 int fs_cmd_run(int argc, char **argv)
 {
-	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S};
+	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S,
+				     .pss = FS_PSS_BOUNDED};
 	enum fs_hook_mode hook = FS_HOOK_AUTO;
 	bool no_trace = false, trace_ops = false, hash_paths = false;
 	const char *export_addr = NULL;

@@ -303,7 +303,10 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	s->job.pss = s->opts.pss;
 	s->job.states = s->opts.states;
 	s->job.bpf_stats = s->opts.bpf_stats;
-	fs_sink_meta(sink, "job.pss", s->opts.pss ? "on" : "off: pss_bytes and shared_bytes are NULL (--pss reads them)");
+	fs_sink_meta(sink, "job.pss", s->opts.pss == FS_PSS_EVERY	 ? "on"
+				      : s->opts.pss == FS_PSS_BOUNDED ? "bounded: when a process's faults or resident size move"
+								       : "off: pss_bytes, uss_bytes, swap_bytes, shared_bytes and "
+									 "shmem_pss_bytes are NULL (--no-pss)");
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only,
 				      .system_interval_s = s->opts.system_interval_s};
@@ -542,7 +545,10 @@ int fs_session_parse_opt(struct fs_session_opts *o, int opt, const char *arg, co
 		o->no_gpu = true;
 		return 1;
 	case 'Y':
-		o->pss = true;
+		o->pss = FS_PSS_EVERY;
+		return 1;
+	case 'y':
+		o->pss = FS_PSS_OFF;
 		return 1;
 	case 'K':
 		o->keep_all = true;

@@ -23,7 +23,7 @@ struct fs_session_opts {
 	bool quiet;             /* no summary */
 	const char *only;       /* --sources list, or NULL */
 	bool hash_paths;        /* --hash-paths: no path in clear in the run file */
-	bool pss;               /* --pss: each job process's PSS too (smaps_rollup) */
+	int pss;                /* smaps_rollup reads: FS_PSS_* (--pss, --no-pss) */
 	int states;             /* --states: FS_STATES_AUTO (0), _PROC or _BPF */
 	bool bpf_stats;         /* --bpf-stats: count the BPF programs' time in the kernel */
 	bool keep_all;          /* --keep-all: no raw row deleted (store/retain.h) */

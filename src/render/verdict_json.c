@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "render/memory.h"
 #include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/json.h"
@@ -224,7 +225,9 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 		evidence(j, v->find[i].ev, v->find[i].nev);
 		fs_json_end(j);
 	}
+	fs_memory_render_json_findings(j, v);
 	fs_json_end(j);
+	fs_memory_render_json(j, m, v);
 	fs_json_array(j, "signals_missing");
 	for (int i = 0; i < v->nmissing; i++)
 		fs_json_string(j, NULL, v->missing[i]);

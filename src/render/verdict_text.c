@@ -1,6 +1,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/memory.h"
 #include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/fmt.h"
@@ -255,6 +256,7 @@ static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdic
 		else
 			fprintf(out, "  also: %s\n", fs_verdict_name(f->id));
 	}
+	fs_memory_render_text(out, m, v);
 	if (v->nmissing) {
 		fprintf(out, "  signals missing:\n");
 		for (int i = 0; i < v->nmissing; i++)

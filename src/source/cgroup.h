@@ -103,7 +103,7 @@ struct fs_cg {
 	int version;        /* 1 or 2 */
 	char *path;         /* as /proc/PID/cgroup prints it; owned */
 	bool cpu, mem;      /* this row covers the cpu / memory controller */
-	struct fs_pfile cpu_stat, quota, period, cpu_max, mem_limit, mem_usage;
+	struct fs_pfile cpu_stat, quota, period, cpu_max, mem_limit, mem_usage, mem_peak;
 	bool have_prev;
 	uint64_t prev_ns;
 	struct fs_cg_cpu prev;

@@ -76,7 +76,7 @@ static void file_init(struct fs_pfile *pf, const char *dir, const char *name)
 static void entry_reset(struct fs_cg *c, bool free_it)
 {
 	struct fs_pfile *f[] = {&c->cpu_stat, &c->quota, &c->period, &c->cpu_max,
-				&c->mem_limit, &c->mem_usage};
+				&c->mem_limit, &c->mem_usage, &c->mem_peak};
 	const size_t nf = sizeof f / sizeof f[0];
 	if (free_it) {
 		for (size_t i = 0; i < nf; i++)
@@ -152,10 +152,12 @@ static int attach_mem(struct fs_cgset *s, int version, const char *path)
 		cg_dir(dir, sizeof dir, s->mem_v1, s->m.mem_v1_root, path);
 		file_init(&c->mem_limit, dir, "memory.limit_in_bytes");
 		file_init(&c->mem_usage, dir, "memory.usage_in_bytes");
+		file_init(&c->mem_peak, dir, "memory.max_usage_in_bytes");
 	} else {
 		cg_dir(dir, sizeof dir, s->v2, s->m.v2_root, path);
 		file_init(&c->mem_limit, dir, "memory.max");
 		file_init(&c->mem_usage, dir, "memory.current");
+		file_init(&c->mem_peak, dir, "memory.peak"); /* kernel 5.19+ */
 	}
 	return i;
 }
@@ -346,6 +348,12 @@ static void sample_entry(struct fs_cgset *s, struct fs_cg *c, const struct fs_so
 		uint64_t usage;
 		if (u && fs_scan_u64(&u, &usage))
 			fs_row_int(&r, FS_CGROUP_mem_usage_bytes, (int64_t)usage);
+		/* the group's peak since it was made (or reset): NULL where the
+		 * kernel has no such file */
+		const char *pk = pread_text(&c->mem_peak, &s->buf);
+		uint64_t peak;
+		if (pk && fs_scan_u64(&pk, &peak) && peak <= INT64_MAX)
+			fs_row_int(&r, FS_CGROUP_mem_peak_bytes, (int64_t)peak);
 	}
 	fs_sink_row(ctx->sink, &r);
 }

@@ -459,6 +459,8 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 	fs_row_real(&r, FS_PROC_read_bytes_per_s, j->r.read_bytes_per_s);
 	fs_row_real(&r, FS_PROC_write_bytes_per_s, j->r.write_bytes_per_s);
 	fs_row_real(&r, FS_PROC_majflt_per_s, j->r.majflt_per_s);
+	fs_row_real(&r, FS_PROC_minflt_per_s, j->r.minflt_per_s);
+	fs_row_real(&r, FS_PROC_system_pct, j->r.sys_pct);
 	fs_row_real(&r, FS_PROC_run_wait_pct, j->run_wait_pct);
 	fs_row_real(&r, FS_PROC_blkio_delay_pct, j->blkio_delay_pct);
 	if (k->st.rss_pages >= 0)
@@ -467,12 +469,18 @@ static void emit_proc(const struct job_state *s, const struct fs_source_ctx *ctx
 		fs_row_int(&r, FS_PROC_pss_bytes, p->pss.pss_bytes);
 	if (p->pss.have_shared)
 		fs_row_int(&r, FS_PROC_shared_bytes, p->pss.shared_bytes);
+	if (p->pss.have_private)
+		fs_row_int(&r, FS_PROC_uss_bytes, p->pss.private_bytes);
+	if (p->pss.have_swap)
+		fs_row_int(&r, FS_PROC_swap_bytes, p->pss.swap_bytes);
+	if (p->pss.have_shmem)
+		fs_row_int(&r, FS_PROC_shmem_pss_bytes, p->pss.shmem_bytes);
 	fs_sink_row(ctx->sink, &r);
 }
 
 /* How often each process's smaps_rollup is read: its cost follows the
  * pages mapped, so the period follows the job's resident total (this
- * tick's stat). */
+ * tick's stat); job_int.h. */
 static uint64_t pss_period_ns(const struct job_state *s)
 {
 	uint64_t pages = 0;
@@ -480,13 +488,27 @@ static uint64_t pss_period_ns(const struct job_state *s)
 		if (s->procs[i].now.st.rss_pages > 0)
 			pages += (uint64_t)s->procs[i].now.st.rss_pages;
 	uint64_t mib = pages * s->page_bytes >> 20;
-	uint64_t ns = mib * JOB_PSS_NS_PER_RESIDENT_MIB;
-	return ns < JOB_PSS_REFRESH_NS ? JOB_PSS_REFRESH_NS : ns > JOB_PSS_MAX_REFRESH_NS ? JOB_PSS_MAX_REFRESH_NS : ns;
+	bool every = s->pss == FS_PSS_EVERY;
+	uint64_t ns = mib * (every ? JOB_PSS_NS_PER_RESIDENT_MIB : JOB_PSS_BOUNDED_NS_PER_RESIDENT_MIB);
+	uint64_t max = every ? JOB_PSS_MAX_REFRESH_NS : JOB_PSS_BOUNDED_MOVING_MAX_NS;
+	return ns < JOB_PSS_REFRESH_NS ? JOB_PSS_REFRESH_NS : ns > max ? max : ns;
 }
 
-static bool pss_due(const struct jproc *p, uint64_t now_ns, uint64_t period_ns)
+/* What moves a process's own memory: its faults and its resident pages. */
+static uint64_t pss_moves(const struct jproc *p)
 {
-	return !p->pss_read || now_ns - p->pss_ns >= period_ns;
+	uint64_t rss = p->now.st.rss_pages > 0 ? (uint64_t)p->now.st.rss_pages : 0;
+	return p->now.st.minflt + p->now.st.majflt + rss;
+}
+
+static bool pss_due(const struct job_state *s, const struct jproc *p, uint64_t now_ns, uint64_t period_ns)
+{
+	if (!p->pss_read)
+		return true;
+	uint64_t since = now_ns - p->pss_ns;
+	if (s->pss == FS_PSS_BOUNDED && pss_moves(p) == p->pss_moves)
+		return since >= JOB_PSS_BOUNDED_MAX_REFRESH_NS;
+	return since >= period_ns;
 }
 
 /* Whether p's smaps_rollup should be read before q's: never read first,
@@ -505,6 +527,13 @@ static bool pss_before(const struct jproc *p, const struct jproc *q)
  * would overrun a 100 ms tick). The first tick reads every process. */
 static void sample_pss(struct job_state *s, const struct fs_source_ctx *ctx)
 {
+	/* A new child shares its parent's pages: the parent's PSS halves
+	 * without a fault of its own. Read it again among the first. */
+	for (int i = 0; i < s->nprocs; i++)
+		if (!s->procs[i].pss_read)
+			for (int k = 0; k < s->nprocs; k++)
+				if (s->procs[k].pid == s->procs[i].now.st.ppid)
+					s->procs[k].pss_read = false;
 	uint64_t period = pss_period_ns(s);
 	uint64_t tick_ns = s->have_tick ? ctx->now_ns - s->prev_tick_ns : period;
 	uint64_t reads = ((uint64_t)s->nprocs * tick_ns + period - 1) / period;
@@ -512,12 +541,13 @@ static void sample_pss(struct job_state *s, const struct fs_source_ctx *ctx)
 		struct jproc *next = NULL;
 		for (int i = 0; i < s->nprocs; i++) {
 			struct jproc *p = &s->procs[i];
-			if (pss_due(p, ctx->now_ns, period) && (!next || pss_before(p, next)))
+			if (pss_due(s, p, ctx->now_ns, period) && (!next || pss_before(p, next)))
 				next = p;
 		}
 		if (!next)
 			break;
 		job_proc_read_pss(s, next);
+		next->pss_moves = pss_moves(next);
 	}
 }
 

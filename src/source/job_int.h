@@ -28,13 +28,22 @@
 /* A process's smaps_rollup is read at most once a second: the kernel walks
  * every page the process maps to write it (measured: 5-10 ms of CPU for a
  * PyTorch process of 300-400 MiB resident, 20-30 us per resident MiB),
- * where stat costs 3 us. A job holding more than 1 GiB resident in all is
- * read every (its resident MiB) ms, at most every 10 s, which keeps the
- * reads near 3% of a core (measured) however big the job. Rows between two
- * reads repeat the last one. */
+ * where stat costs 3 us. The period follows the job's resident total: every
+ * (its resident MiB) x NS_PER_MIB, within [REFRESH, MAX_REFRESH]. With
+ * --pss (FS_PSS_EVERY) 1 ms a MiB, at most 10 s: near 3% of a core however
+ * big the job. By default (FS_PSS_BOUNDED) 2 ms a MiB, at most 10 s: about
+ * 1.5% of a core while every process's memory moves; and a process whose
+ * minor and major faults and resident pages have not moved since its last
+ * read (nothing of its own was mapped, copied or freed) is read again only
+ * every 30 s: what changes it then is its sharers (a sibling's copy of a
+ * page they shared), or a new child (then it is read at once). Rows
+ * between two reads repeat the last one. */
 #define JOB_PSS_REFRESH_NS 1000000000ull
 #define JOB_PSS_MAX_REFRESH_NS 10000000000ull
 #define JOB_PSS_NS_PER_RESIDENT_MIB 1000000ull
+#define JOB_PSS_BOUNDED_MAX_REFRESH_NS 30000000000ull
+#define JOB_PSS_BOUNDED_MOVING_MAX_NS 10000000000ull
+#define JOB_PSS_BOUNDED_NS_PER_RESIDENT_MIB 2000000ull
 
 /* One thread of a job process. Its descriptors are kept open (pread each
  * tick) while the budget allows, otherwise opened and closed per read. */
@@ -100,6 +109,7 @@ struct jproc {
 	bool pss_read;               /* smaps_rollup read (or tried) at pss_ns */
 	uint64_t pss_ns;
 	struct fs_psmaps pss;        /* what that read gave */
+	uint64_t pss_moves;          /* minflt + majflt + rss pages at that read */
 	bool seen;                   /* BPF path: its threads seeded, its pid tracked */
 	bool from_fork;              /* BPF path: followed from its fork, every thread of it too */
 	bool have_slow;              /* BPF path: stat and io read at slow_ns into slow_prev */
@@ -164,7 +174,7 @@ struct job_state {
 	uint64_t delayacct_ns;
 	bool said_io, said_fds, said_env, said_pss, said_meta;
 	bool meta_off;                   /* proc path: a syscall file could not be read: blocked_meta NULL */
-	bool pss;                  /* read smaps_rollup (fs_job.pss) */
+	int pss;                   /* read smaps_rollup: FS_PSS_* (fs_job.pss) */
 	char *envbuf;              /* FS_RANKENV_CAP bytes, wiped after each use */
 	struct fs_cgset cg;
 	int *pub;                  /* the pids published to other sources (fs_job.pids) */

@@ -120,6 +120,8 @@ static bool read_slow(struct job_state *s, struct jproc *p, const struct job_bpf
 		return false;
 	k->cur.cpu_ticks = k->st.utime + k->st.stime;
 	k->cur.majflt = k->st.majflt;
+	k->cur.minflt = k->st.minflt;
+	k->cur.sys_ticks = k->st.stime;
 	read_io(s, p, bp, !p->have_slow);
 	/* born after the previous tick: by its fork's time where the program saw
 	 * it, else by its start time (10 ms clock ticks: job_born_in_interval) */

@@ -355,6 +355,8 @@ bool job_proc_read(struct job_state *s, struct jproc *p)
 		return false;
 	k->cur.cpu_ticks = k->st.utime + k->st.stime;
 	k->cur.majflt = k->st.majflt;
+	k->cur.minflt = k->st.minflt;
+	k->cur.sys_ticks = k->st.stime;
 	job_read_io(s, p);
 	return true;
 }

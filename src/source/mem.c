@@ -111,8 +111,10 @@ static void shm_columns(const struct mem_state *s, struct fs_row *r)
 	if (statvfs(s->shm, &sv) != 0)
 		return;
 	fs_row_int(r, FS_MEM_shm_free_bytes, (int64_t)((uint64_t)sv.f_bavail * sv.f_frsize));
-	if (sv.f_blocks >= sv.f_bfree && is_mount_point(s->shm))
+	if (sv.f_blocks >= sv.f_bfree && is_mount_point(s->shm)) {
 		fs_row_int(r, FS_MEM_dev_shm_bytes, (int64_t)((uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize));
+		fs_row_int(r, FS_MEM_dev_shm_size_bytes, (int64_t)((uint64_t)sv.f_blocks * sv.f_frsize));
+	}
 }
 
 static int mem_sample(void *state, const struct fs_source_ctx *ctx, char *why, size_t whylen)

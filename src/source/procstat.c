@@ -32,6 +32,7 @@ static int scan_fields(const char *p, struct fs_pstat *out)
 		field = f;
 		switch (f) {
 		case 4: out->ppid = (int)v; break;
+		case 10: out->minflt = (uint64_t)v; break;
 		case 12: out->majflt = (uint64_t)v; break;
 		case 14: out->utime = (uint64_t)v; break;
 		case 15: out->stime = (uint64_t)v; break;
@@ -122,14 +123,24 @@ static void take_kib(const char *p, int64_t *v, int *seen)
 		*seen = 2;
 }
 
+/* The sum of two figures seen once each, when it fits. */
+static bool sum2(const int64_t *v, const int *seen, int a, int b, int64_t *out)
+{
+	bool ok = seen[a] == 1 && seen[b] == 1 && v[a] <= INT64_MAX - v[b];
+	*out = ok ? v[a] + v[b] : 0;
+	return ok;
+}
+
 bool fs_psmaps_parse(const char *text, struct fs_psmaps *out)
 {
-	static const char *const keys[] = {"Pss:", "Shared_Clean:", "Shared_Dirty:"};
-	int64_t v[3] = {0, 0, 0};
-	int seen[3] = {0, 0, 0};
+	enum { PSS, SH_CLEAN, SH_DIRTY, PR_CLEAN, PR_DIRTY, SWAP, PSS_SHMEM, NKEYS };
+	static const char *const keys[NKEYS] = {"Pss:", "Shared_Clean:", "Shared_Dirty:", "Private_Clean:",
+						"Private_Dirty:", "Swap:", "Pss_Shmem:"};
+	int64_t v[NKEYS] = {0};
+	int seen[NKEYS] = {0};
 	memset(out, 0, sizeof *out);
 	for (const char *line = text; line && *line;) {
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < NKEYS; i++) {
 			size_t n = strlen(keys[i]);
 			if (!strncmp(line, keys[i], n))
 				take_kib(line + n, &v[i], &seen[i]);
@@ -138,10 +149,14 @@ bool fs_psmaps_parse(const char *text, struct fs_psmaps *out)
 		if (line)
 			line++;
 	}
-	out->have_pss = seen[0] == 1;
-	out->pss_bytes = out->have_pss ? v[0] : 0;
-	out->have_shared = seen[1] == 1 && seen[2] == 1 && v[1] <= INT64_MAX - v[2];
-	out->shared_bytes = out->have_shared ? v[1] + v[2] : 0;
+	out->have_pss = seen[PSS] == 1;
+	out->pss_bytes = out->have_pss ? v[PSS] : 0;
+	out->have_shared = sum2(v, seen, SH_CLEAN, SH_DIRTY, &out->shared_bytes);
+	out->have_private = sum2(v, seen, PR_CLEAN, PR_DIRTY, &out->private_bytes);
+	out->have_swap = seen[SWAP] == 1;
+	out->swap_bytes = out->have_swap ? v[SWAP] : 0;
+	out->have_shmem = seen[PSS_SHMEM] == 1;
+	out->shmem_bytes = out->have_shmem ? v[PSS_SHMEM] : 0;
 	return out->have_pss;
 }
 
@@ -175,12 +190,14 @@ void fs_pio_unreap(struct fs_pio *cur, const struct fs_pio *prev, const struct f
 void fs_prates_compute(const struct fs_pcounters *prev, const struct fs_pcounters *curr,
 		       double dt_s, long clk_tck, struct fs_prates *out)
 {
-	out->cpu_pct = out->majflt_per_s = NAN;
+	out->cpu_pct = out->sys_pct = out->minflt_per_s = out->majflt_per_s = NAN;
 	out->rchar_per_s = out->wchar_per_s = NAN;
 	out->read_bytes_per_s = out->write_bytes_per_s = NAN;
 	if (!(dt_s > 0) || clk_tck <= 0)
 		return;
 	out->cpu_pct = 100.0 * per_s(prev->cpu_ticks, curr->cpu_ticks, dt_s) / (double)clk_tck;
+	out->sys_pct = 100.0 * per_s(prev->sys_ticks, curr->sys_ticks, dt_s) / (double)clk_tck;
+	out->minflt_per_s = per_s(prev->minflt, curr->minflt, dt_s);
 	out->majflt_per_s = per_s(prev->majflt, curr->majflt, dt_s);
 	if (!prev->have_io || !curr->have_io)
 		return;

@@ -12,6 +12,8 @@ struct fs_pstat {
 	char comm[64];         /* between the first '(' and the LAST ')' */
 	char state;            /* R, S, D, I, T, t, Z, X, P, W, ... */
 	int ppid;
+	uint64_t minflt;       /* field 10: faults served without I/O (copy-on-write
+	                        * copies, first touches of anonymous pages) */
 	uint64_t majflt;       /* field 12 */
 	uint64_t utime, stime; /* fields 14, 15: clock ticks */
 	int64_t num_threads;   /* field 20 */
@@ -53,9 +55,13 @@ void fs_pio_unreap(struct fs_pio *cur, const struct fs_pio *prev, const struct f
  * processes mapping it; copy-on-read in a forked worker shows as its PSS
  * growing), and its resident pages that other processes map too. */
 struct fs_psmaps {
-	bool have_pss, have_shared;
-	int64_t pss_bytes;    /* Pss */
-	int64_t shared_bytes; /* Shared_Clean + Shared_Dirty */
+	bool have_pss, have_shared, have_private, have_swap, have_shmem;
+	int64_t pss_bytes;     /* Pss */
+	int64_t shared_bytes;  /* Shared_Clean + Shared_Dirty */
+	int64_t private_bytes; /* Private_Clean + Private_Dirty: its USS, what its exit frees */
+	int64_t swap_bytes;    /* Swap: its pages swapped out */
+	int64_t shmem_bytes;   /* Pss_Shmem (kernel 5.8+): its share of shared memory
+	                        * (tmpfs, /dev/shm, memfd: DataLoader batches) */
 };
 
 /* Parse smaps_rollup's text. A value counts only as "Key: N kB" on a line
@@ -77,7 +83,8 @@ bool fs_schedstat_parse(const char *text, struct fs_schedstat *out);
 /* A process's cumulative counters at one read. */
 struct fs_pcounters {
 	uint64_t cpu_ticks; /* utime + stime */
-	uint64_t majflt;
+	uint64_t sys_ticks; /* stime */
+	uint64_t minflt, majflt;
 	bool have_io;
 	struct fs_pio io;
 };
@@ -85,7 +92,8 @@ struct fs_pcounters {
 /* Per-second rates over one interval; NaN where not computable. */
 struct fs_prates {
 	double cpu_pct; /* 100 = one CPU busy for the whole interval */
-	double majflt_per_s;
+	double sys_pct; /* of it, in the kernel (stime) */
+	double minflt_per_s, majflt_per_s;
 	double rchar_per_s, wchar_per_s, read_bytes_per_s, write_bytes_per_s;
 };
 

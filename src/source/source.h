@@ -37,7 +37,7 @@ struct fs_job {
 	                            the job's subreaper, so orphaned workers land here) */
 	const char *trace_dir;   /* where the I/O tracer's regions are, or NULL */
 	bool hash_paths;         /* store path hashes, not paths (--hash-paths) */
-	bool pss;                /* also read each process's PSS (--pss: smaps_rollup, costly) */
+	int pss;                 /* each process's smaps_rollup (PSS, USS, swap): FS_PSS_* */
 	int states;              /* how thread states are read: FS_STATES_* (--states) */
 	bool bpf_stats;          /* count the BPF programs' run time (--bpf-stats) */
 	/* The job's processes seen this tick, published by the job source
@@ -45,6 +45,13 @@ struct fs_job {
 	const int *pids;
 	int npids;
 };
+
+/* fs_job.pss: how often each process's smaps_rollup is read (job.c). OFF:
+ * never (--no-pss). BOUNDED (the default): about 2% of a core at most
+ * while memory moves, and a process whose faults and resident size have
+ * not moved since its last read is read again only every 30 s. EVERY (--pss; tune): about 3%
+ * of a core at most, every process at least every 10 s. */
+enum { FS_PSS_OFF = 0, FS_PSS_BOUNDED = 1, FS_PSS_EVERY = 2 };
 
 /* fs_job.states: the job source's thread states from BPF (accounted at each
  * change of state) where it loads, else from /proc (sampled); or forced. */

@@ -43,7 +43,7 @@
 	X(MEM, pgpgin_bytes_per_s, REAL) X(MEM, pgpgout_bytes_per_s, REAL)       \
 	X(MEM, swapin_bytes_per_s, REAL) X(MEM, shm_free_bytes, INTEGER)        \
 	X(MEM, dentries, INTEGER) X(MEM, dev_shm_bytes, INTEGER)               \
-	X(MEM, dt_s, REAL)
+	X(MEM, dt_s, REAL) X(MEM, dev_shm_size_bytes, INTEGER)
 
 #define FS_COLS_DISK(X)                                                         \
 	X(DISK, t, REAL) X(DISK, device, TEXT) X(DISK, reads_per_s, REAL)        \
@@ -88,13 +88,17 @@
 	X(PROC, other, INTEGER) X(PROC, run_wait_pct, REAL)                      \
 	X(PROC, majflt_per_s, REAL) X(PROC, blkio_delay_pct, REAL)               \
 	X(PROC, wchar_per_s, REAL) X(PROC, pss_bytes, INTEGER)                   \
-	X(PROC, shared_bytes, INTEGER) X(PROC, blocked_meta, INTEGER)
+	X(PROC, shared_bytes, INTEGER) X(PROC, blocked_meta, INTEGER)            \
+	X(PROC, minflt_per_s, REAL) X(PROC, system_pct, REAL)                    \
+	X(PROC, uss_bytes, INTEGER) X(PROC, swap_bytes, INTEGER)                 \
+	X(PROC, shmem_pss_bytes, INTEGER)
 
 #define FS_COLS_CGROUP(X)                                                       \
 	X(CGROUP, t, REAL) X(CGROUP, path, TEXT) X(CGROUP, version, INTEGER)     \
 	X(CGROUP, cpu_quota_cores, REAL) X(CGROUP, nr_periods_per_s, REAL)       \
 	X(CGROUP, nr_throttled_per_s, REAL) X(CGROUP, throttled_pct, REAL)       \
-	X(CGROUP, mem_limit_bytes, INTEGER) X(CGROUP, mem_usage_bytes, INTEGER)
+	X(CGROUP, mem_limit_bytes, INTEGER) X(CGROUP, mem_usage_bytes, INTEGER)  \
+	X(CGROUP, mem_peak_bytes, INTEGER)
 
 #define FS_COLS_GPU(X)                                                          \
 	X(GPU, t, REAL) X(GPU, gpu, INTEGER) X(GPU, name, TEXT)                  \

@@ -69,12 +69,17 @@ CI_ASYNC="async_n10_events async_n10 nohook_async_n10"
 PHASES="phase_cold_warm nohook_phase_cold_warm phase_warm_cold nohook_phase_warm_cold
 main_sampler nohook_main_sampler main_unpickle nohook_main_unpickle"
 CI_PHASES="phase_cold_warm nohook_phase_warm_cold main_sampler nohook_main_unpickle"
+# The memory scenarios (issue 37; memjob.py, memlib.sh): a finding or none
+# against the job's own account of its memory; in make scenarios, the
+# copy-on-read job with the hook and its numpy twin without.
+MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy mem_shm nohook_mem_shm mem_limit nohook_mem_limit"
+CI_MEM="mem_cor nohook_mem_numpy"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC $PHASES
+	set -- $ALL $BROAD $ASYNC $PHASES $MEM
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 

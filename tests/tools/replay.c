@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 			else if (!strncmp(line, "adopt=", 6))
 				job.adopt_own_children = atoi(line + 6) != 0;
 			else if (!strncmp(line, "pss=", 4))
-				job.pss = atoi(line + 4) != 0;
+				job.pss = atoi(line + 4);
 			else if (!strncmp(line, "dt=", 3))
 				dt = atof(line + 3);
 		}

@@ -20,7 +20,7 @@ static void check_defs(const char *doc, const struct fs_metricdef *defs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const struct fs_metricdef *d = &defs[i];
-		char row[768];
+		char row[4096];
 		snprintf(row, sizeof row, "\n| `%s` | %s | `%s` | `%s` |", d->name, d->unit,
 			 fs_md_sources[d->source].name, d->expr);
 		check_row(doc, row);

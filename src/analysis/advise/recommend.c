@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/advise/memory.h"
 #include "analysis/advise/speedup.h"
 #include "analysis/advise/whatif.h"
 #include "util/fmt.h"
@@ -125,6 +126,8 @@ static void cpu_preprocess(const struct fs_metrics *m, const struct fs_threshold
 		predict(m, v, r, c);
 		WHY(r, "decoding is CPU-bound and %.1f cores are spare", spare);
 	}
+	if (fs_advise_page_copies(m, v)) /* the CPU is the kernel copying pages (advise/memory.c) */
+		return;
 	r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
 	struct fs_change half = fs_change_input("transforms at half the CPU per sample");
 	half.cpu = 0.5;

@@ -459,4 +459,5 @@ void fs_judge(const struct fs_metrics *m, const struct fs_thresholds *t, struct 
 				"accelerator busy %.0f%% of the time (%d GPU%s)", 100 * m->gpu_busy, m->ngpus,
 				m->ngpus == 1 ? "" : "s");
 	pick_primary(m, t, v, clarity);
+	fs_judge_memory(m, t, &v->memory);
 }

@@ -9,6 +9,7 @@
 #include "analysis/judge/accounting.h"
 #include "analysis/judge/attribution.h"
 #include "analysis/judge/evidence.h"
+#include "analysis/judge/memory.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/phaseseries.h"
 #include "analysis/thresholds.h"
@@ -72,6 +73,8 @@ struct fs_verdict {
 	int nphases, steady;
 	struct fs_phase phase[FS_MAX_PHASES];
 	char phase_method[200];
+	/* The memory findings, beside the causes (judge/memory.h) */
+	struct fs_memory_verdict memory;
 };
 
 /* The accounting the verdict speaks for (the trainer's), or NULL. */

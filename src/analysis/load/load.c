@@ -8,6 +8,7 @@
 #include "analysis/load/loops.h"
 #include "analysis/load/machine.h"
 #include "analysis/load/mainwait.h"
+#include "analysis/load/memory.h"
 #include "analysis/load/metricdefs.h"
 #include "analysis/load/numbers.h"
 #include "analysis/load/query.h"
@@ -186,6 +187,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 		q.w1 = fmin(q.w1, m->loops[m->trainer].t1);
 	}
 	fs_m_load_machine(&q, m);
+	fs_m_load_memory(&q, m->mem_total_bytes, &m->mem);
 	int rc = fs_q_failed(&q) ? -1 : 0;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: reading the run file failed: %s", path, fs_q_failed(&q));

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(FS_MD__N <= 64, "one validity bit per definition in a uint64_t");
-_Static_assert(FS_MDK__N <= 64, "one validity bit per keyed definition in a uint64_t");
+/* bit i of valid[]: word i / 64, bit i % 64 */
+static bool bit(const uint64_t *valid, int i)
+{
+	return valid[i / 64] >> (i % 64) & 1;
+}
 _Static_assert(FS_MS__N <= 32, "one bit per source in FS_MD_FROM's uint32_t");
 
 static const struct fs_metricdef *defs_of(enum fs_md_source source, int *n)
@@ -19,12 +22,12 @@ static const struct fs_metricdef *defs_of(enum fs_md_source source, int *n)
 
 bool fs_metricdefs_valid(const struct fs_metric_values *mv, enum fs_md_id id)
 {
-	return (int)id >= 0 && (int)id < FS_MD__N && (mv->valid >> id & 1);
+	return (int)id >= 0 && (int)id < FS_MD__N && bit(mv->valid, (int)id);
 }
 
 bool fs_metricdefs_row_valid(const struct fs_metric_row *r, enum fs_mdk_id id)
 {
-	return (int)id >= 0 && (int)id < FS_MDK__N && (r->valid >> id & 1);
+	return (int)id >= 0 && (int)id < FS_MDK__N && bit(r->valid, (int)id);
 }
 
 /* Whether definition i of source's table is a column of its query (all
@@ -100,7 +103,7 @@ struct dest {
 static void reset_row(struct fs_metric_row *r)
 {
 	r->key[0] = '\0';
-	r->valid = 0;
+	memset(r->valid, 0, sizeof r->valid);
 	for (int i = 0; i < FS_MDK__N; i++)
 		r->v[i] = NAN;
 }
@@ -142,16 +145,16 @@ static int run_one(struct fs_q *q, enum fs_md_source source, int only, bool lega
 	bool keyed = fs_md_sources[source].key != NULL;
 	while (fs_q_step(q, st)) {
 		double *v;
-		uint64_t *valid;
+		uint64_t *valid; /* valid[FS_MD_VALID_WORDS] */
 		if (keyed) {
 			struct fs_metric_row *r = row_for(d, fs_q_col_text(st, 0));
 			if (!r)
 				continue;
 			v = r->v;
-			valid = &r->valid;
+			valid = r->valid;
 		} else {
 			v = d->one->v;
-			valid = &d->one->valid;
+			valid = d->one->valid;
 		}
 		int c = keyed ? 1 : 0;
 		for (int i = 0; i < ndefs; i++) {
@@ -159,7 +162,7 @@ static int run_one(struct fs_q *q, enum fs_md_source source, int only, bool lega
 				continue;
 			v[i] = fs_q_col(st, c++);
 			if (!isnan(v[i]))
-				*valid |= UINT64_C(1) << i;
+				valid[i / 64] |= UINT64_C(1) << (i % 64);
 		}
 		if (!keyed)
 			break;
@@ -190,7 +193,7 @@ static void load_source(struct fs_q *q, enum fs_md_source source, struct dest *d
 
 static void reset(struct fs_metric_values *out)
 {
-	out->valid = 0;
+	memset(out->valid, 0, sizeof out->valid);
 	for (int i = 0; i < FS_MD__N; i++)
 		out->v[i] = NAN;
 }
@@ -243,7 +246,7 @@ int fs_metricdefs_load_keyed(struct fs_q *q, enum fs_md_source source, struct fs
 
 static double or0(const struct fs_metric_row *r, int id)
 {
-	return (r->valid >> id & 1) ? r->v[id] : 0;
+	return bit(r->valid, (int)id) ? r->v[id] : 0;
 }
 
 static double moved(const struct fs_metric_row *r)

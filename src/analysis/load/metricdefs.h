@@ -18,19 +18,20 @@
 #include "analysis/load/metricdefs_table.h"
 #include "analysis/load/query.h"
 
-/* The values of one load. v[id] is NaN unless bit id of valid is set:
+/* The values of one load. v[id] is NaN unless bit id of valid[] is set:
  * valid = the source's table is in the run file and the aggregate was not
  * NULL (no rows in the window, or none with the columns it reads). */
+#define FS_MD_VALID_WORDS ((((int)FS_MD__N > (int)FS_MDK__N ? (int)FS_MD__N : (int)FS_MDK__N) + 63) / 64)
 struct fs_metric_values {
 	double v[FS_MD__N];
-	uint64_t valid;
+	uint64_t valid[FS_MD_VALID_WORDS];
 };
 
 /* One key's values (fs_metricdefs_load_keyed). */
 struct fs_metric_row {
 	char key[64];
 	double v[FS_MDK__N];
-	uint64_t valid;
+	uint64_t valid[FS_MD_VALID_WORDS];
 };
 
 /* A bit per source for fs_metricdefs_load_from. */

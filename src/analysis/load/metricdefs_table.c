@@ -99,6 +99,42 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		"(SELECT t, pid, row_number() OVER w AS nth, first_value(pss_bytes) OVER w AS first_pss,"
 		" last_value(pss_bytes) OVER w AS last_pss FROM proc_1m WHERE ppid = ?3 AND pss_bytes IS NOT NULL AND " TWIN
 		" WINDOW w AS (PARTITION BY pid ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))", TWIN, NULL},
+	/* The job's memory per tick: rows between two smaps_rollup reads repeat
+	 * the last one (docs/schema.md, proc.pss_bytes). */
+	[FS_MS_MEM_TICKS] = {FS_MS_MEM_TICKS, "memory per tick", FS_T_PROC,
+			     "(SELECT t, sum(pss_bytes) AS pss, sum(CASE WHEN pid = ?3 THEN pss_bytes END) AS main_pss,"
+			     " sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN pss_bytes END) AS others_pss,"
+			     " sum(shmem_pss_bytes) AS shmem, sum(ppid = ?3) AS nw FROM proc WHERE " FS_Q_ROWS_PROC("") " GROUP BY t)",
+			     WINDOW, NULL,
+		"(SELECT t, sum(pss_bytes_max) AS pss, sum(CASE WHEN pid = ?3 THEN pss_bytes_max END) AS main_pss,"
+		" sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN pss_bytes_max END) AS others_pss,"
+		" sum(shmem_pss_bytes_max) AS shmem, sum(ppid = ?3) AS nw FROM proc_1m GROUP BY t)", TWIN, NULL},
+	/* Each process of the job in the window, one row: its role, whether it
+	 * was there in the window's last second (alive: workers shutting down
+	 * at the end leave a tick or two apart), its first
+	 * and last USS (of the rows that have one: the partition by "has one"
+	 * makes first_value skip the rows before its first read) and RSS (the
+	 * first from a second into the window: the BPF path reads stat once a
+	 * second, and a reading older than the window's start holds what the
+	 * trainer had before it finished building its dataset), its
+	 * largest USS and swap, its minor faults and CPU seconds (x 100).
+	 * Read raw at any resolution (no per-minute form). */
+	[FS_MS_MEM_PROCS] = {FS_MS_MEM_PROCS, "memory by process", FS_T_PROC,
+			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () - 1 AS alive FROM (SELECT pid, max(t) AS t1, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
+			     " max(rss1) AS rss1, max(uss_bytes) AS uss_max, max(swap_bytes) AS swap_max,"
+			     " sum(minflt_per_s * dt) AS minflt, sum(system_pct * dt) AS sys, sum(cpu_pct * dt) AS cpu"
+			     " FROM (SELECT p.t, p.pid, p.uss_bytes, p.swap_bytes, p.minflt_per_s, p.system_pct, p.cpu_pct, k.dt_s AS dt,"
+			     " CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'workers' ELSE 'others' END AS grp,"
+			     " CASE WHEN p.uss_bytes IS NOT NULL THEN first_value(p.uss_bytes) OVER u END AS uss0,"
+			     " CASE WHEN p.uss_bytes IS NOT NULL THEN last_value(p.uss_bytes) OVER u END AS uss1,"
+			     " CASE WHEN p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 THEN first_value(p.rss_bytes) OVER r END AS rss0,"
+			     " last_value(p.rss_bytes) OVER r AS rss1"
+			     " FROM proc p LEFT JOIN ticks k ON k.t = p.t WHERE " FS_Q_ROWS_PROC("p.") " AND p.t BETWEEN ?1 AND ?2"
+			     " WINDOW u AS (PARTITION BY p.pid, p.uss_bytes IS NULL ORDER BY p.t"
+			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),"
+			     " r AS (PARTITION BY p.pid, p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 ORDER BY p.t"
+			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY pid) y)",
+			     "t1 BETWEEN ?1 AND ?2", NULL, NULL, NULL, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
@@ -339,6 +375,59 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 					    FS_MS_WORKER_PSS, "sum(CASE WHEN nth = 1 THEN last_pss - first_pss END)",
 					    "each worker's last PSS sample less its first, summed (copy-on-read: inherited"
 					    " pages made private); one sample: 0", NULL},
+	[FS_MD_JOB_PSS_MAX_BYTES] = {FS_MD_JOB_PSS_MAX_BYTES, "job_pss_max_bytes", "bytes", FS_MS_MEM_TICKS, "max(pss)",
+				     "the job's processes' proportional set sizes summed (the memory they hold together), largest", NULL},
+	[FS_MD_MAIN_PSS_MAX_BYTES] = {FS_MD_MAIN_PSS_MAX_BYTES, "main_pss_max_bytes", "bytes", FS_MS_MEM_TICKS,
+				      "max(main_pss)", "the trainer's proportional set size, largest", NULL},
+	[FS_MD_OTHERS_PSS_MAX_BYTES] = {FS_MD_OTHERS_PSS_MAX_BYTES, "others_pss_max_bytes", "bytes", FS_MS_MEM_TICKS,
+					"max(others_pss)",
+					"the job's other processes' (neither the trainer nor its children) PSS summed, largest", NULL},
+	[FS_MD_WORKERS_FIRST_T] = {FS_MD_WORKERS_FIRST_T, "workers_first_t_s", "s", FS_MS_MEM_TICKS,
+				   "min(CASE WHEN nw > 0 THEN t END)", "the first sample with a child of the trainer (a DataLoader's iter())",
+				   FS_MD_RAW},
+	[FS_MD_WORKERS_LAST_T] = {FS_MD_WORKERS_LAST_T, "workers_last_t_s", "s", FS_MS_MEM_TICKS,
+				  "max(CASE WHEN nw > 0 THEN t END)", "the last sample with a child of the trainer", FS_MD_RAW},
+	[FS_MD_JOB_SHMEM_PSS_MAX_BYTES] = {FS_MD_JOB_SHMEM_PSS_MAX_BYTES, "job_shmem_pss_max_bytes", "bytes",
+					   FS_MS_MEM_TICKS, "max(shmem)",
+					   "the job's shares of shared memory it maps (Pss_Shmem: /dev/shm batches) summed, largest", NULL},
+	[FS_MD_JOB_MEM_GROWTH_BYTES] = {FS_MD_JOB_MEM_GROWTH_BYTES, "job_mem_growth_bytes", "bytes", FS_MS_MEM_PROCS,
+					"CASE WHEN count(uss1) > 0 THEN sum(CASE WHEN NOT alive THEN 0 WHEN grp = 'main' THEN rss1 - rss0 ELSE uss1 - uss0 END) END",
+					"what the job's processes there at the window's end added to its memory: the trainer's resident"
+					" growth, each other process's USS growth from its first read (a worker's copies and"
+					" allocations)", NULL},
+	[FS_MD_WORKERS_USS_GROWTH_BYTES] = {FS_MD_WORKERS_USS_GROWTH_BYTES, "workers_uss_growth_bytes", "bytes",
+					    FS_MS_MEM_PROCS, "sum(CASE WHEN grp = 'workers' AND alive THEN uss1 - uss0 END)",
+					    "the trainer's children's (those there at the window's end) USS growth, each from its"
+					    " first read, summed", NULL},
+	[FS_MD_MAIN_RSS_GROWTH_BYTES] = {FS_MD_MAIN_RSS_GROWTH_BYTES, "main_rss_growth_bytes", "bytes", FS_MS_MEM_PROCS,
+					 "sum(CASE WHEN grp = 'main' THEN rss1 - rss0 END)", "the trainer's resident set, last sample less first", NULL},
+	[FS_MD_WORKERS_RSS_GROWTH_BYTES] = {FS_MD_WORKERS_RSS_GROWTH_BYTES, "workers_rss_growth_bytes", "bytes",
+					    FS_MS_MEM_PROCS, "sum(CASE WHEN grp = 'workers' AND alive THEN rss1 - rss0 END)",
+					    "the trainer's children's (those there at the window's end) resident sets, each its last"
+					    " sample less its first, summed"
+					    " (a copy of a page already resident does not move it)", NULL},
+	[FS_MD_WORKER_USS_MAX_MEAN_BYTES] = {FS_MD_WORKER_USS_MAX_MEAN_BYTES, "worker_uss_max_mean_bytes", "bytes",
+					     FS_MS_MEM_PROCS, "avg(CASE WHEN grp = 'workers' THEN uss_max END)",
+					     "a child's largest USS, the mean over them: what one more worker adds", NULL},
+	[FS_MD_WORKERS_COUNT] = {FS_MD_WORKERS_COUNT, "workers_count", "count", FS_MS_MEM_PROCS, "nullif(sum(grp = 'workers'), 0)",
+				 "the trainer's children seen in the window", NULL},
+	[FS_MD_JOB_SWAP_MAX_BYTES] = {FS_MD_JOB_SWAP_MAX_BYTES, "job_swap_max_bytes", "bytes", FS_MS_MEM_PROCS, "sum(swap_max)",
+				      "each process's most bytes swapped out, summed", NULL},
+	[FS_MD_WORKERS_MINOR_FAULTS] = {FS_MD_WORKERS_MINOR_FAULTS, "workers_minor_faults", "count", FS_MS_MEM_PROCS,
+					"sum(CASE WHEN grp = 'workers' THEN minflt END)",
+					"the trainer's children's minor faults (copy-on-write copies among them), total", NULL},
+	[FS_MD_WORKERS_SYSTEM_CPU_S] = {FS_MD_WORKERS_SYSTEM_CPU_S, "workers_system_cpu_s", "s", FS_MS_MEM_PROCS,
+					"sum(CASE WHEN grp = 'workers' THEN sys END) / 100",
+					"the trainer's children's CPU time in the kernel, total", NULL},
+	[FS_MD_WORKERS_CPU_S] = {FS_MD_WORKERS_CPU_S, "workers_cpu_s", "s", FS_MS_MEM_PROCS,
+				 "sum(CASE WHEN grp = 'workers' THEN cpu END) / 100", "the trainer's children's CPU time, total", NULL},
+	[FS_MD_DEV_SHM_SIZE_BYTES] = {FS_MD_DEV_SHM_SIZE_BYTES, "dev_shm_size_bytes", "bytes", FS_MS_MEM,
+				      "max(dev_shm_size_bytes)", "the size of the file system at /dev/shm",
+		.tier = "max(dev_shm_size_bytes_max)"},
+	[FS_MD_CGROUP_MEM_PEAK_BYTES] = {FS_MD_CGROUP_MEM_PEAK_BYTES, "cgroup_mem_peak_bytes", "bytes", FS_MS_CGROUP,
+					 "max(mem_peak_bytes)",
+					 "the job's cgroup's peak memory (page cache included) since the group was made",
+		.tier = "max(mem_peak_bytes_max)"},
 };
 
 /* Keyed: a row per device, interface, loader, phase name, process group,

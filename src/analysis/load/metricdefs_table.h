@@ -39,6 +39,8 @@ enum fs_md_source {
 	FS_MS_RSS_TICKS,  /* per tick: the trainer's (pid ?3) RSS, its children's summed */
 	FS_MS_PSS_TICKS,  /* per tick: the trainer's children's PSS, summed */
 	FS_MS_WORKER_PSS, /* the children's PSS samples, each with its process's first and last in the window */
+	FS_MS_MEM_TICKS,  /* per tick: the job's PSS (by role) and shared-memory PSS, summed */
+	FS_MS_MEM_PROCS,  /* per process: its first and last USS and RSS in the window, faults and CPU */
 	/* keyed: a row per key */
 	FS_MS_DISK,       /* by device, with the tick's length */
 	FS_MS_NIC,        /* by interface (lo apart), with the tick's length */
@@ -135,6 +137,24 @@ enum fs_md_id {
 	FS_MD_WORKERS_RSS_MAX_BYTES,
 	FS_MD_WORKERS_PSS_MAX_BYTES,
 	FS_MD_WORKERS_PSS_GROWTH_BYTES,
+	FS_MD_JOB_PSS_MAX_BYTES,
+	FS_MD_MAIN_PSS_MAX_BYTES,
+	FS_MD_OTHERS_PSS_MAX_BYTES,
+	FS_MD_WORKERS_FIRST_T,
+	FS_MD_WORKERS_LAST_T,
+	FS_MD_JOB_SHMEM_PSS_MAX_BYTES,
+	FS_MD_JOB_MEM_GROWTH_BYTES,
+	FS_MD_WORKERS_USS_GROWTH_BYTES,
+	FS_MD_MAIN_RSS_GROWTH_BYTES,
+	FS_MD_WORKERS_RSS_GROWTH_BYTES,
+	FS_MD_WORKER_USS_MAX_MEAN_BYTES,
+	FS_MD_WORKERS_COUNT,
+	FS_MD_JOB_SWAP_MAX_BYTES,
+	FS_MD_WORKERS_MINOR_FAULTS,
+	FS_MD_WORKERS_SYSTEM_CPU_S,
+	FS_MD_WORKERS_CPU_S,
+	FS_MD_DEV_SHM_SIZE_BYTES,
+	FS_MD_CGROUP_MEM_PEAK_BYTES,
 	FS_MD__N
 };
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/load/memory.h"
 #include "analysis/load/peers.h"
 
 struct fs_window {
@@ -232,6 +233,9 @@ struct fs_metrics {
 	char nic[32];
 	double nic_rx_bytes_per_s, nic_speed_bytes_per_s, tcp_retrans_per_s;
 	double nfs_read_ops_per_s, nfs_rtt_ms;
+
+	/* the job's memory over the trainer's loop (memory.h) */
+	struct fs_memory mem;
 };
 
 /* The trainer's entry of m->loops, or NULL when there is none. */
