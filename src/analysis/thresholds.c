@@ -46,12 +46,6 @@ const struct fs_thresholds fs_thresholds = {
 	 * tick's share by 0.02; a change of the level under that is not
 	 * resolved by the samples. */
 	.phase_noise_floor = 0.02,
-	/* Under half, a verdict is nearer a coin toss between its cause and
-	 * another than a finding (section 3 of docs/verdicts.md: confidence is
-	 * the basis's weight times half to all of the margin over the
-	 * runner-up): a stretch judged that way is noise around its
-	 * neighbour, not a change of the bottleneck. */
-	.phase_min_confidence = 0.5,
 	/* Memory (judge/memory.c). A worker's own start-up (the interpreter
 	 * touched after fork, batch buffers) and the batches the trainer maps
 	 * add memory that is no leak: the numpy-index scenario (3 workers,

@@ -59,9 +59,6 @@ struct fs_thresholds {
 	 * taken to have, so a series that barely moves is not cut on
 	 * differences below what its samples resolve. */
 	double phase_noise_floor;
-	/* A stretch whose own verdict has less confidence than this is not a
-	 * phase of its own: it joins its neighbour. */
-	double phase_min_confidence;
 	/* Memory overheads (judge/memory.c, docs/verdicts.md "Memory"):
 	 * loader_memory_growth when the job added at least mem_growth_share
 	 * of what it held at the loop's start and at least

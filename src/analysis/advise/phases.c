@@ -122,12 +122,13 @@ void fs_phases(const struct fs_phase_cands *c, const struct fs_metrics *m, const
 		fs_diagnose(&seg[k], t, d);
 		struct fs_phase p;
 		from_verdict(&seg[k], d, &c->span[k], &p);
-		/* the same cause, or a close call between the two causes (either
-		 * one's runner-up is the other's cause): one phase */
+		/* the same cause, or a close call between the two causes (each
+		 * one's runner-up is the other's cause: the two are close in both
+		 * stretches), or compute_bound beside a cause in the same band:
+		 * one phase */
 		bool same = n > 0 && (v->phase[n - 1].primary == p.primary ||
-				      names(d->runner_up, v->phase[n - 1].primary) || names(runner[n - 1], p.primary) ||
-				      floor_call(t, &v->phase[n - 1], &p) || !(p.confidence >= t->phase_min_confidence) ||
-				      !(conf[n - 1] >= t->phase_min_confidence));
+				      (names(d->runner_up, v->phase[n - 1].primary) && names(runner[n - 1], p.primary)) ||
+				      floor_call(t, &v->phase[n - 1], &p));
 		if (same) {
 			/* the cause of the more confident of the two (the first's on a tie) */
 			bool take = p.confidence > conf[n - 1];
