@@ -24,15 +24,15 @@ struct chart_def {
 };
 
 static const struct chart_def defs[FS_HC__N] = {
-	[FS_HC_GPU] = {"gpu", "Accelerator busy per GPU", "%", 100, false},
-	[FS_HC_WAIT] = {"wait", "Data wait per step (min–max per column)", "ms", 0, false},
-	[FS_HC_THREADS] = {"threads", "Loader threads by state (stacked, mean per column)", "threads", 0, true},
-	[FS_HC_CPU] = {"cpu", "CPU busy and iowait (all cores)", "%", 100, false},
-	[FS_HC_PSI] = {"psi", "Pressure stall (PSI)", "%", 100, false},
-	[FS_HC_DISK_MB] = {"disk", "Disk throughput per device", "MB/s", 0, false},
-	[FS_HC_DISK_UTIL] = {"util", "Disk utilisation per device", "%", 100, false},
-	[FS_HC_NET] = {"net", "Network per interface", "MB/s", 0, false},
-	[FS_HC_MEM] = {"mem", "Memory and page cache", "GiB", 0, false},
+	[FS_HC_GPU] = {"gpu", "Accelerator busy per GPU", "%", 100, false, NULL},
+	[FS_HC_WAIT] = {"wait", "Data wait per step (min–max per column)", "ms", 0, false, NULL},
+	[FS_HC_THREADS] = {"threads", "Loader threads by state (stacked, mean per column)", "threads", 0, true, NULL},
+	[FS_HC_CPU] = {"cpu", "CPU busy and iowait (all cores)", "%", 100, false, NULL},
+	[FS_HC_PSI] = {"psi", "Pressure stall (PSI)", "%", 100, false, NULL},
+	[FS_HC_DISK_MB] = {"disk", "Disk throughput per device", "MB/s", 0, false, NULL},
+	[FS_HC_DISK_UTIL] = {"util", "Disk utilisation per device", "%", 100, false, NULL},
+	[FS_HC_NET] = {"net", "Network per interface", "MB/s", 0, false, NULL},
+	[FS_HC_MEM] = {"mem", "Memory and page cache", "GiB", 0, false, NULL},
 	[FS_HC_JOBMEM] = {"jobmem", "The job's memory (PSS stacked by part, mean per column; /dev/shm used, min–max)", "MiB", 0,
 			  true, FS_HTML_SHM_LABEL},
 };
