@@ -155,6 +155,44 @@ static void gpu_families(struct fs_om *o, const struct fs_exporter_job *jobs, in
 	}
 }
 
+static void memory_families(struct fs_om *o, const struct fs_exporter_job *jobs, int n)
+{
+	static const struct {
+		const char *name, *help;
+	} part[] = {
+		{"feedscope_job_memory_pss_bytes", "The job's proportional set size (smaps_rollup Pss) summed by part: main (the training processes), workers (their children), others; the latest tick."},
+		{"feedscope_job_memory_uss_bytes", "The job's unique set size (Private_Clean + Private_Dirty) summed by part, the latest tick."},
+		{"feedscope_job_memory_swap_bytes", "The job's swapped-out bytes (smaps_rollup Swap) summed by part, the latest tick."},
+	};
+	for (size_t f = 0; f < sizeof part / sizeof *part; f++) {
+		fs_om_family(o, part[f].name, FS_OM_GAUGE, "bytes", part[f].help);
+		for (int i = 0; i < n; i++)
+			for (int p = 0; jobs[i].up && jobs[i].d->have_pss && p < FS_TALLY__PARTS; p++) {
+				const struct fs_tally_data *d = jobs[i].d;
+				double v = f == 0 ? d->pss[p] : f == 1 ? d->uss[p] : d->swap[p];
+				fs_om_sample(o, (struct fs_om_label[]){L("job", jobs[i].job), L("role", fs_tally_part_names[p])}, 2, v);
+			}
+	}
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{"feedscope_dev_shm_used_bytes", "Bytes used on the file system mounted at /dev/shm (DataLoader batches pass there), the latest sample."},
+		{"feedscope_dev_shm_size_bytes", "The size of the file system mounted at /dev/shm (a container's default is 64 MiB)."},
+		{"feedscope_cgroup_memory_limit_bytes", "The memory limit of the job's cgroups, the largest; no sample when unlimited."},
+		{"feedscope_cgroup_memory_peak_bytes", "The most memory ever charged to the job's cgroups (memory.peak), the largest."},
+		{"feedscope_cgroup_memory_usage_bytes", "The memory charged to the job's cgroups (page cache included), the largest, the latest tick."},
+	};
+	for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
+		fs_om_family(o, fam[f].name, FS_OM_GAUGE, "bytes", fam[f].help);
+		for (int i = 0; i < n; i++) {
+			const struct fs_tally_data *d = jobs[i].d;
+			double v = f == 0 ? d->shm_used : f == 1 ? d->shm_size : f == 2 ? d->cg_limit : f == 3 ? d->cg_peak : d->cg_usage;
+			if (jobs[i].up && !isnan(v))
+				fs_om_sample(o, &L("job", jobs[i].job), 1, v);
+		}
+	}
+}
+
 static void verdict_families(struct fs_om *o, const struct fs_exporter_job *jobs, int n)
 {
 	fs_om_family(o, "feedscope_verdict", FS_OM_INFO, NULL,
@@ -215,6 +253,7 @@ void fs_exporter_page(struct fs_om *o, const struct fs_exporter_job *jobs, int n
 	proc_families(o, jobs, n);
 	io_families(o, jobs, n);
 	gpu_families(o, jobs, n);
+	memory_families(o, jobs, n);
 	verdict_families(o, jobs, n);
 	server_families(o, c);
 }

@@ -22,6 +22,8 @@
 #define FS_HTML_MAX_SERIES 10
 #define FS_HTML_MAX_SPANS 1500
 #define FS_HTML_MAX_ROWS 20
+/* The job memory chart's /dev/shm series (a line over the stack) */
+#define FS_HTML_SHM_LABEL "/dev/shm used"
 
 /* The timelines, in the order they are drawn. */
 enum fs_html_chart_id {
@@ -34,6 +36,7 @@ enum fs_html_chart_id {
 	FS_HC_DISK_UTIL,  /* disk util per device, % */
 	FS_HC_NET,        /* network MB/s per interface */
 	FS_HC_MEM,        /* page cache and memory, GiB */
+	FS_HC_JOBMEM,     /* the job's PSS by part, stacked, and /dev/shm used, MiB */
 	FS_HC__N
 };
 

@@ -20,19 +20,28 @@ struct chart_def {
 	const char *id, *title, *unit;
 	double ymax;   /* fixed top of the y axis (percent), 0: from the data */
 	bool stacked;
+	const char *line; /* of a stacked chart, the series drawn as a line over the stack */
 };
 
 static const struct chart_def defs[FS_HC__N] = {
-	[FS_HC_GPU] = {"gpu", "Accelerator busy per GPU", "%", 100, false},
-	[FS_HC_WAIT] = {"wait", "Data wait per step (min–max per column)", "ms", 0, false},
-	[FS_HC_THREADS] = {"threads", "Loader threads by state (stacked, mean per column)", "threads", 0, true},
-	[FS_HC_CPU] = {"cpu", "CPU busy and iowait (all cores)", "%", 100, false},
-	[FS_HC_PSI] = {"psi", "Pressure stall (PSI)", "%", 100, false},
-	[FS_HC_DISK_MB] = {"disk", "Disk throughput per device", "MB/s", 0, false},
-	[FS_HC_DISK_UTIL] = {"util", "Disk utilisation per device", "%", 100, false},
-	[FS_HC_NET] = {"net", "Network per interface", "MB/s", 0, false},
-	[FS_HC_MEM] = {"mem", "Memory and page cache", "GiB", 0, false},
+	[FS_HC_GPU] = {"gpu", "Accelerator busy per GPU", "%", 100, false, NULL},
+	[FS_HC_WAIT] = {"wait", "Data wait per step (min–max per column)", "ms", 0, false, NULL},
+	[FS_HC_THREADS] = {"threads", "Loader threads by state (stacked, mean per column)", "threads", 0, true, NULL},
+	[FS_HC_CPU] = {"cpu", "CPU busy and iowait (all cores)", "%", 100, false, NULL},
+	[FS_HC_PSI] = {"psi", "Pressure stall (PSI)", "%", 100, false, NULL},
+	[FS_HC_DISK_MB] = {"disk", "Disk throughput per device", "MB/s", 0, false, NULL},
+	[FS_HC_DISK_UTIL] = {"util", "Disk utilisation per device", "%", 100, false, NULL},
+	[FS_HC_NET] = {"net", "Network per interface", "MB/s", 0, false, NULL},
+	[FS_HC_MEM] = {"mem", "Memory and page cache", "GiB", 0, false, NULL},
+	[FS_HC_JOBMEM] = {"jobmem", "The job's memory (PSS stacked by part, mean per column; /dev/shm used, min–max)", "MiB", 0,
+			  true, FS_HTML_SHM_LABEL},
 };
+
+/* Whether series s of a chart d is one of its stack. */
+static bool in_stack(const struct chart_def *d, const struct fs_html_series *s)
+{
+	return d->stacked && !(d->line && !strcmp(s->label, d->line));
+}
 
 /* Eight colours that stay apart on white, then around again. */
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -53,7 +62,7 @@ static double nice_ceil(double x)
 }
 
 /* The top of c's y axis: fixed for percentages, else the largest value
- * (of a stack: the largest total) rounded up. */
+ * (of a stack: the largest total, or a line over it) rounded up. */
 static double y_top(const struct fs_html_chart *c, const struct chart_def *d)
 {
 	if (d->ymax > 0)
@@ -61,11 +70,12 @@ static double y_top(const struct fs_html_chart *c, const struct chart_def *d)
 	double top = 0;
 	for (int col = 0; col < FS_HTML_COLUMNS; col++) {
 		double sum = 0;
-		for (int i = 0; i < c->nseries; i++) {
-			double v = c->s[i].hi[col];
-			if (isfinite(v))
-				sum = d->stacked ? sum + v : fmax(sum, v);
-		}
+		for (int i = 0; i < c->nseries; i++) /* the stack's total */
+			if (in_stack(d, &c->s[i]) && isfinite(c->s[i].hi[col]))
+				sum += c->s[i].hi[col];
+		for (int i = 0; i < c->nseries; i++) /* the lines, over it */
+			if (!in_stack(d, &c->s[i]) && isfinite(c->s[i].hi[col]))
+				sum = fmax(sum, c->s[i].hi[col]);
 		top = fmax(top, sum);
 	}
 	return nice_ceil(top);
@@ -152,14 +162,14 @@ static void line_series(FILE *out, const struct fs_html_series *s, int i, double
 
 /* A stacked series: the band between the ones below it and itself, each
  * stretch of columns with samples one closed shape. */
-static void stacked_series(FILE *out, const struct fs_html_chart *ch, int i, double top)
+static void stacked_series(FILE *out, const struct chart_def *d, const struct fs_html_chart *ch, int i, double top)
 {
 	const struct fs_html_series *s = &ch->s[i];
 	double base[FS_HTML_COLUMNS];
 	for (int c = 0; c < FS_HTML_COLUMNS; c++) {
 		base[c] = 0;
 		for (int j = 0; j < i; j++)
-			base[c] += isnan(ch->s[j].hi[c]) ? 0 : ch->s[j].hi[c];
+			base[c] += isnan(ch->s[j].hi[c]) || !in_stack(d, &ch->s[j]) ? 0 : ch->s[j].hi[c];
 	}
 	series_open(out, s, i, "area");
 	fprintf(out, " fill=\"%s\" d=\"", COLOUR(i));
@@ -293,8 +303,8 @@ static void chart(FILE *out, const struct fs_html_report *r, const struct fs_htm
 	y_axis(out, top, d->unit);
 	x_axis(out, r, TOP + PLOT_H);
 	for (int i = 0; i < c->nseries; i++) {
-		if (d->stacked)
-			stacked_series(out, c, i, top);
+		if (in_stack(d, &c->s[i]))
+			stacked_series(out, d, c, i, top);
 		else
 			line_series(out, &c->s[i], i, top);
 	}

@@ -148,6 +148,40 @@ static void thread_states(struct fs_q *q, const struct axis *ax, struct fs_html_
 		   (struct dest[]){{c, "running", 1}, {c, "blocked in I/O (D)", 1}, {c, "sleeping", 1}, {c, "other", 1}});
 }
 
+/* The job's memory: Σ PSS per tick of the trainer (?3), its children (the
+ * workers) and the job's other processes, the mean per column stacked (as
+ * the thread states); /dev/shm used, min and max, a line over them. Per
+ * minute (and where the seconds of series_1s are read: it has no PSS),
+ * each process's mean over its minute. */
+static void job_memory(struct fs_q *q, const struct axis *ax, struct fs_html_chart *c)
+{
+	const double mib = 1.0 / (1 << 20);
+	const struct dest parts[] = {{c, "main (trainer)", mib}, {c, "workers", mib}, {c, "others", mib}};
+#define PARTS(col) "sum(CASE WHEN pid = ?3 THEN " col " END) AS m, sum(CASE WHEN ppid = ?3 THEN " col " END) AS w," \
+		   " sum(CASE WHEN pid != ?3 AND ppid != ?3 THEN " col " END) AS o"
+	if (fs_q_tier(q)) {
+		add_series(q, ax,
+			   "SELECT '', " TCOL " AS c, avg(m), avg(m), avg(w), avg(w), avg(o), avg(o) FROM (SELECT t, "
+			   PARTS("pss_bytes") " FROM proc_1m WHERE " TWIN("") " GROUP BY t) GROUP BY c ORDER BY c",
+			   3, parts);
+		add_series(q, ax,
+			   "SELECT '', " TCOL " AS c, min(dev_shm_bytes_min), max(dev_shm_bytes_max) FROM mem_1m WHERE "
+			   TWIN("") " GROUP BY c ORDER BY c",
+			   1, (struct dest[]){{c, FS_HTML_SHM_LABEL, mib}});
+	} else {
+		add_series(q, ax,
+			   "SELECT '', " COL("t") " AS c, avg(m), avg(m), avg(w), avg(w), avg(o), avg(o) FROM (SELECT t, "
+			   PARTS("pss_bytes") " FROM proc WHERE " WIN("t") " AND " FS_Q_ROWS_PROC("") " GROUP BY t)"
+			   " GROUP BY c ORDER BY c",
+			   3, parts);
+		add_series(q, ax,
+			   "SELECT '', " COL("t") " AS c, min(dev_shm_bytes), max(dev_shm_bytes) FROM mem WHERE " WIN("t")
+			   " AND " FS_Q_ROWS_MEM("") " GROUP BY c ORDER BY c",
+			   1, (struct dest[]){{c, FS_HTML_SHM_LABEL, mib}});
+	}
+#undef PARTS
+}
+
 /* load_charts over the per-minute tables. */
 static void load_charts_tier(struct fs_q *q, const struct axis *ax, struct fs_html_chart *ch)
 {
@@ -266,6 +300,7 @@ static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_no
 {
 	struct fs_html_chart *ch = n->chart;
 	if (fs_q_tier(q)) {
+		job_memory(q, ax, &ch[FS_HC_JOBMEM]);
 		bool sec = per_second(q, ax);
 		n->resolution = sec ? "per second" : "per minute";
 		if (sec)
@@ -274,6 +309,7 @@ static void load_charts(struct fs_q *q, const struct axis *ax, struct fs_html_no
 			load_charts_tier(q, ax, ch);
 		return;
 	}
+	job_memory(q, ax, &ch[FS_HC_JOBMEM]);
 	n->resolution = "every tick";
 	add_series(q, ax,
 		   "SELECT 'GPU ' || gpu || coalesce(' ' || name, ''), " COL("t") " AS c, min(util_pct), max(util_pct)"
@@ -456,12 +492,14 @@ static void set_axis(struct fs_html_report *r, const struct fs_window *w)
 		r->t1 = r->t0 + 1; /* an empty run still gets an axis */
 }
 
-static int load_node(struct fs_html_report *r, int i, const char *path, char *err, size_t errlen)
+static int load_node(struct fs_html_report *r, int i, const struct fs_merge_file *f, char *err, size_t errlen)
 {
 	struct fs_html_node *n = &r->node[i];
+	const char *path = f->path;
 	struct fs_q q;
 	if (fs_q_open(&q, path, err, errlen) < 0)
 		return -1;
+	q.trainer = f->m.trainer_pid; /* the job's memory by part: the report's trainer */
 	q.w0 = r->t0 - n->shift_s;
 	q.w1 = r->t1 - n->shift_s;
 	struct axis ax = {q.w0, (r->t1 - r->t0) / FS_HTML_COLUMNS};
@@ -530,7 +568,7 @@ struct fs_html_report *fs_html_load(const struct fs_merged *g, const struct fs_m
 	}
 	set_axis(r, w);
 	for (int i = 0; i < n; i++)
-		if (load_node(r, i, files[i].path, err, errlen) < 0)
+		if (load_node(r, i, &files[i], err, errlen) < 0)
 			goto fail;
 	verdict_phases(g, r);
 	return r;

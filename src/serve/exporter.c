@@ -267,7 +267,7 @@ static int refresh(struct fs_exporter *x, struct job *j, uint64_t now)
 	char err[512];
 	fs_runfile_set_deadline(now + (uint64_t)FS_EXPORTER_FILE_DEADLINE_MS * 1000000u);
 	int64_t before = 0;
-	for (int k = 0; k < 6; k++)
+	for (size_t k = 0; k < sizeof j->t.last_rowid / sizeof *j->t.last_rowid; k++)
 		before += j->t.last_rowid[k];
 	int rc = -1;
 	if (!j->opened)
@@ -276,7 +276,7 @@ static int refresh(struct fs_exporter *x, struct job *j, uint64_t now)
 		rc = fs_tally_update(&j->t, err, sizeof err);
 		fs_tally_release(&j->t); /* the file is not held open between updates (tally.h) */
 		int64_t after = 0;
-		for (int k = 0; k < 6; k++)
+		for (size_t k = 0; k < sizeof j->t.last_rowid / sizeof *j->t.last_rowid; k++)
 			after += j->t.last_rowid[k];
 		if (rc < 0 && after > before)
 			rc = 1; /* stopped at the deadline with rows read: go on at once */

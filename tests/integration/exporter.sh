@@ -244,6 +244,26 @@ if [ "$(q live.db 'SELECT count(*) FROM io_classes')" -gt 0 ]; then
 else
 	fail "no io_classes rows: the tracer did not run ($(q live.db "SELECT value FROM meta WHERE key='trace'"))"
 fi
+# the job's memory: its latest tick's smaps_rollup figures summed, the
+# training process (the steps' pid) as role main; /dev/shm's and the
+# cgroup's latest rows (no sample where the run file has NULL)
+poll_gauge() { # QUERY VALUE-FROM-THE-RUN-FILE
+	if [ -z "$2" ]; then poll_eq "$1" none "the run file has NULL:"; else poll_near "$1" "$2"; fi
+}
+LAST="t = (SELECT max(t) FROM proc)"
+[ -n "$(q live.db "SELECT sum(pss_bytes) FROM proc WHERE $LAST")" ] || fail "no PSS in the run file's last tick ($(q live.db "SELECT value FROM meta WHERE key='job.pss'"))"
+poll_near "sum(feedscope_job_memory_pss_bytes{$I3,job=\"live\"})" "$(q live.db "SELECT sum(pss_bytes) FROM proc WHERE $LAST")"
+poll_near "feedscope_job_memory_pss_bytes{$I3,job=\"live\",role=\"main\"}" \
+	"$(q live.db "SELECT sum(pss_bytes) FROM proc WHERE $LAST AND pid IN (SELECT pid FROM steps)")"
+poll_near "sum(feedscope_job_memory_uss_bytes{$I3,job=\"live\"})" "$(q live.db "SELECT sum(uss_bytes) FROM proc WHERE $LAST")"
+poll_near "sum(feedscope_job_memory_swap_bytes{$I3,job=\"live\"})" "$(q live.db "SELECT sum(swap_bytes) FROM proc WHERE $LAST")"
+poll_gauge "feedscope_dev_shm_used_bytes{$I3,job=\"live\"}" "$(q live.db 'SELECT dev_shm_bytes FROM mem ORDER BY rowid DESC LIMIT 1')"
+poll_gauge "feedscope_dev_shm_size_bytes{$I3,job=\"live\"}" "$(q live.db 'SELECT dev_shm_size_bytes FROM mem ORDER BY rowid DESC LIMIT 1')"
+CG="t = (SELECT max(t) FROM cgroup)"
+poll_gauge "feedscope_cgroup_memory_limit_bytes{$I3,job=\"live\"}" "$(q live.db "SELECT max(mem_limit_bytes) FROM cgroup WHERE $CG")"
+poll_gauge "feedscope_cgroup_memory_peak_bytes{$I3,job=\"live\"}" "$(q live.db "SELECT max(mem_peak_bytes) FROM cgroup WHERE $CG")"
+echo "memory: pss $(pq "sum(feedscope_job_memory_pss_bytes{$I3})") (run file $(q live.db "SELECT sum(pss_bytes) FROM proc WHERE $LAST"))," \
+	"shm $(pq "feedscope_dev_shm_used_bytes{$I3}") of $(pq "feedscope_dev_shm_size_bytes{$I3}"), cgroup peak $(pq "feedscope_cgroup_memory_peak_bytes{$I3}")"
 poll_eq "count(feedscope_verdict_info{$I3,job=\"live\"})" 1
 # the same verdict as report over the same window (the last 60 s: all of it)
 want=$("$F" report --format json live.db | $PY -c 'import json,sys; print(json.load(sys.stdin)["verdict"]["primary"])' 2>/dev/null || true)

@@ -31,10 +31,10 @@ dom, nodes, charts = open(sys.argv[1], encoding='utf-8').read(), int(sys.argv[2]
 hover = len(sys.argv) > 4
 assert 'data-hover="ready"' in dom, "the report's script did not run"
 svgs = re.findall(r'<svg class="timeline" data-chart="(\w+)"(.*?)</svg>', dom, re.S)
-assert len(svgs) == 10 * nodes, ("timelines", len(svgs))
+assert len(svgs) == 11 * nodes, ("timelines", len(svgs))
 assert sum(1 for c, _ in svgs if c == "phases") == nodes
 for i in range(nodes):
-    mine = dict(svgs[10 * i:10 * i + 10])
+    mine = dict(svgs[11 * i:11 * i + 11])
     for c in charts:
         series = re.findall(r'<path class="series[^"]*"[^>]*data-points="(\d+)"[^>]*d="([^"]*)"', mine[c])
         assert series, (i, c, "no series")
@@ -120,7 +120,35 @@ LD_LIBRARY_PATH=$NVML FAKE_NVML_SCRIPT=$PWD/nvml.txt "$FEEDSCOPE" run -q -o real
 	--steps 25 --epochs 3 >job.out 2>job.err || fail "the recorded job failed: $(tail -5 job.err)"
 "$FEEDSCOPE" report --format html -o real.html real.db || fail "report --format html of a real run"
 browse real.html real "#fs-hover-test"
-check_dom real.dom 1 "gpu wait threads cpu mem" hover
+check_dom real.dom 1 "gpu wait threads cpu mem jobmem" hover
+# The job's memory: the trainer's and its 2 workers' PSS stacked, each
+# column's mean within the least and the largest per-tick sum of the run
+# file in it; /dev/shm used as a line where the run file has it.
+"$PY" - real.dom real.db <<'PY' || fail "the job memory chart (above)"
+import re, sqlite3, sys
+dom = open(sys.argv[1], encoding='utf-8').read()
+svg = re.search(r'<svg class="timeline" data-chart="jobmem" data-t0="([^"]+)" data-w="([^"]+)"(.*?)</svg>', dom, re.S)
+assert svg, "no jobmem chart"
+t0, w = float(svg.group(1)), float(svg.group(2))
+paths = {l: (k, v) for k, l, v in re.findall(r'<path class="series (\w+)" data-label="([^"]*)"[^>]*data-v="([^"]*)"', svg.group(3))}
+db = sqlite3.connect(sys.argv[2])
+trainer = db.execute("SELECT pid FROM steps GROUP BY pid ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
+for label, where in (("main (trainer)", "pid = %d" % trainer), ("workers", "ppid = %d" % trainer)):
+    assert label in paths and paths[label][0] == "area", (label, sorted(paths))
+    want = {}
+    for t, v in db.execute("SELECT t, sum(pss_bytes) FROM proc WHERE %s AND pss_bytes IS NOT NULL GROUP BY t" % where):
+        c = min(int((t - t0) / w), 1199)
+        lo, hi = want.get(c, (v, v))
+        want[c] = (min(lo, v), max(hi, v))
+    cells = paths[label][1].split(";")
+    got = {c: float(x.split(",")[-1]) * 2**20 for c, x in enumerate(cells) if x}
+    assert got and set(got) == set(want), (label, len(got), len(want))
+    for c, v in got.items():
+        assert want[c][0] * 0.999 <= v <= want[c][1] * 1.001, (label, c, v, want[c])
+    print("jobmem %s: %d columns, each within its ticks' sums" % (label, len(got)))
+shm = db.execute("SELECT count(dev_shm_bytes) FROM mem").fetchone()[0]
+assert (shm > 0) == ("/dev/shm used" in paths), (shm, sorted(paths))
+PY
 grep -q '<rect class="ckpt"' real.dom || fail "no checkpoint shaded (torch.save ends each epoch)"
 grep -q 'ckpt.pt' real.dom || fail "the files table does not list the checkpoint file"
 grep -q 'loader.SleepyDataset.num_workers</td><td>2<' real.dom || fail "the loader knobs table lacks num_workers 2"

@@ -202,6 +202,14 @@ static void test_page(void)
 	d.ngpus = 1;
 	d.gpus[0] = (struct fs_tally_gpu){.gpu = 0, .name = "NVIDIA H200", .util_pct = 50, .mem_used_bytes = NAN,
 					  .mem_total_bytes = NAN, .power_w = 300, .busy_s = 6};
+	d.have_pss = true;
+	d.pss[FS_TALLY_PART_MAIN] = 3e8;
+	d.pss[FS_TALLY_PART_WORKERS] = 1.5e9;
+	d.uss[FS_TALLY_PART_WORKERS] = 7.5e8;
+	d.shm_used = 4096;
+	d.shm_size = 67108864;
+	d.cg_limit = d.cg_usage = NAN; /* unlimited, not read: no sample */
+	d.cg_peak = 2e9;
 	struct fs_exporter_verdict v = {.valid = true, .primary = "storage_latency", .basis = "steps + gpu",
 					.confidence = 0.8, .input_bound = 0.3, .accelerator_idle = 0.35, .have_shares = true,
 					.window_s = 12.5, .at_s = 12.5};
@@ -230,10 +238,18 @@ static void test_page(void)
 		CHECK(strstr(b, "feedscope_run_file_up{job=\"gone\"} 0\n"));
 		CHECK(!strstr(b, "feedscope_steps_total{job=\"gone\""));
 		CHECK(strstr(b, "feedscope_exporter_bad_requests_total 2\n"));
+		CHECK(strstr(b, "feedscope_job_memory_pss_bytes{job=\"train\",role=\"workers\"} 1500000000\n"));
+		CHECK(strstr(b, "feedscope_job_memory_pss_bytes{job=\"train\",role=\"others\"} 0\n"));
+		CHECK(strstr(b, "feedscope_job_memory_uss_bytes{job=\"train\",role=\"workers\"} 750000000\n"));
+		CHECK(strstr(b, "feedscope_dev_shm_size_bytes{job=\"train\"} 67108864\n"));
+		CHECK(strstr(b, "feedscope_cgroup_memory_peak_bytes{job=\"train\"} 2000000000\n"));
+		CHECK(!strstr(b, "feedscope_cgroup_memory_limit_bytes{")); /* unlimited: no sample */
+		CHECK(!strstr(b, "feedscope_job_memory_pss_bytes{job=\"gone\""));
+		CHECK(strstr(b, om ? "# UNIT feedscope_job_memory_swap_bytes bytes\n" : "# TYPE feedscope_job_memory_swap_bytes gauge\n"));
 		int samples, families;
 		check_page(b, om, &samples, &families);
 		CHECK(samples > 40);
-		CHECK_INT(families, 31);
+		CHECK_INT(families, 39);
 		free(b);
 	}
 }

@@ -10,10 +10,11 @@ const char *const fs_tally_role_names[FS_TALLY__ROLES] = {"main", "worker"};
 const char *const fs_tally_state_names[FS_TALLY__STATES] = {"running", "blocked_io", "sleeping", "other"};
 const char *const fs_tally_class_names[FS_TALLY__CLASSES] = {"file", "socket", "pipe", "device", "other"};
 const char *const fs_tally_call_names[FS_TALLY__CALLS] = {"read", "write", "sync", "meta"};
+const char *const fs_tally_part_names[FS_TALLY__PARTS] = {"main", "workers", "others"};
 
 /* One statement per table, each reading after ?1, at most ?2 rows, and
  * (those that join the tick's length) up to the last tick read, ?4. */
-enum { S_TICKS, S_STEPS, S_PROC, S_CLASSES, S_GPU, S_RANKS, S_HOOK };
+enum { S_TICKS, S_STEPS, S_PROC, S_CLASSES, S_GPU, S_RANKS, S_HOOK, S_PMEM, S_SHM, S_CG, S__N };
 static const char *const sql[] = {
 	[S_TICKS] = "SELECT rowid, t, missed FROM ticks WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
 	[S_STEPS] = "SELECT rowid, pid, loader, epoch, wait_s, compute_s FROM steps WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
@@ -26,7 +27,15 @@ static const char *const sql[] = {
 	[S_RANKS] = "SELECT rowid, pid, rank FROM ranks WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
 	/* the key range uses meta's primary key; meta is small but not tiny */
 	[S_HOOK] = "SELECT key, value FROM meta WHERE key >= 'hook.rank.' AND key < 'hook.rank/'",
+	/* memory (schema 13; a file without these columns has no memory figures) */
+	[S_PMEM] = "SELECT rowid, t, pid, ppid, pss_bytes, uss_bytes, swap_bytes FROM proc"
+		   " WHERE rowid > ?5 AND t <= ?6 ORDER BY rowid LIMIT ?4",
+	[S_SHM] = "SELECT rowid, dev_shm_bytes, dev_shm_size_bytes FROM mem WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
+	[S_CG] = "SELECT rowid, t, mem_limit_bytes, mem_peak_bytes, mem_usage_bytes FROM cgroup"
+		 " WHERE rowid > ?5 AND t <= ?6 ORDER BY rowid LIMIT ?4",
 };
+_Static_assert(S__N <= sizeof ((struct fs_tally *)0)->st / sizeof(sqlite3_stmt *), "fs_tally.st");
+_Static_assert(S__N <= sizeof ((struct fs_tally *)0)->last_rowid / sizeof(int64_t), "fs_tally.last_rowid");
 
 /* Open the connection and prepare the statements: 0, or -1 with why. */
 static int connect(struct fs_tally *t, char *err, size_t errlen)
@@ -61,8 +70,11 @@ int fs_tally_open_with(struct fs_tally *t, const char *path, fs_tally_opener fn,
 		return -1;
 	fs_q_meta(&t->q, "mode", t->d.mode, sizeof t->d.mode);
 	fs_q_meta(&t->q, "hostname", t->d.host, sizeof t->d.host);
-	for (int r = 0; r < FS_TALLY__ROLES; r++)
-		t->d.cpu_s[r] = 0;
+	double pid = fs_q_meta_num(&t->q, "pid");
+	t->main_pid = isfinite(pid) ? (int)pid : 0;
+	struct fs_tally_data *d = &t->d;
+	d->shm_used = d->shm_size = d->cg_limit = d->cg_peak = d->cg_usage = NAN;
+	t->procs_t = t->cg_t = NAN;
 	t->attached = true;
 	return 0;
 }
@@ -80,6 +92,9 @@ void fs_tally_release(struct fs_tally *t)
 void fs_tally_close(struct fs_tally *t)
 {
 	fs_tally_release(t);
+	free(t->procs);
+	t->procs = NULL;
+	t->nprocs = t->procs_cap = 0;
 	t->attached = false;
 }
 
@@ -212,6 +227,125 @@ static bool read_new(struct fs_tally *t, double t_max)
 	return more;
 }
 
+/* How many of the latest tick's processes have ppid as their parent, and
+ * one of them. */
+static int children(const struct fs_tally *t, int ppid, int *child)
+{
+	int n = 0;
+	for (int i = 0; i < t->nprocs; i++)
+		if (t->procs[i].ppid == ppid && t->procs[i].pid != ppid) {
+			n++;
+			*child = t->procs[i].pid;
+		}
+	return n;
+}
+
+/* The training processes: those whose steps were read (pids[n]);
+ * without steps the job's main process, below a wrapper (exactly one
+ * child, itself with children) its child, as the report picks it. */
+static int trainers(const struct fs_tally *t, int *pids, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < t->d.nloops && n < cap; i++)
+		if (t->d.loops[i].pid > 0 && t->d.loops[i].steps > 0)
+			pids[n++] = t->d.loops[i].pid;
+	if (n > 0)
+		return n;
+	int pid = t->main_pid, child = 0, grandchild;
+	for (int depth = 0; depth < 8 && children(t, pid, &child) == 1 && children(t, child, &grandchild) > 0; depth++)
+		pid = child;
+	pids[0] = pid;
+	return 1;
+}
+
+static bool among(const int *pids, int n, int pid)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The latest tick's processes summed by part into t->d. */
+static void memory_parts(struct fs_tally *t)
+{
+	struct fs_tally_data *d = &t->d;
+	int main[FS_TALLY_LOOPS];
+	int nmain = trainers(t, main, FS_TALLY_LOOPS);
+	double pss[FS_TALLY__PARTS] = {0}, uss[FS_TALLY__PARTS] = {0}, swap[FS_TALLY__PARTS] = {0};
+	bool any = false;
+	for (int i = 0; i < t->nprocs; i++) {
+		const struct fs_tally_proc *p = &t->procs[i];
+		int part = among(main, nmain, p->pid)	 ? FS_TALLY_PART_MAIN
+			   : among(main, nmain, p->ppid) ? FS_TALLY_PART_WORKERS
+							 : FS_TALLY_PART_OTHERS;
+		any |= !isnan(p->pss);
+		pss[part] += nz(p->pss);
+		uss[part] += nz(p->uss);
+		swap[part] += nz(p->swap);
+	}
+	d->have_pss = any;
+	memcpy(d->pss, pss, sizeof pss);
+	memcpy(d->uss, uss, sizeof uss);
+	memcpy(d->swap, swap, sizeof swap);
+}
+
+/* The memory tables' new rows: the processes of the tick being read (a
+ * new tick starts the list again), the latest mem row, the largest of the
+ * latest tick's cgroups. The parts are summed once the batch ends on a
+ * whole tick. Returns whether a table hit the batch limit. */
+static bool read_memory(struct fs_tally *t, double t_max)
+{
+	struct fs_tally_data *d = &t->d;
+	bool more = false;
+	long n = 0;
+	sqlite3_stmt *st;
+	for (st = begin(t, S_PMEM, t->last_rowid[S_PMEM], t_max); fs_q_step(&t->q, st); n++) {
+		t->last_rowid[S_PMEM] = sqlite3_column_int64(st, 0);
+		double tt = fs_q_col(st, 1);
+		if (tt != t->procs_t)
+			t->nprocs = 0;
+		t->procs_t = tt;
+		if (t->nprocs == t->procs_cap) {
+			int cap = t->procs_cap ? 2 * t->procs_cap : 64;
+			struct fs_tally_proc *p = realloc(t->procs, (size_t)cap * sizeof *p);
+			if (!p)
+				continue; /* this process is left out of the sums */
+			t->procs = p;
+			t->procs_cap = cap;
+		}
+		t->procs[t->nprocs++] = (struct fs_tally_proc){sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+							       fs_q_col(st, 4), fs_q_col(st, 5), fs_q_col(st, 6)};
+	}
+	bool whole = n < FS_TALLY_BATCH && !fs_q_failed(&t->q);
+	more |= !whole;
+	if (whole && n > 0)
+		memory_parts(t);
+	for (n = 0, st = begin(t, S_SHM, t->last_rowid[S_SHM], 0); fs_q_step(&t->q, st); n++) {
+		t->last_rowid[S_SHM] = sqlite3_column_int64(st, 0);
+		d->shm_used = fs_q_col(st, 1);
+		d->shm_size = fs_q_col(st, 2);
+	}
+	more |= n >= FS_TALLY_BATCH;
+	for (n = 0, st = begin(t, S_CG, t->last_rowid[S_CG], t_max); fs_q_step(&t->q, st); n++) {
+		t->last_rowid[S_CG] = sqlite3_column_int64(st, 0);
+		double tt = fs_q_col(st, 1);
+		if (tt != t->cg_t)
+			t->cg_cur[0] = t->cg_cur[1] = t->cg_cur[2] = NAN;
+		t->cg_t = tt;
+		for (int k = 0; k < 3; k++)
+			t->cg_cur[k] = fmax(t->cg_cur[k], fs_q_col(st, 2 + k)); /* fmax: NaN only when both are */
+	}
+	whole = n < FS_TALLY_BATCH && !fs_q_failed(&t->q);
+	more |= !whole;
+	if (whole && n > 0) {
+		d->cg_limit = t->cg_cur[0];
+		d->cg_peak = t->cg_cur[1];
+		d->cg_usage = t->cg_cur[2];
+	}
+	return more;
+}
+
 static int rank_of(const struct fs_tally *t, int pid)
 {
 	for (int i = 0; i < t->npids; i++)
@@ -250,6 +384,7 @@ int fs_tally_update(struct fs_tally *t, char *err, size_t errlen)
 		d->recorded_s = t_max;
 	bool more = n >= FS_TALLY_BATCH;
 	more |= read_new(t, d->recorded_s);
+	more |= read_memory(t, d->recorded_s);
 	for (st = begin(t, S_HOOK, 0, 0); fs_q_step(&t->q, st);) {
 		int pid = atoi(fs_q_col_text(st, 0) + strlen("hook.rank."));
 		int *r = pid > 0 ? pid_slot(t, pid, true) : NULL;

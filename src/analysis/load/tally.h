@@ -25,12 +25,18 @@ enum fs_tally_role { FS_TALLY_MAIN, FS_TALLY_WORKER, FS_TALLY__ROLES };
 enum fs_tally_state { FS_TALLY_RUNNING, FS_TALLY_BLOCKED_IO, FS_TALLY_SLEEPING, FS_TALLY_OTHER, FS_TALLY__STATES };
 enum fs_tally_class { FS_TALLY_FILE, FS_TALLY_SOCKET, FS_TALLY_PIPE, FS_TALLY_DEVICE, FS_TALLY_OCLASS, FS_TALLY__CLASSES };
 enum fs_tally_call { FS_TALLY_READ, FS_TALLY_WRITE, FS_TALLY_SYNC, FS_TALLY_META, FS_TALLY__CALLS };
+/* The job's memory by part: the training processes (those that report
+ * steps; without steps the job's main process, or below a wrapper its
+ * only child with children of its own), their children (the DataLoader
+ * workers), the other processes of the job. */
+enum fs_tally_part { FS_TALLY_PART_MAIN, FS_TALLY_PART_WORKERS, FS_TALLY_PART_OTHERS, FS_TALLY__PARTS };
 
 /* The names used as label values ("worker", "blocked_io", "socket", "sync"). */
 extern const char *const fs_tally_role_names[FS_TALLY__ROLES];
 extern const char *const fs_tally_state_names[FS_TALLY__STATES];
 extern const char *const fs_tally_class_names[FS_TALLY__CLASSES];
 extern const char *const fs_tally_call_names[FS_TALLY__CALLS];
+extern const char *const fs_tally_part_names[FS_TALLY__PARTS]; /* "main", "workers", "others" */
 
 struct fs_tally_loop {
 	int pid;
@@ -64,6 +70,20 @@ struct fs_tally_data {
 	double io_calls[FS_TALLY__CLASSES][2];
 	int ngpus;
 	struct fs_tally_gpu gpus[FS_TALLY_GPUS];
+	/* Memory, the latest whole tick's (proc, cgroup) or the latest mem
+	 * row's; NaN not recorded. pss, uss, swap: Σ over the part's
+	 * processes (0: none of them), set only where the tick has a PSS
+	 * reading (have_pss) */
+	bool have_pss;
+	double pss[FS_TALLY__PARTS], uss[FS_TALLY__PARTS], swap[FS_TALLY__PARTS];
+	double shm_used, shm_size;        /* mem.dev_shm_bytes, dev_shm_size_bytes */
+	double cg_limit, cg_peak, cg_usage; /* cgroup.mem_*: the largest of the job's cgroups */
+};
+
+/* A process of the tick being read (its memory). */
+struct fs_tally_proc {
+	int pid, ppid;
+	double pss, uss, swap;
 };
 
 /* How the connection is opened (NULL: fs_q_open): 0, or -1 with why. */
@@ -76,8 +96,14 @@ struct fs_tally {
 	struct fs_q q;
 	bool attached; /* opened (fs_tally_open) and not closed */
 	bool open;     /* the connection is open (not released) */
-	int64_t last_rowid[6];
-	sqlite3_stmt *st[7];
+	int64_t last_rowid[10]; /* per table read after a rowid (tally.c's statements) */
+	sqlite3_stmt *st[10];
+	int main_pid;  /* meta pid */
+	/* the proc rows of the latest tick read (memory), the cgroup rows' */
+	struct fs_tally_proc *procs;
+	int nprocs, procs_cap;
+	double procs_t, cg_t;
+	double cg_cur[3];
 	int npids;
 	struct { int pid, rank, hook_rank; } pids[FS_TALLY_PIDS];
 	struct fs_tally_data d;
