@@ -23,7 +23,9 @@ grep -q 'feedscope: recorded' err.txt || fail "no summary on stderr"
 # it used to kill feedscope instead, leaving the job unrecorded).
 for sig in TERM HUP INT USR1 USR2 ALRM; do
 	rm -f s.db
-	"$FEEDSCOPE" run -q -o s.db -- sleep 30 &
+	# (a shell started with SIGINT ignored cannot restore it, and the job
+	# would inherit it: env restores the default for the job to receive)
+	env --default-signal=INT "$FEEDSCOPE" run -q -o s.db -- sleep 30 &
 	fs=$!
 	for _ in $(seq 50); do
 		[ "$(q s.db "SELECT count(*) FROM ticks" 2>/dev/null)" -gt 0 ] 2>/dev/null && break
@@ -31,6 +33,13 @@ for sig in TERM HUP INT USR1 USR2 ALRM; do
 	done
 	job=$(q s.db "SELECT value FROM meta WHERE key='pid'")
 	[ -n "$job" ] || fail "no job pid in meta"
+	# the job is the command once it has exec'd it: a signal forwarded
+	# between the fork and the exec (the child's set-up) is the child's,
+	# not the command's (the first tick can come before the exec)
+	for _ in $(seq 50); do
+		[ "$(cat /proc/"$job"/comm 2>/dev/null)" = sleep ] && break
+		sleep 0.1
+	done
 	kill -"$sig" $fs
 	wait $fs; rc=$?
 	want=$((128 + $(kill -l "$sig")))
