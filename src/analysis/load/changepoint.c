@@ -96,6 +96,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double fs_changepoint_median(double *v, int m)
+{
+	if (m <= 0)
+		return NAN;
+	qsort(v, (size_t)m, sizeof *v, cmp_double);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
 double fs_changepoint_noise(const double *x, int n, int d, int c, double floor)
 {
 	double *diff = malloc((size_t)(n > 0 ? n : 1) * sizeof *diff);
@@ -111,12 +119,7 @@ double fs_changepoint_noise(const double *x, int n, int d, int c, double floor)
 			diff[m++] = fabs(v - prev);
 		prev = v;
 	}
-	double sigma = 0;
-	if (m > 0) {
-		qsort(diff, (size_t)m, sizeof *diff, cmp_double);
-		double med = m % 2 ? diff[m / 2] : (diff[m / 2 - 1] + diff[m / 2]) / 2;
-		sigma = 1.4826 * med / sqrt(2.0);
-	}
+	double sigma = m > 0 ? 1.4826 * fs_changepoint_median(diff, m) / sqrt(2.0) : 0;
 	free(diff);
 	return fmax(sigma, floor);
 }

@@ -15,6 +15,9 @@
  * cuts gets them in order (room for max_segments - 1); returns how many. */
 int fs_changepoints(const double *x, int n, int d, const bool *allowed, int min_len, int max_segments, int *cuts);
 
+/* The median of v[0..m) (sorted in place); NaN when m is 0. */
+double fs_changepoint_median(double *v, int m);
+
 /* A column's noise: 1.4826 x the median absolute difference of successive
  * values / sqrt 2 (robust to a few level shifts and spikes), at least
  * floor. x is read with stride d from column c; NaN rows are skipped. */

@@ -137,26 +137,18 @@ static int epoch_starts(struct fs_q *q, const struct fs_metrics *m, double *star
  * median (the conventional three sigma of robust estimation). */
 #define CLIP_UNITS 3.0
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of column c (stride d), NaN rows left out, in units of the
- * column's noise below (the caller divides): here the raw values' median. */
+/* The median of column c (stride d), NaN rows left out: the raw values'
+ * (the caller puts it in units of the column's noise). */
 static double median_raw(const double *x, int n, int d, int c)
 {
 	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+	if (!v)
+		return NAN;
 	int m = 0;
-	for (int i = 0; v && i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (!isnan(x[i * d + c]))
 			v[m++] = x[i * d + c];
-	double med = NAN;
-	if (v && m > 0) {
-		qsort(v, (size_t)m, sizeof *v, cmp_d);
-		med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-	}
+	double med = fs_changepoint_median(v, m);
 	free(v);
 	return med;
 }
