@@ -30,9 +30,18 @@ fi
 pass=0 fail=0 skip=0
 failed=()
 
+# each test's wall time, printed beside its line and the slowest listed at the
+# end (make test has a time budget: docs/testing.md)
+times=$(mktemp /tmp/feedscope-times.XXXXXX)
+t_start=$(date +%s%N)
+took() { echo "$(( ($(date +%s%N) - t_start) / 100000000 ))" | sed 's/.$/.&/;s/^\./0./'; }
+
 report() { # name status [detail]
+	local secs; secs=$(took)
+	printf '%s %s\n' "$secs" "$1" >>"$times"
+	t_start=$(date +%s%N)
 	case $2 in
-	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
+	0) pass=$((pass + 1)); printf 'PASS  %s  %ss\n' "$1" "$secs" ;;
 	77)
 		if [ "${CI:-}" = true ]; then
 			fail=$((fail + 1)); failed+=("$1")
@@ -125,6 +134,9 @@ if [ -n "${FEEDSCOPE_ASAN_BUILD:-}" ]; then
 fi
 
 echo "----"
+echo "slowest:"
+sort -rn "$times" | head -15 | sed 's/^/  /'
+rm -f "$times"
 echo "passed $pass, failed $fail, skipped $skip"
 if [ $fail -ne 0 ]; then
 	printf 'failed: %s\n' "${failed[@]}"

@@ -104,6 +104,10 @@ void fs_tune_render_text(FILE *out, const struct fs_tune_result *r)
 				t->window == FS_TUNE_WINDOW_EPOCHS ? ", whole epochs" : "");
 		fprintf(out, ": %s\n", fs_text_escape(shown, sizeof shown, t->why));
 	}
+	for (int i = 0; i < T->nruled; i++) {
+		char shown[800];
+		fprintf(out, "not tried: %s\n", fs_text_escape(shown, sizeof shown, T->ruled[i]));
+	}
 	char shown[1200];
 	fprintf(out, "stopped (%s): %s\n", fs_tune_stop_name(r->stop), fs_text_escape(shown, sizeof shown, r->stop_text));
 	char no[400];
@@ -175,6 +179,10 @@ static void trial_json(struct fs_json *j, const struct fs_tune *T, const struct 
 	fs_json_number(j, "workers_pss_growth_bytes", t->workers_pss_growth_bytes);
 	fs_json_number(j, "dev_shm_bytes", t->dev_shm_bytes);
 	fs_json_number(j, "mem_available_min_bytes", t->mem_available_min_bytes);
+	fs_json_number(j, "per_worker_bytes", t->per_worker_bytes);
+	fs_json_number(j, "mem_room_bytes", t->mem_room_bytes);
+	fs_json_string(j, "mem_room_of", t->mem_room_of[0] ? t->mem_room_of : NULL);
+	fs_json_number(j, "shm_room_bytes", t->shm_room_bytes);
 	fs_json_number(j, "duration_s", t->duration_s);
 	fs_json_end(j);
 }
@@ -202,6 +210,10 @@ void fs_tune_render_json(FILE *out, const struct fs_tune_result *r)
 	fs_json_array(&j, "trials");
 	for (int i = 0; i < T->ntrials; i++)
 		trial_json(&j, T, &T->trials[i], r->dir);
+	fs_json_end(&j);
+	fs_json_array(&j, "ruled_out");
+	for (int i = 0; i < T->nruled; i++)
+		fs_json_string(&j, NULL, T->ruled[i]);
 	fs_json_end(&j);
 	char no[400];
 	bool rec = fs_tune_recommends(T, no, sizeof no);

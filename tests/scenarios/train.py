@@ -4,7 +4,7 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
     /usr/bin/python3 train.py --data DIR [--format npy|npy-mmap|bin|rand]
         [--samples N] [--epochs E] [--batch B] [--workers W]
         [--context default|fork|spawn|forkserver] [--persistent]
-        [--decode-ms MS] [--item-sleep-ms MS] [--init-sleep-ms MS]
+        [--decode-ms MS] [--item-sleep-ms MS] [--init-sleep-ms MS] [--worker-mib M]
         [--compute-ms MS] [--ckpt-every N --ckpt-mib S --ckpt-dir DIR]
         [--busy-file PATH] [--seed S]
     broad-suite options (additive; the defaults keep the behaviour above):
@@ -31,7 +31,8 @@ The dataset (made by gen_data.py):
 A sample's "decode" burns --decode-ms of the worker's own CPU time (a busy
 loop on thread_time, so a CPU quota or a busy core makes it slower in wall
 time, as a real decode would be); --item-sleep-ms waits without CPU, like a
-call to a remote service; --init-sleep-ms is a slow worker_init_fn.
+call to a remote service; --init-sleep-ms is a slow worker_init_fn;
+--worker-mib M makes each worker hold M MiB of its own memory from its start.
   http       --data is a URL prefix; sample i is GET PREFIX<i> (urllib, no
              proxy, 30 s timeout); --netns PATH: each worker joins that
              network namespace first (setns), the main process stays put
@@ -573,6 +574,8 @@ def parse_args():
     ap.add_argument("--decode-ms", type=float, default=0.0)
     ap.add_argument("--item-sleep-ms", type=float, default=0.0)
     ap.add_argument("--init-sleep-ms", type=float, default=0.0)
+    ap.add_argument("--worker-mib", type=int, default=0,
+                    help="each worker holds this many MiB of its own (written in its worker_init_fn)")
     ap.add_argument("--stall-every", type=int, default=0,
                     help="every N-th sample a worker loads sleeps --stall-ms more (a slow sample)")
     ap.add_argument("--stall-ms", type=float, default=0.0)
@@ -667,13 +670,22 @@ def evict_dataset(path):
         evict_cache.evict(f)
 
 
+_WORKER_HELD = None
+
+
 def make_loader(a, ds, seed):
     init_s = a.init_sleep_ms / 1000.0
     netns = a.netns
+    held = a.worker_mib << 20
 
     def worker_init(_):
         if netns:
             join_netns(netns)
+        if held:
+            global _WORKER_HELD
+            _WORKER_HELD = bytearray(held)
+            for i in range(0, held, 4096):  # touched: resident and private
+                _WORKER_HELD[i] = 1
         if init_s > 0:
             time.sleep(init_s)
 

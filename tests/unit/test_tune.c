@@ -533,6 +533,78 @@ static void test_gain_and_recommend(void)
 	}
 }
 
+/* Settings that would not fit in memory are not tried: one more worker's
+ * cost (its USS and /dev/shm share) against the room the best trial left. */
+static void test_memory_rule(void)
+{
+	struct fs_tune_trial tr[3];
+	struct fs_tune T = {.trials = tr, .ntrials = 1, .best = -1, .knobs = all, .max_workers = 16};
+	struct fs_tune_knobs next;
+	char why[400];
+
+	/* 2 workers at 300 MiB each; 1000 MiB of room under the cgroup's
+	 * limit: 2 + floor(1000/300) = 5 workers fit, the verdict asks for 8 */
+	tr[0] = trial(0, 0.4, 16, 2, FS_VERDICT_LOADER_PARALLELISM);
+	move(&tr[0], FS_KNOB_NUM_WORKERS, 8, "loader concurrency");
+	tr[0].per_worker_bytes = 300.0 * (1 << 20);
+	tr[0].mem_room_bytes = 1000.0 * (1 << 20);
+	snprintf(tr[0].mem_room_of, sizeof tr[0].mem_room_of, "the cgroup's limit");
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 5);
+	CHECK_INT(T.nruled, 1);
+	CHECK(strstr(T.ruled[0], "num_workers=8 would not fit in memory: 6 more workers at 300 MiB each") != NULL);
+	CHECK(strstr(T.ruled[0], "the cgroup's limit") != NULL);
+	/* asked again: said once */
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(T.nruled, 1);
+
+	/* room for none (200 MiB left, 300 MiB a worker): no more workers are
+	 * tried; deeper prefetch fits when the job uses no /dev/shm */
+	T.nruled = 0;
+	T.best = -1;
+	tr[0].mem_room_bytes = 200.0 * (1 << 20);
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], -1);
+	CHECK_INT(next.v[FS_KNOB_PREFETCH_FACTOR], 4);
+	CHECK(strstr(T.ruled[0], "no more workers fit") != NULL);
+	/* ... but not when twice the batches in flight overflow /dev/shm
+	 * (40 MiB at its peak, 20 MiB left): nothing is left to try */
+	T.nruled = 0;
+	T.best = -1;
+	tr[0].dev_shm_bytes = 40.0 * (1 << 20);
+	tr[0].shm_room_bytes = 20.0 * (1 << 20);
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_CONVERGED);
+	CHECK_INT(T.nruled, 2);
+	CHECK(strstr(T.ruled[1], "prefetch_factor=4 would not fit") && strstr(T.ruled[1], "/dev/shm's size"));
+	CHECK(strstr(why, "does not fit in memory") != NULL);
+
+	/* unknown cost (no worker measured): the verdict's number stands */
+	T.nruled = 0;
+	T.best = -1;
+	tr[0].per_worker_bytes = NAN;
+	tr[0].dev_shm_bytes = NAN;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 8);
+	CHECK_INT(T.nruled, 0);
+
+	/* a baseline without workers: the cost is another trial's, the room
+	 * the best trial's own (trial 1: 4 workers at 250 MiB, 600 MiB left:
+	 * 6 fit of the 12 its verdict asks for) */
+	tr[0] = trial(0, 0.4, 16, 0, FS_VERDICT_LOADER_PARALLELISM);
+	move(&tr[0], FS_KNOB_NUM_WORKERS, 4, "loader concurrency");
+	tr[1] = trial(1, 0.2, 16, 4, FS_VERDICT_LOADER_PARALLELISM);
+	tr[1].asked.v[FS_KNOB_NUM_WORKERS] = 4;
+	move(&tr[1], FS_KNOB_NUM_WORKERS, 12, "loader concurrency");
+	tr[1].per_worker_bytes = 250.0 * (1 << 20);
+	tr[1].mem_room_bytes = 600.0 * (1 << 20);
+	T.ntrials = 2;
+	T.best = -1;
+	CHECK_INT(fs_tune_next(&T, &next, why, sizeof why), FS_TUNE_GOING);
+	CHECK_INT(T.best, 1);
+	CHECK_INT(next.v[FS_KNOB_NUM_WORKERS], 6);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -544,6 +616,7 @@ int main(void)
 	test_climb();
 	test_batch_and_text();
 	test_gain_and_recommend();
+	test_memory_rule();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

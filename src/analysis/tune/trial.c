@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/compare/merge.h"
+#include "analysis/judge/memory.h"
 #include "analysis/load/metricdefs.h"
 #include "analysis/load/query.h"
 #include "analysis/thresholds.h"
@@ -22,6 +23,8 @@ static void clear_figures(struct fs_tune_trial *t)
 	t->step_s = t->samples_per_s = t->wait_share = t->cpu_cores = t->step_se_rel = NAN;
 	t->main_rss_bytes = t->workers_rss_bytes = t->workers_pss_bytes = NAN;
 	t->workers_pss_growth_bytes = t->dev_shm_bytes = t->mem_available_min_bytes = NAN;
+	t->per_worker_bytes = t->mem_room_bytes = t->shm_room_bytes = NAN;
+	t->mem_room_of[0] = 0;
 	t->have_verdict = false;
 	t->predicted_speedup = NAN;
 	t->relieves[0] = 0;
@@ -122,6 +125,30 @@ static void out_of_memory(const struct fs_metrics *m, struct fs_tune_trial *t)
 			 fs_fmt_bytes(a, sizeof a, m->mem_available_min_bytes), fs_fmt_bytes(b, sizeof b, m->mem_total_bytes),
 			 100 * th->mem_available_low);
 	}
+}
+
+/* What more workers would cost and the room there is for them, from the
+ * whole run's memory (m over the trainer's loop; trial.h). */
+static void memory_room(const struct fs_metrics *m, struct fs_tune_trial *t)
+{
+	const struct fs_thresholds *th = &fs_thresholds;
+	const struct fs_memory *mem = &m->mem;
+	struct fs_memory_verdict mv;
+	fs_judge_memory(m, th, &mv);
+	t->per_worker_bytes = mv.per_worker_bytes;
+	if (mem->cg_limit > 0 && mem->job_pss_max > 0) {
+		t->mem_room_bytes = (1 - th->mem_headroom_min) * mem->cg_limit - mem->job_pss_max;
+		snprintf(t->mem_room_of, sizeof t->mem_room_of, "the cgroup's limit");
+	}
+	if (isfinite(mem->mem_available_min) && mem->mem_total > 0) {
+		double room = mem->mem_available_min - th->mem_available_low * mem->mem_total;
+		if (!(t->mem_room_bytes <= room)) {
+			t->mem_room_bytes = room;
+			snprintf(t->mem_room_of, sizeof t->mem_room_of, "the machine's memory");
+		}
+	}
+	if (mem->shm_size > 0 && isfinite(mem->shm_used_max))
+		t->shm_room_bytes = (1 - th->mem_headroom_min) * mem->shm_size - mem->shm_used_max;
 }
 
 static int load(const char *path, const struct fs_window *w, struct fs_merge_file *f, char *err, size_t cap)
@@ -310,6 +337,7 @@ int fs_tune_trial_read(const char *path, long warmup, enum fs_tune_window window
 		goto out;
 	}
 	effective(&f->m, &t->eff);
+	memory_room(&f->m, t);
 	struct fs_window w;
 	double wait;
 	bool ok = window_of(path, f, warmup, window, t, &w, &wait);

@@ -47,6 +47,16 @@ struct fs_tune_trial {
 	double cpu_cores;          /* the job's CPU use over the window, in cores */
 	double main_rss_bytes, workers_rss_bytes, workers_pss_bytes, workers_pss_growth_bytes;
 	double dev_shm_bytes, mem_available_min_bytes;
+	/* What more workers or deeper prefetch would cost, over the whole
+	 * trial (judge/memory.h): one more worker's memory (its private
+	 * memory and its share of the /dev/shm batches); the room the trial
+	 * left before memory runs short, the smaller of the cgroup's (its
+	 * limit less mem_headroom_min, less the job's PSS peak) and the
+	 * machine's (MemAvailable's low less mem_available_low), and which one
+	 * it is ("the cgroup's limit", "the machine's memory"); /dev/shm's room
+	 * (its size less mem_headroom_min, less its peak). NaN unknown. */
+	double per_worker_bytes, mem_room_bytes, shm_room_bytes;
+	char mem_room_of[32];
 	/* the verdict over the window */
 	bool have_verdict;
 	enum fs_verdict_id verdict;

@@ -9,6 +9,7 @@
 
 #include "analysis/judge/verdict.h"
 #include "analysis/thresholds.h"
+#include "util/fmt.h"
 
 static const char *const stop_names[] = {
 	[FS_TUNE_GOING] = "going",
@@ -75,10 +76,83 @@ static bool latency_cause(enum fs_verdict_id v)
 	return v == FS_VERDICT_LOADER_PARALLELISM || v == FS_VERDICT_STORAGE_LATENCY || v == FS_VERDICT_NETWORK;
 }
 
+/* A setting ruled out for memory, said once. */
+static void rule_out(struct fs_tune *T, const char *text)
+{
+	for (int i = 0; i < T->nruled; i++)
+		if (!strcmp(T->ruled[i], text))
+			return;
+	if (T->nruled < (int)(sizeof T->ruled / sizeof T->ruled[0]))
+		snprintf(T->ruled[T->nruled++], sizeof T->ruled[0], "%s", text);
+}
+
+/* One more worker's memory: best trial B's own, else the largest any
+ * trial measured; NaN when none did. */
+static double per_worker(const struct fs_tune *T, const struct fs_tune_trial *B)
+{
+	if (B->per_worker_bytes > 0)
+		return B->per_worker_bytes;
+	double pw = NAN;
+	for (int i = 0; i < T->ntrials; i++)
+		if (T->trials[i].per_worker_bytes > 0 && !(pw >= T->trials[i].per_worker_bytes))
+			pw = T->trials[i].per_worker_bytes;
+	return pw;
+}
+
+/* The most workers, up to want, that fit in the memory best trial B left:
+ * its workers and as many more as its room holds at one worker's cost.
+ * want itself when it fits or either figure is unknown; a smaller number
+ * rules want out (said in T->ruled). */
+static int workers_that_fit(struct fs_tune *T, const struct fs_tune_trial *B, int want)
+{
+	int cur = value_in(B, FS_KNOB_NUM_WORKERS);
+	double pw = per_worker(T, B), room = B->mem_room_bytes;
+	if (want <= cur || cur < 0 || !(pw > 0) || !isfinite(room))
+		return want;
+	int fit = cur + (room > 0 ? (int)floor(room / pw) : 0);
+	if (fit >= want)
+		return want;
+	char a[32], b[32], c[32], text[360];
+	snprintf(text, sizeof text, "num_workers=%d would not fit in memory: %d more worker%s at %s each is %s, and "
+				    "trial %d left %s under %s%s",
+		 want, want - cur, want - cur == 1 ? "" : "s", fs_fmt_bytes(a, sizeof a, pw),
+		 fs_fmt_bytes(b, sizeof b, (want - cur) * pw), B->id, fs_fmt_bytes(c, sizeof c, fmax(room, 0)),
+		 B->mem_room_of, fit > cur ? "" : ": no more workers fit");
+	rule_out(T, text);
+	return fit;
+}
+
+/* Whether doubling best trial B's prefetch fits: the batches in flight,
+ * and so /dev/shm's use, double (as much again as its peak), held in
+ * both /dev/shm's room and the memory's. Said in T->ruled when not. */
+static bool prefetch_fits(struct fs_tune *T, const struct fs_tune_trial *B, int pf)
+{
+	double more = B->dev_shm_bytes;
+	if (!(more > 0))
+		return true;
+	const char *of = NULL;
+	double room = NAN;
+	if (isfinite(B->shm_room_bytes) && more > B->shm_room_bytes) {
+		of = "/dev/shm's size";
+		room = B->shm_room_bytes;
+	} else if (isfinite(B->mem_room_bytes) && more > B->mem_room_bytes) {
+		of = B->mem_room_of;
+		room = B->mem_room_bytes;
+	}
+	if (!of)
+		return true;
+	char a[32], b[32], text[360];
+	snprintf(text, sizeof text, "prefetch_factor=%d would not fit in memory: twice the batches in flight add about "
+				    "%s to /dev/shm (its peak again), and trial %d left %s under %s",
+		 2 * pf, fs_fmt_bytes(a, sizeof a, more), B->id, fs_fmt_bytes(b, sizeof b, fmax(room, 0)), of);
+	rule_out(T, text);
+	return false;
+}
+
 /* Candidate i of best trial B (0: its verdict's first loader knob, ...):
  * 1 with it in *k, 0 when candidate i is no change (a knob not allowed,
  * already at that value), -1 when there are no more. */
-static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int i, struct fs_tune_knobs *k,
+static int candidate(struct fs_tune *T, const struct fs_tune_trial *B, int i, struct fs_tune_knobs *k,
 		      char *why, size_t cap)
 {
 	if (!B->have_verdict)
@@ -117,6 +191,12 @@ static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int
 		int value = mv->value;
 		if (mv->knob == FS_KNOB_NUM_WORKERS && value > T->max_workers)
 			value = T->max_workers;
+		/* more workers only as many as fit in memory (none: no candidate) */
+		if (mv->knob == FS_KNOB_NUM_WORKERS && value > value_in(B, mv->knob)) {
+			value = workers_that_fit(T, B, value);
+			if (value <= value_in(B, mv->knob))
+				return 0;
+		}
 		if (value == value_in(B, mv->knob))
 			return 0;
 		k->v[mv->knob] = value;
@@ -130,8 +210,8 @@ static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int
 	if (guess && i == nmoves + prefetch + batch) {
 		int w = value_in(B, FS_KNOB_NUM_WORKERS);
 		int want = w > 0 ? 2 * w : 2;
-		k->v[FS_KNOB_NUM_WORKERS] = want > T->max_workers ? T->max_workers : want;
-		if (k->v[FS_KNOB_NUM_WORKERS] == w)
+		k->v[FS_KNOB_NUM_WORKERS] = workers_that_fit(T, B, want > T->max_workers ? T->max_workers : want);
+		if (k->v[FS_KNOB_NUM_WORKERS] <= w)
 			return 0;
 		snprintf(why, cap, "undetermined: the verdict names no cause, so one measured try of more workers");
 		return 1;
@@ -143,7 +223,7 @@ static int candidate(const struct fs_tune *T, const struct fs_tune_trial *B, int
 		return 1;
 	}
 	int pf = value_in(B, FS_KNOB_PREFETCH_FACTOR);
-	if (pf <= 0 || value_in(B, FS_KNOB_NUM_WORKERS) == 0)
+	if (pf <= 0 || value_in(B, FS_KNOB_NUM_WORKERS) == 0 || !prefetch_fits(T, B, pf))
 		return 0;
 	k->v[FS_KNOB_PREFETCH_FACTOR] = 2 * pf;
 	snprintf(why, cap, "%s: deeper prefetch keeps more samples in flight", fs_verdict_name(B->verdict));
@@ -295,6 +375,11 @@ enum fs_tune_stop fs_tune_next(struct fs_tune *T, struct fs_tune_knobs *next, ch
 		}
 	}
 	/* nothing the verdict points to is left */
+	if (T->nruled > 0) {
+		snprintf(why, cap, "what %s's verdict points to does not fit in memory: %s", T->best == 0 ? "the baseline" : "the best trial",
+			 T->ruled[T->nruled - 1]);
+		return FS_TUNE_CONVERGED;
+	}
 	if (T->best == 0 && B->have_verdict && B->verdict == FS_VERDICT_UNDETERMINED) {
 		snprintf(why, cap, "the baseline's verdict names no cause (undetermined: `feedscope report` on its run file "
 				   "says what was missing) and num_workers may not change");

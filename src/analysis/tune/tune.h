@@ -21,6 +21,11 @@ struct fs_tune {
 	int best;                  /* index of the fastest usable trial, -1 */
 	unsigned knobs;            /* the knobs it may change, bit per enum fs_tune_knob */
 	int max_workers;           /* never more workers than this */
+	/* The settings the search did not try because they would not fit in
+	 * memory (a trial's per-worker cost and room, trial.h), each said
+	 * once: "num_workers=8 would not fit: ..." */
+	int nruled;
+	char ruled[4][360];
 };
 
 /* Why the search stopped (a stable id: docs/tune.md). */
