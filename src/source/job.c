@@ -604,6 +604,7 @@ static int job_sample(void *state, const struct fs_source_ctx *ctx, char *why, s
 		p->last_ppid = p->now.st.ppid;
 		p->have_reaped = false;
 		p->reaped = (struct fs_pio){0};
+		job_proc_cgroup(s, p, ctx->now_ns);
 		fs_cgset_use(&s->cg, p->cg_cpu);
 		fs_cgset_use(&s->cg, p->cg_mem);
 	}

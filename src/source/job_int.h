@@ -102,6 +102,7 @@ struct jproc {
 	uint64_t prev_ns;
 	struct fs_pcounters prev;
 	int cg_cpu, cg_mem;          /* fs_cgset indexes, -1: none */
+	uint64_t cg_ns;              /* when /proc/PID/cgroup was last read */
 	uint32_t tried, ok;          /* tick generation last tried / read fine */
 	bool member;                 /* full-scan mode: its parent chain reaches the job */
 	struct jtick now;
@@ -191,6 +192,12 @@ struct job_state {
 /* Prepare p for pid: open its directory's files. Returns false when the
  * process is gone (p is then left closed). */
 bool job_proc_open(struct job_state *s, struct jproc *p, int pid);
+/* Read p's cgroups again when JOB_CG_RECHECK_NS have passed since the
+ * last read (a process moved into another cgroup: a launcher that joins
+ * the job's cgroup and then execs, a runtime's shim): its rows go to the
+ * new one from then on. */
+#define JOB_CG_RECHECK_NS 1000000000ull
+void job_proc_cgroup(struct job_state *s, struct jproc *p, uint64_t now_ns);
 
 /* Close every descriptor of p and free its threads. */
 void job_proc_close(struct job_state *s, struct jproc *p);

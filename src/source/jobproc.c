@@ -454,14 +454,24 @@ bool job_proc_open(struct job_state *s, struct jproc *p, int pid)
 		note_open_error(s, errno);
 	else if (p->io_fd < 0)
 		say_io(s, pid, errno);
-	int fd = openat(dir, "cgroup", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (fs_read_fd(fd, &s->buf) > 0)
-			fs_cgset_attach(&s->cg, s->buf.data, &p->cg_cpu, &p->cg_mem);
-		close(fd);
-	}
 	close(dir);
+	job_proc_cgroup(s, p, s->ctx ? s->ctx->now_ns : 0);
 	return true;
+}
+
+void job_proc_cgroup(struct job_state *s, struct jproc *p, uint64_t now_ns)
+{
+	if (p->cg_ns && now_ns - p->cg_ns < JOB_CG_RECHECK_NS)
+		return;
+	p->cg_ns = now_ns ? now_ns : 1;
+	char rel[40];
+	snprintf(rel, sizeof rel, "%d/cgroup", p->pid);
+	int fd = openat(s->proc_fd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* gone: its stat says so */
+	if (fs_read_fd(fd, &s->buf) > 0)
+		fs_cgset_attach(&s->cg, s->buf.data, &p->cg_cpu, &p->cg_mem);
+	close(fd);
 }
 
 void job_proc_close(struct job_state *s, struct jproc *p)

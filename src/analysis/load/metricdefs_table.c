@@ -272,11 +272,16 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 					"avg(throttled_pct)", "the job's cgroup's periods throttled by its quota, mean",
 		.tier = TAVG("throttled_pct")},
 	[FS_MD_CGROUP_MEM_LIMIT_BYTES] = {FS_MD_CGROUP_MEM_LIMIT_BYTES, "cgroup_mem_limit_bytes", "bytes", FS_MS_CGROUP,
-					  "max(mem_limit_bytes)", "the job's cgroup memory limit",
-		.tier = "max(mem_limit_bytes_max)"},
+					  "min(mem_limit_bytes)",
+					  "the job's cgroup memory limit (the tightest, where its processes are in several)",
+		.tier = "min(mem_limit_bytes_min)"},
 	[FS_MD_CGROUP_MEM_USAGE_MAX_BYTES] = {FS_MD_CGROUP_MEM_USAGE_MAX_BYTES, "cgroup_mem_usage_max_bytes", "bytes",
-					      FS_MS_CGROUP, "max(mem_usage_bytes)", "the job's cgroup memory use, largest",
-		.tier = "max(mem_usage_bytes_max)"},
+					      FS_MS_CGROUP,
+					      "coalesce(max(CASE WHEN mem_limit_bytes IS NOT NULL THEN mem_usage_bytes END),"
+					      " max(mem_usage_bytes))",
+					      "the job's cgroup memory use, largest (of the cgroups with a limit, where there is one)",
+		.tier = "coalesce(max(CASE WHEN mem_limit_bytes_max IS NOT NULL THEN mem_usage_bytes_max END),"
+			" max(mem_usage_bytes_max))"},
 	[FS_MD_TICKS_COUNT] = {FS_MD_TICKS_COUNT, "ticks_count", "count", FS_MS_TICKS, "nullif(count(*), 0)",
 			       "samples taken (ticks; none: not valid)",
 		.tier = "nullif(sum(n), 0)"},
@@ -425,9 +430,13 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 				      "max(dev_shm_size_bytes)", "the size of the file system at /dev/shm",
 		.tier = "max(dev_shm_size_bytes_max)"},
 	[FS_MD_CGROUP_MEM_PEAK_BYTES] = {FS_MD_CGROUP_MEM_PEAK_BYTES, "cgroup_mem_peak_bytes", "bytes", FS_MS_CGROUP,
-					 "max(mem_peak_bytes)",
-					 "the job's cgroup's peak memory (page cache included) since the group was made",
-		.tier = "max(mem_peak_bytes_max)"},
+					 "coalesce(max(CASE WHEN mem_limit_bytes IS NOT NULL THEN mem_peak_bytes END),"
+					 " max(mem_peak_bytes))",
+					 "the job's cgroup's peak memory (page cache included) since the group was made (of the "
+					 "cgroups with a limit, where there is one: a parent the job's launcher started in holds "
+					 "more than the job)",
+		.tier = "coalesce(max(CASE WHEN mem_limit_bytes_max IS NOT NULL THEN mem_peak_bytes_max END),"
+			" max(mem_peak_bytes_max))"},
 };
 
 /* Keyed: a row per device, interface, loader, phase name, process group,
