@@ -11,6 +11,8 @@ process prints the job's figures as one JSON line: `memjob: {...}`.
   --index numpy  the same index in two numpy arrays: nothing is copied
   --sample-kib K each sample a float32 tensor of K KiB (batches go through
                  /dev/shm from the workers to the main process)
+  --worker-mib M each worker holds M MiB of its own from its start (written
+                 in its worker_init_fn): a flat footprint
 The truth (all in bytes): growth = the job's PSS summed at the loop's end
 less the main process's PSS before the workers started; workers_uss_growth
 = each worker's private memory at its last reading less its first; shm =
@@ -78,7 +80,15 @@ class Data(Dataset):
         return torch.full((self.numel,), float(label)), label
 
 
+WORKER_MIB = 0
+_HELD = None
+
+
 def worker_init(_):
+    global _HELD
+    if WORKER_MIB:
+        _HELD = bytearray(WORKER_MIB << 20)
+        _HELD[::4096] = b"x" * len(_HELD[::4096])  # touched: resident and private
     note("first")
 
 
@@ -91,7 +101,7 @@ def shm_used():
 
 
 def main():
-    global TRUTH_DIR
+    global TRUTH_DIR, WORKER_MIB
     ap = argparse.ArgumentParser()
     ap.add_argument("--index", choices=["list", "numpy"], default="list")
     ap.add_argument("--items", type=int, default=1500000)
@@ -102,10 +112,12 @@ def main():
     ap.add_argument("--compute-ms", type=float, default=20)
     ap.add_argument("--work-ms", type=float, default=0)
     ap.add_argument("--sample-kib", type=int, default=1)
+    ap.add_argument("--worker-mib", type=int, default=0)
     ap.add_argument("--truth-dir", required=True)
     ap.add_argument("--busy-file")  # the suite's emulated accelerator: not used here
     a = ap.parse_args()
     TRUTH_DIR = a.truth_dir
+    WORKER_MIB = a.worker_mib
     os.makedirs(TRUTH_DIR, exist_ok=True)
     data = Data(a.items, a.index, a.sample_kib, a.work_ms)
     start = rollup()

@@ -19,6 +19,7 @@ static struct fs_memory mem0(void)
 	struct fs_memory m = {0};
 	m.have_pss = true;
 	m.window_s = 100;
+	m.late_slope = NAN; /* unknown: the span's mean rate stands */
 	m.job_pss_max = 1 * GIB;
 	m.main_pss_max = 600 * MIB;
 	m.workers_pss_max = 424 * MIB;
@@ -87,6 +88,24 @@ static void test_growth(void)
 		CHECK(strstr(f->why, "570 MiB less") != NULL); /* 600 - 30 */
 	}
 	CHECK_STR(fs_mem_finding_name(FS_MEMF_LOADER_GROWTH), "loader_memory_growth");
+
+	/* still growing in the span's second half (4 MiB/s: 400 MiB over the
+	 * 100 s span): the finding, at that rate */
+	mem.late_slope = 4 * MIB;
+	v = judge(&mem);
+	f = find(&v, FS_MEMF_LOADER_GROWTH);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_NEAR(f->rate_bytes_per_s, 4 * MIB, 1);
+		CHECK_NEAR(f->to_limit_s, (16 * GIB - 1.5 * GIB) / (4 * MIB), 1e-6);
+	}
+	/* the same 620 MiB taken by the workers at their start and then held
+	 * (1 MiB/s in the second half: 100 MiB over the span, under 128):
+	 * grown, not growing; no finding */
+	mem.late_slope = 1 * MIB;
+	v = judge(&mem);
+	CHECK(find(&v, FS_MEMF_LOADER_GROWTH) == NULL);
+	mem.late_slope = NAN;
 
 	/* the same growth in resident memory (allocations, not copies): a
 	 * finding without the copy-on-read explanation */

@@ -82,17 +82,23 @@ static void growth_fix(const struct fs_metrics *m, struct fs_mem_finding *f)
 }
 
 /* loader_memory_growth: the job added a fifth of what it held (and
- * 100 MiB) over the loop. */
+ * 128 MiB) over the loop, and still grows: at the rate of the span's
+ * second half (the slope of its PSS summed) the span adds 128 MiB too. A
+ * job whose workers take their memory at their start and then hold it
+ * has grown, but is not growing: no finding (a projection to the limit
+ * at the start-up's rate would be false). */
 static void growth(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_memory_verdict *out)
 {
 	const struct fs_memory *mem = &m->mem;
 	double held = mem->job_pss_max - mem->growth; /* at the loop's start */
 	if (!(mem->growth >= t->mem_growth_min_bytes) || !(mem->growth >= t->mem_growth_share * held))
 		return;
+	double rate = isfinite(mem->late_slope) ? mem->late_slope : mem->window_s > 0 ? mem->growth / mem->window_s : NAN;
+	if (isfinite(mem->late_slope) && !(rate * mem->window_s >= t->mem_growth_min_bytes))
+		return;
 	struct fs_mem_finding *f = add(out, FS_MEMF_LOADER_GROWTH, mem->growth, out->limit_bytes);
 	char a[32], b[32], c[32], d[32], e[32];
-	if (mem->window_s > 0)
-		f->rate_bytes_per_s = mem->growth / mem->window_s;
+	f->rate_bytes_per_s = rate;
 	if (f->rate_bytes_per_s > 0 && out->limit_bytes > mem->job_pss_max)
 		f->to_limit_s = (out->limit_bytes - mem->job_pss_max) / f->rate_bytes_per_s;
 	/* most of the workers' growth is copies (USS without RSS), and it is
@@ -101,7 +107,8 @@ static void growth(const struct fs_metrics *m, const struct fs_thresholds *t, st
 	f->copy_on_read = mem->workers > 0 && copied >= 0.5 * mem->workers_uss_growth &&
 			  mem->workers_uss_growth >= 0.3 * mem->growth;
 	EV(f, "job_memory_growth_bytes", mem->growth, "bytes", "proc (smaps_rollup)",
-	   "the job added %s over the loop (%s), %s/s; it held %s at the start and %s at its peak (PSS summed)",
+	   "the job added %s over the loop (%s), and grew %s/s in its second half; it held %s at the start and %s at "
+	   "its peak (PSS summed)",
 	   fs_fmt_bytes(a, 32, mem->growth), fs_fmt_time(b, 32, mem->window_s), fs_fmt_bytes(c, 32, f->rate_bytes_per_s),
 	   fs_fmt_bytes(d, 32, held), fs_fmt_bytes(e, 32, mem->job_pss_max));
 	EV(f, "workers_uss_growth_bytes", mem->workers_uss_growth, "bytes", "proc (smaps_rollup)",

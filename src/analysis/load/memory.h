@@ -21,6 +21,11 @@ struct fs_memory {
 	/* What the job added over the window (load/metricdefs_table.c,
 	 * job_mem_growth_bytes), and its parts */
 	double growth, workers_uss_growth, workers_rss_growth, main_rss_growth;
+	/* The job's PSS summed, its slope over the span's second half (bytes
+	 * a second): the rate it still grows at once the workers' start-up is
+	 * over (a worker's own allocations at its start are no growth of the
+	 * loop's) */
+	double late_slope;
 	double worker_uss_mean;  /* a worker's largest USS, mean: one more worker's cost */
 	int workers;             /* children seen in the window */
 	double workers_minflt, workers_sys_s, workers_cpu_s; /* totals over the window */

@@ -395,6 +395,14 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 	[FS_MD_JOB_SHMEM_PSS_MAX_BYTES] = {FS_MD_JOB_SHMEM_PSS_MAX_BYTES, "job_shmem_pss_max_bytes", "bytes",
 					   FS_MS_MEM_TICKS, "max(shmem)",
 					   "the job's shares of shared memory it maps (Pss_Shmem: /dev/shm batches) summed, largest", NULL},
+	[FS_MD_JOB_PSS_SLOPE_BYTES_PER_S] = {FS_MD_JOB_PSS_SLOPE_BYTES_PER_S, "job_pss_slope_bytes_per_s", "B/s",
+					     FS_MS_MEM_TICKS,
+					     "(count(pss) * sum(t * pss) - sum(CASE WHEN pss IS NOT NULL THEN t END) * sum(pss))"
+					     " / nullif(count(pss) * sum(CASE WHEN pss IS NOT NULL THEN t * t END)"
+					     " - sum(CASE WHEN pss IS NOT NULL THEN t END) * sum(CASE WHEN pss IS NOT NULL THEN t END), 0)",
+					     "the job's PSS summed per sample, its least-squares slope over the window (the memory "
+					     "findings read it over the loaders' span's second half: still growing, or settled)",
+					     NULL},
 	[FS_MD_JOB_MEM_GROWTH_BYTES] = {FS_MD_JOB_MEM_GROWTH_BYTES, "job_mem_growth_bytes", "bytes", FS_MS_MEM_PROCS,
 					"CASE WHEN count(uss1) > 0 THEN sum(CASE WHEN NOT alive THEN 0 WHEN grp = 'main' THEN rss1 - rss0 ELSE uss1 - uss0 END) END",
 					"what the job's processes there at the window's end added to its memory: the trainer's resident"
