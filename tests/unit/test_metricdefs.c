@@ -138,7 +138,8 @@ static bool memory(int id)
 	case FS_MD_DEV_SHM_SIZE_BYTES: case FS_MD_CGROUP_MEM_PEAK_BYTES:
 		return true;
 	default: /* the trainer (?3) is 0 here: no process has the workers' role */
-		return fs_metricdefs[id].source == FS_MS_MEM_TICKS || fs_metricdefs[id].source == FS_MS_MEM_PROCS;
+		return fs_metricdefs[id].source == FS_MS_MEM_TICKS || fs_metricdefs[id].source == FS_MS_MEM_PROCS ||
+		       fs_metricdefs[id].source == FS_MS_WORKER_ROWS;
 	}
 }
 

@@ -38,7 +38,7 @@ int main(void)
 	check_defs(doc.data, fs_metricdefs_by, FS_MDK__N);
 	for (int i = 0; i < FS_MS__N; i++) {
 		const struct fs_md_sourcedef *s = &fs_md_sources[i];
-		char row[1024];
+		char row[4096];
 		snprintf(row, sizeof row, "\n| `%s` | `%s` | `%s` | %s |", s->name, s->from, s->where,
 			 s->key ? s->key : "-");
 		check_row(doc.data, row);

@@ -111,30 +111,39 @@ const struct fs_md_sourcedef fs_md_sources[FS_MS__N] = {
 		" sum(shmem_pss_bytes_max) AS shmem, sum(ppid = ?3) AS nw FROM proc_1m GROUP BY t)", TWIN, NULL},
 	/* Each process of the job in the window, one row: its role, whether it
 	 * was there in the window's last second (alive: workers shutting down
-	 * at the end leave a tick or two apart), its first
-	 * and last USS (of the rows that have one: the partition by "has one"
-	 * makes first_value skip the rows before its first read) and RSS (the
-	 * first from a second into the window: the BPF path reads stat once a
-	 * second, and a reading older than the window's start holds what the
-	 * trainer had before it finished building its dataset), its
-	 * largest USS and swap, its minor faults and CPU seconds (x 100).
-	 * Read raw at any resolution (no per-minute form). */
+	 * at the end leave a tick or two apart), its first and last USS (of
+	 * the rows that have one) and RSS (the first from a second into the
+	 * window: the BPF path reads stat once a second, and a reading older
+	 * than the window's start holds what the trainer had before it
+	 * finished building its dataset), its largest USS and swap, its minor
+	 * faults and CPU seconds (x 100). Grouped by process, each first and
+	 * last reading a min(t)/max(t) of its own (window functions over the
+	 * whole window took 8 s on a 2-hour run file, these 2). Read raw at
+	 * any resolution (no per-minute form). */
 	[FS_MS_MEM_PROCS] = {FS_MS_MEM_PROCS, "memory by process", FS_T_PROC,
-			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () - 1 AS alive FROM (SELECT pid, max(t) AS t1, max(grp) AS grp, max(uss0) AS uss0, max(uss1) AS uss1, max(rss0) AS rss0,"
-			     " max(rss1) AS rss1, max(uss_bytes) AS uss_max, max(swap_bytes) AS swap_max,"
-			     " sum(minflt_per_s * dt) AS minflt, sum(system_pct * dt) AS sys, sum(cpu_pct * dt) AS cpu"
-			     " FROM (SELECT p.t, p.pid, p.uss_bytes, p.swap_bytes, p.minflt_per_s, p.system_pct, p.cpu_pct, k.dt_s AS dt,"
-			     " CASE WHEN p.pid = ?3 THEN 'main' WHEN p.ppid = ?3 THEN 'workers' ELSE 'others' END AS grp,"
-			     " CASE WHEN p.uss_bytes IS NOT NULL THEN first_value(p.uss_bytes) OVER u END AS uss0,"
-			     " CASE WHEN p.uss_bytes IS NOT NULL THEN last_value(p.uss_bytes) OVER u END AS uss1,"
-			     " CASE WHEN p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 THEN first_value(p.rss_bytes) OVER r END AS rss0,"
-			     " last_value(p.rss_bytes) OVER r AS rss1"
-			     " FROM proc p LEFT JOIN ticks k ON k.t = p.t WHERE " FS_Q_ROWS_PROC("p.") " AND p.t BETWEEN ?1 AND ?2"
-			     " WINDOW u AS (PARTITION BY p.pid, p.uss_bytes IS NULL ORDER BY p.t"
-			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),"
-			     " r AS (PARTITION BY p.pid, p.rss_bytes IS NOT NULL AND p.t >= ?1 + 1 ORDER BY p.t"
-			     " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY pid) y)",
+			     "(SELECT y.*, y.t1 >= max(y.t1) OVER () - 1 AS alive FROM (SELECT a.pid, a.t1, a.grp, u0.v AS uss0,"
+			     " u1.v AS uss1, r0.v AS rss0, r1.v AS rss1, a.uss_max, a.swap_max, a.minflt, a.sys, a.cpu FROM"
+			     " (SELECT p.pid, max(p.t) AS t1,"
+			     " CASE WHEN p.pid = ?3 THEN 'main' WHEN max(p.ppid = ?3) THEN 'workers' ELSE 'others' END AS grp,"
+			     " max(p.uss_bytes) AS uss_max, max(p.swap_bytes) AS swap_max, sum(p.minflt_per_s * k.dt_s) AS minflt,"
+			     " sum(p.system_pct * k.dt_s) AS sys, sum(p.cpu_pct * k.dt_s) AS cpu FROM proc p LEFT JOIN ticks k ON k.t = p.t"
+			     " WHERE " FS_Q_ROWS_PROC("p.") " AND p.t BETWEEN ?1 AND ?2 GROUP BY p.pid) a"
+			     /* a process's first and last reading: SQLite gives a bare
+			      * column the row of the one min() or max() */
+			     " LEFT JOIN (SELECT pid, min(t), uss_bytes AS v FROM proc WHERE " FS_Q_ROWS_PROC("") " AND t BETWEEN ?1 AND ?2"
+			     " AND uss_bytes IS NOT NULL GROUP BY pid) u0 ON u0.pid = a.pid"
+			     " LEFT JOIN (SELECT pid, max(t), uss_bytes AS v FROM proc WHERE " FS_Q_ROWS_PROC("") " AND t BETWEEN ?1 AND ?2"
+			     " AND uss_bytes IS NOT NULL GROUP BY pid) u1 ON u1.pid = a.pid"
+			     " LEFT JOIN (SELECT pid, min(t), rss_bytes AS v FROM proc WHERE " FS_Q_ROWS_PROC("") " AND t BETWEEN ?1 AND ?2"
+			     " AND rss_bytes IS NOT NULL AND t >= ?1 + 1 GROUP BY pid) r0 ON r0.pid = a.pid"
+			     " LEFT JOIN (SELECT pid, max(t), rss_bytes AS v FROM proc WHERE " FS_Q_ROWS_PROC("") " AND t BETWEEN ?1 AND ?2"
+			     " AND rss_bytes IS NOT NULL GROUP BY pid) r1 ON r1.pid = a.pid) y)",
 			     "t1 BETWEEN ?1 AND ?2", NULL, NULL, NULL, NULL},
+	/* The trainer's children's samples: when the loaders' span starts
+	 * and ends (one scan, where the per-tick sums above sort the whole
+	 * window by time). Read raw at any resolution. */
+	[FS_MS_WORKER_ROWS] = {FS_MS_WORKER_ROWS, "workers' samples", FS_T_PROC,
+			       "(SELECT t FROM proc WHERE ppid = ?3 AND " FS_Q_ROWS_PROC("") ")", WINDOW, NULL, NULL, NULL, NULL},
 	[FS_MS_DISK] = {FS_MS_DISK, "disk by device", FS_T_DISK,
 			"(SELECT d.*, d.dt_s AS dt FROM disk d WHERE " FS_Q_ROWS_DISK("d.") ")", WINDOW,
 			"device",
@@ -387,11 +396,10 @@ const struct fs_metricdef fs_metricdefs[FS_MD__N] = {
 	[FS_MD_OTHERS_PSS_MAX_BYTES] = {FS_MD_OTHERS_PSS_MAX_BYTES, "others_pss_max_bytes", "bytes", FS_MS_MEM_TICKS,
 					"max(others_pss)",
 					"the job's other processes' (neither the trainer nor its children) PSS summed, largest", NULL},
-	[FS_MD_WORKERS_FIRST_T] = {FS_MD_WORKERS_FIRST_T, "workers_first_t_s", "s", FS_MS_MEM_TICKS,
-				   "min(CASE WHEN nw > 0 THEN t END)", "the first sample with a child of the trainer (a DataLoader's iter())",
-				   FS_MD_RAW},
-	[FS_MD_WORKERS_LAST_T] = {FS_MD_WORKERS_LAST_T, "workers_last_t_s", "s", FS_MS_MEM_TICKS,
-				  "max(CASE WHEN nw > 0 THEN t END)", "the last sample with a child of the trainer", FS_MD_RAW},
+	[FS_MD_WORKERS_FIRST_T] = {FS_MD_WORKERS_FIRST_T, "workers_first_t_s", "s", FS_MS_WORKER_ROWS,
+				   "min(t)", "the first sample with a child of the trainer (a DataLoader's iter())", NULL},
+	[FS_MD_WORKERS_LAST_T] = {FS_MD_WORKERS_LAST_T, "workers_last_t_s", "s", FS_MS_WORKER_ROWS,
+				  "max(t)", "the last sample with a child of the trainer", NULL},
 	[FS_MD_JOB_SHMEM_PSS_MAX_BYTES] = {FS_MD_JOB_SHMEM_PSS_MAX_BYTES, "job_shmem_pss_max_bytes", "bytes",
 					   FS_MS_MEM_TICKS, "max(shmem)",
 					   "the job's shares of shared memory it maps (Pss_Shmem: /dev/shm batches) summed, largest", NULL},

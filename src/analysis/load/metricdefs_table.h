@@ -41,6 +41,7 @@ enum fs_md_source {
 	FS_MS_WORKER_PSS, /* the children's PSS samples, each with its process's first and last in the window */
 	FS_MS_MEM_TICKS,  /* per tick: the job's PSS (by role) and shared-memory PSS, summed */
 	FS_MS_MEM_PROCS,  /* per process: its first and last USS and RSS in the window, faults and CPU */
+	FS_MS_WORKER_ROWS, /* the trainer's children's samples (their times) */
 	/* keyed: a row per key */
 	FS_MS_DISK,       /* by device, with the tick's length */
 	FS_MS_NIC,        /* by interface (lo apart), with the tick's length */
