@@ -64,15 +64,15 @@ struct fs_stall {
 	char missing[256]; /* what could not be read, said once */
 };
 
-/* Read every process of the job (d->procs), ask the hooked ones for their
- * stacks, and say the stall's line. */
+/* Read every process of the job (d->procs), write the stall's start row,
+ * say its line, and ask the hooked processes for their stacks. */
 void fs_stall_probe_start(struct fs_stall *d, double last, double t);
 
 /* Look at the dumps asked for; true when every one is in (or the wait is
  * over at t). */
 bool fs_stall_probe_collect(struct fs_stall *d, double t);
 
-/* Write the stall's start row and its processes' rows; the probes freed. */
+/* Write the stall's processes' rows; the probes freed. */
 void fs_stall_probe_write(struct fs_stall *d);
 
 /* Whether process pid registered the signal (and is still the same

@@ -116,7 +116,18 @@ void fs_stall_probe_start(struct fs_stall *d, double last, double t)
 		missing(d, p->b.kstack_why);
 		d->nprobes++;
 	}
-	/* the line first, from the kernel's side: the stacks take a while */
+	/* the start now (the exporter's gauge), the processes when the stacks are in */
+	struct fs_row r;
+	fs_row_init(&r, FS_T_STALLS, 0);
+	fs_row_int(&r, FS_STALLS_stall, d->nstalls);
+	fs_row_text(&r, FS_STALLS_event, "start");
+	fs_row_real(&r, FS_STALLS_t, t);
+	fs_row_real(&r, FS_STALLS_t_start, last);
+	fs_row_real(&r, FS_STALLS_bound_s, d->s_bound);
+	fs_row_text(&r, FS_STALLS_basis, d->basis);
+	fs_row_int(&r, FS_STALLS_procs, d->nprobes);
+	fs_sink_row(d->inner, &r);
+	/* the line, from the kernel's side: the stacks take a while */
 	char line[1536], phrase[400];
 	size_t o = (size_t)snprintf(line, sizeof line, "stall %d: no %s for %.1f s (bound %.3g s; %s) since t = %.1f s",
 				    d->nstalls, d->steps ? "step" : "progress", t - last, d->s_bound, d->basis, last);
@@ -224,16 +235,6 @@ static void write_proc(struct fs_stall *d, const struct stall_probe *p)
 
 void fs_stall_probe_write(struct fs_stall *d)
 {
-	struct fs_row r;
-	fs_row_init(&r, FS_T_STALLS, 0);
-	fs_row_int(&r, FS_STALLS_stall, d->nstalls);
-	fs_row_text(&r, FS_STALLS_event, "start");
-	fs_row_real(&r, FS_STALLS_t, d->s_detect);
-	fs_row_real(&r, FS_STALLS_t_start, d->s_start);
-	fs_row_real(&r, FS_STALLS_bound_s, d->s_bound);
-	fs_row_text(&r, FS_STALLS_basis, d->basis);
-	fs_row_int(&r, FS_STALLS_procs, d->nprobes);
-	fs_sink_row(d->inner, &r);
 	for (int i = 0; i < d->nprobes; i++) {
 		write_proc(d, &d->probes[i]);
 		free(d->probes[i].stack);
