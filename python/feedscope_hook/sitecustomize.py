@@ -6,6 +6,8 @@ pytorch and FEEDSCOPE_MARKERS. Then:
 
 1. With both variables set, feedscope._torch.install() adds an import hook
    that patches torch once the job imports it (torch is not imported here).
+   With FEEDSCOPE_STACKS set too, feedscope._stacks.install() registers
+   faulthandler on feedscope's signal, for the Python stacks at a stall.
 2. The sitecustomize this one shadows (the next one on sys.path, such as
    Debian's /usr/lib/python3.11/sitecustomize.py, or the job's own) is run as
    the module `sitecustomize`, as if this file were not there: it replaces
@@ -33,6 +35,11 @@ def _install_hook():
         _torch.install()
     except Exception as e:
         _torch._failed(e)
+    try:
+        from feedscope import _stacks
+        _stacks.install()
+    except Exception as e:
+        sys.stderr.write("feedscope: no Python stacks at a stall (%s: %s)\n" % (type(e).__name__, e))
 
 
 def _next_sitecustomize():

@@ -70,4 +70,25 @@ const struct fs_thresholds fs_thresholds = {
 	 * kernel time are a tenth of it or more. */
 	.page_copy_sys_share = 0.30,
 	.page_copy_faults_per_sys_s = 20000,
+	/* Stalls. A step's time varies by a few times at most in a healthy
+	 * loop (an epoch's first step with its workers' start-up, a
+	 * checkpoint, a validation pass: the scenario suite's jobs, 2-8x
+	 * their median); 20x is none of those. 60 s: PyTorch's own
+	 * DataLoader timeout is off by default and users report hangs of
+	 * minutes to hours (issue 39: pytorch/pytorch#1355, 23 h silent in
+	 * RolnickLab/ami-data-companion#140); a minute of nothing is past
+	 * any step of a healthy loop with a short step. 300 s at start-up:
+	 * loading a model, indexing a dataset, compiling (torch.compile
+	 * takes minutes on large models) come before the first step. */
+	.hang_step_multiple = 20,
+	.hang_floor_s = 60,
+	.hang_startup_s = 300,
+	/* NVML's utilisation is the share of its sample period (1/6 s to
+	 * 1 s) in which a kernel ran: an idle device reads 0, a loop that
+	 * launches anything reads more than a few percent. */
+	.hang_device_busy_pct = 5,
+	/* A training loop on the CPU keeps its process busy; a process that
+	 * waits for batches (poll on the workers' queues every 5 s) uses
+	 * under 1%. Half a core is neither. */
+	.hang_main_cpu_pct = 50,
 };

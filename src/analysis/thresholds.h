@@ -74,6 +74,18 @@ struct fs_thresholds {
 	double mem_headroom_min;
 	double page_copy_sys_share;
 	double page_copy_faults_per_sys_s;
+	/* Stalls (record/stall.c, docs/verdicts.md "Stalls"): no step for
+	 * max(hang_step_multiple x the median step so far, hang_floor_s) is a
+	 * stall; before the first step (or, without steps, the first sign of
+	 * progress) the bound is at least hang_startup_s from the start.
+	 * Without steps, progress is the job's reads (tracer), its device busy
+	 * at least hang_device_busy_pct, or its main process on a CPU at
+	 * least hang_main_cpu_pct of a core. */
+	double hang_step_multiple;
+	double hang_floor_s;
+	double hang_startup_s;
+	double hang_device_busy_pct;
+	double hang_main_cpu_pct;
 };
 
 /* The thresholds in force. */

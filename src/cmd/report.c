@@ -14,11 +14,13 @@
 #include "analysis/compare/merge.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/query.h"
+#include "analysis/load/stalls.h"
 #include "analysis/load/summary.h"
 #include "analysis/judge/verdict.h"
 #include "bench/emu/run_report.h"
 #include "cmd/cmd.h"
 #include "render/html.h"
+#include "render/stalls.h"
 #include "render/summary_text.h"
 #include "render/verdict.h"
 #include "util/log.h"
@@ -332,16 +334,26 @@ static int report_one(const char *path, const struct fs_window *w, bool json, co
 	}
 	if (html)
 		return report_html(html, g, f, 1, w);
+	struct fs_stalls st; /* the whole run's, whatever the window */
+	if (fs_stalls_load(path, &st, err, sizeof err) < 0) {
+		fs_stalls_free(&st);
+		return read_failed(err);
+	}
 	if (json) {
-		fs_merged_render_json(stdout, g);
+		fs_merged_render_json_stalls(stdout, g, &st);
+		fs_stalls_free(&st);
 		return 0;
 	}
 	struct fs_summary sum;
-	if (!w && fs_summary_load(path, &sum, err, sizeof err) < 0)
+	if (!w && fs_summary_load(path, &sum, err, sizeof err) < 0) {
+		fs_stalls_free(&st);
 		return read_failed(err); /* a query failed: an unreadable run file, as above */
+	}
 	if (!w)
 		fs_summary_render_text(stdout, &sum, path);
 	fs_merged_render_text(stdout, g);
+	fs_stalls_render_text(stdout, &st);
+	fs_stalls_free(&st);
 	return 0;
 }
 

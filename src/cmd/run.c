@@ -18,6 +18,11 @@
 #include "serve/exporter.h"
 #include "serve/httpd.h"
 #include "util/log.h"
+#include "util/parse.h"
+
+/* --hang-after's range: a second (the tests) to a week. */
+#define FS_HANG_AFTER_MIN_S 1.0
+#define FS_HANG_AFTER_MAX_S 604800.0
 
 static const char usage_text[] =
 	"usage: feedscope run [OPTIONS] -- CMD [ARGS...]\n"
@@ -66,6 +71,13 @@ static const char usage_text[] =
 	"                       file keeps them for that hour, the latest hour and around\n"
 	"                       stalls, and per-minute tables and per-second timelines for\n"
 	"                       the whole run\n"
+	"      --hang-after S   a stall is no step for S seconds (default: max(20 x the\n"
+	"                       median step so far, 60 s); without steps, no sign of\n"
+	"                       progress (reads, device busy, main process on a CPU) for S\n"
+	"                       (default 300 s). While it lasts: one line on stderr, what\n"
+	"                       each process is blocked on and its Python stack (with the\n"
+	"                       hook) in the run file (docs/verdicts.md, \"Stalls\")\n"
+	"      --no-stalls      do not look for stalls\n"
 	"  -q, --quiet          no summary at exit, no notes about skipped sources\n"
 	"  -h, --help           this help\n";
 
@@ -80,6 +92,7 @@ static const struct option long_opts[] = {
 	{"no-hook", no_argument, NULL, 'H'},      {"no-trace", no_argument, NULL, 'T'},
 	{"trace-ops", no_argument, NULL, 'O'},    {"hash-paths", no_argument, NULL, 'A'},
 	{"export", required_argument, NULL, 'X'},
+	{"hang-after", required_argument, NULL, 'U'}, {"no-stalls", no_argument, NULL, 'u'},
 	{"output-dir", required_argument, NULL, 'D'}, {"to-runs-dir", no_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
@@ -146,7 +159,7 @@ static struct fs_exporter *start_export(struct fs_session *s, const char *addr)
 int fs_cmd_run(int argc, char **argv)
 {
 	struct fs_session_opts o = {.interval_s = 0.1, .system_interval_s = FS_SYSTEM_INTERVAL_S,
-				     .pss = FS_PSS_BOUNDED};
+				     .pss = FS_PSS_BOUNDED, .stalls = true};
 	enum fs_hook_mode hook = FS_HOOK_AUTO;
 	bool no_trace = false, trace_ops = false, hash_paths = false;
 	const char *export_addr = NULL;
@@ -175,6 +188,17 @@ int fs_cmd_run(int argc, char **argv)
 			export_addr = optarg;
 			continue;
 		}
+		if (opt == 'U') {
+			if (!fs_parse_seconds(optarg, &o.hang_after_s) || o.hang_after_s < FS_HANG_AFTER_MIN_S ||
+			    o.hang_after_s > FS_HANG_AFTER_MAX_S)
+				return fs_usage_error("run: bad --hang-after '%s' (seconds, 1 to 604800, e.g. 90 or 5m)",
+						      optarg);
+			continue;
+		}
+		if (opt == 'u') {
+			o.stalls = false;
+			continue;
+		}
 		if (opt == 'P' || opt == 'H') {
 			if (hook != FS_HOOK_AUTO && hook != (opt == 'P' ? FS_HOOK_ON : FS_HOOK_OFF))
 				return fs_usage_error("run: --pytorch and --no-hook contradict each other");
@@ -186,6 +210,8 @@ int fs_cmd_run(int argc, char **argv)
 		if (fs_session_parse_opt(&o, opt, optarg, "run") == 2)
 			return 2;
 	}
+	if (!o.stalls && o.hang_after_s > 0)
+		return fs_usage_error("run: --hang-after and --no-stalls contradict each other");
 	if (optind >= argc)
 		return fs_usage_error("run: no command given (usage: feedscope run [OPTIONS] -- CMD [ARGS...])");
 	char **cmd = argv + optind;
@@ -201,6 +227,8 @@ int fs_cmd_run(int argc, char **argv)
 	const char *markers = fs_session_open_markers(&s);
 	fs_jobenv_prepare(&env, cmd[0], hook, markers, no_trace ? NULL : fs_session_open_trace(&s, hash_paths),
 			  trace_ops);
+	if (env.hook)
+		fs_session_open_stacks(&s, env.stacks, sizeof env.stacks);
 	if (!no_trace && !env.trace_dir[0])
 		fs_session_no_trace(&s, "the tracer library (libfeedscope-trace.so) was not found");
 	fs_sink_metaf(fs_store_sink(s.store), "hook", "%s%s%s", env.hook ? "pytorch" : "off",

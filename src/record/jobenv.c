@@ -185,6 +185,7 @@ void fs_jobenv_apply(const struct fs_jobenv *e)
 		if (e->trace_ops)
 			setenv("FEEDSCOPE_TRACE_OPS", "1", 1);
 	}
+	unsetenv("FEEDSCOPE_STACKS"); /* an outer feedscope's: not ours to answer */
 	if (!e->markers[0])
 		return;
 	setenv("FEEDSCOPE_MARKERS", e->markers, 1);
@@ -192,4 +193,6 @@ void fs_jobenv_apply(const struct fs_jobenv *e)
 		setenv("PYTHONPATH", e->pythonpath, 1);
 	if (e->hook)
 		setenv("FEEDSCOPE_HOOK", "pytorch", 1);
+	if (e->hook && e->stacks[0])
+		setenv("FEEDSCOPE_STACKS", e->stacks, 1);
 }

@@ -16,6 +16,7 @@ struct fs_jobenv {
 	bool trace_ops;        /* FEEDSCOPE_TRACE_OPS=1 */
 	char pythonpath[8192]; /* the new PYTHONPATH, "" = leave it */
 	bool hook;             /* FEEDSCOPE_HOOK=pytorch */
+	char stacks[300];      /* FEEDSCOPE_STACKS ("SIGNUM:DIR": the hook's stack dumps at a stall), "" = none */
 	char why[256];         /* when the hook is off in auto mode, or the package is missing */
 };
 

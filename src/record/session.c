@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "analysis/load/metrics.h"
+#include "analysis/load/stalls.h"
 #include "analysis/load/summary.h"
 #include "analysis/compare/merge.h"
 #include "analysis/judge/verdict.h"
 #include "bench/probe/probe.h"
+#include "render/stalls.h"
 #include "render/summary_text.h"
 #include "store/retain.h"
 #include "source/jobstates.h"
@@ -273,6 +275,13 @@ void fs_session_meta_start(struct fs_session *s, const char *mode, int argc, cha
 	meta_queues(sink, &s->paths);
 }
 
+/* Where the recorder and the marker channel write: the stall detector,
+ * which passes everything on to the run file, or the run file itself. */
+static struct fs_sink *rows_sink(struct fs_session *s)
+{
+	return s->stall ? fs_stall_sink(s->stall) : fs_store_sink(s->store);
+}
+
 /* CPU time feedscope has used so far (user + system, all threads), seconds. */
 static double process_cpu_s(void)
 {
@@ -310,7 +319,13 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	fs_sink_metaf(sink, "pid", "%d", (int)root);
 	struct fs_recorder_opts ro = {.no_gpu = s->opts.no_gpu, .only = s->opts.only,
 				      .system_interval_s = s->opts.system_interval_s};
-	s->rec = fs_recorder_open(&s->paths, sink, &s->job, &ro, 0.0);
+	if (s->opts.stalls) {
+		struct fs_stall_opts so = {.hang_after_s = s->opts.hang_after_s, .paths = &s->paths,
+					   .stacks_dir = s->stacks_dir[0] ? s->stacks_dir : NULL,
+					   .stacks_signal = SIGRTMAX - FS_STALL_SIGNAL_OFFSET};
+		s->stall = fs_stall_new(&so, sink); /* NULL (out of memory): no stalls looked for */
+	}
+	s->rec = fs_recorder_open(&s->paths, rows_sink(s), &s->job, &ro, 0.0);
 	if (!s->rec) {
 		fs_warn("out of memory");
 		return 1;
@@ -319,6 +334,8 @@ int fs_session_start(struct fs_session *s, pid_t root, bool adopt)
 	 * (milliseconds: NVML, the tracer): the first interval's rates times its
 	 * dt_s must give what happened in it */
 	s->start_ns = fs_now_ns();
+	if (s->stall)
+		fs_stall_start_at(s->stall, s->start_ns);
 	fs_sink_metaf(sink, "start_unix", "%.6f", (double)fs_unix_ns() / 1e9);
 	fs_sink_metaf(sink, "start_monotonic_ns", "%llu", (unsigned long long)s->start_ns);
 	fs_recorder_sample(s->rec, 0.0, 0);
@@ -370,7 +387,8 @@ static void remove_stale_trace_dirs(void)
 		int pid;
 		char tail[16];
 		struct stat st;
-		if (sscanf(e->d_name, "feedscope-trace-%d-%15s", &pid, tail) != 2 || pid <= 0)
+		if ((sscanf(e->d_name, "feedscope-trace-%d-%15s", &pid, tail) != 2 &&
+		     sscanf(e->d_name, "feedscope-stacks-%d-%15s", &pid, tail) != 2) || pid <= 0)
 			continue;
 		if (kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
@@ -407,6 +425,32 @@ static void remove_trace_dir(struct fs_session *s)
 	s->job.trace_dir = NULL;
 }
 
+static void remove_stacks_dir(struct fs_session *s)
+{
+	if (!s->stacks_dir[0])
+		return;
+	remove_dir(s->stacks_dir);
+	s->stacks_dir[0] = '\0';
+}
+
+bool fs_session_open_stacks(struct fs_session *s, char *env, size_t cap)
+{
+	char dir[64];
+	if (!s->opts.stalls)
+		return false;
+	remove_stale_trace_dirs();
+	snprintf(dir, sizeof dir, "/dev/shm/feedscope-stacks-%d-XXXXXX", (int)getpid());
+	if (!mkdtemp(dir)) {
+		fs_warn("stalls: cannot make %s: %s; no Python stacks at a stall", dir, strerror(errno));
+		fs_sink_metaf(fs_store_sink(s->store), "stall.stacks", "unavailable: cannot make %s: %s", dir,
+			      strerror(errno));
+		return false;
+	}
+	snprintf(s->stacks_dir, sizeof s->stacks_dir, "%s", dir);
+	fs_stall_stacks_env(SIGRTMAX - FS_STALL_SIGNAL_OFFSET, dir, env, cap);
+	return true;
+}
+
 void fs_session_no_trace(struct fs_session *s, const char *why)
 {
 	remove_trace_dir(s);
@@ -422,7 +466,7 @@ static int markers_fds(void *arg, int *fds, int cap)
 static void markers_ready(void *arg)
 {
 	struct fs_session *s = arg;
-	fs_markers_drain(s->markers, fs_store_sink(s->store), s->start_ns);
+	fs_markers_drain(s->markers, rows_sink(s), s->start_ns);
 }
 
 const struct fs_loop_input *fs_session_input(struct fs_session *s)
@@ -439,8 +483,10 @@ void fs_session_tick(void *arg, double t, uint64_t missed)
 	s->missed += missed;
 	if (s->markers) /* connections the poll set could not hold (not the
 			 * listener: an accept4 each tick was 7.5% of the recorder) */
-		fs_markers_unpolled(s->markers, fs_store_sink(s->store), s->start_ns);
+		fs_markers_unpolled(s->markers, rows_sink(s), s->start_ns);
 	fs_recorder_sample(s->rec, t, missed);
+	if (s->stall)
+		fs_stall_tick(s->stall, t);
 }
 
 int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
@@ -464,9 +510,14 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 	fs_recorder_finish(s->rec);
 	fs_recorder_close(s->rec);
 	s->rec = NULL;
-	fs_markers_close(s->markers, sink, s->start_ns);
+	fs_markers_close(s->markers, rows_sink(s), s->start_ns);
 	s->markers = NULL;
+	if (s->stall)
+		fs_stall_finish(s->stall, duration);
+	fs_stall_free(s->stall);
+	s->stall = NULL;
 	remove_trace_dir(s);
+	remove_stacks_dir(s);
 	int rc = fs_store_close_at(s->store, s->path, sizeof s->path) < 0 ? 1 : 0;
 	s->store = NULL;
 	if (!s->opts.quiet) {
@@ -490,6 +541,10 @@ int fs_session_finish(struct fs_session *s, int exit_code, int term_signal)
 			fs_warn("verdict: out of memory");
 		else
 			fs_merged_render_text(stderr, g);
+		struct fs_stalls st;
+		if (fs_stalls_load(s->path, &st, err, sizeof err) == 0)
+			fs_stalls_render_text(stderr, &st);
+		fs_stalls_free(&st);
 		if (f)
 			fs_merge_file_free(f);
 		free(f);
@@ -505,7 +560,10 @@ void fs_session_abort(struct fs_session *s)
 	if (s->markers && s->store)
 		fs_markers_close(s->markers, fs_store_sink(s->store), s->start_ns);
 	s->markers = NULL;
+	fs_stall_free(s->stall);
+	s->stall = NULL;
 	remove_trace_dir(s);
+	remove_stacks_dir(s);
 	if (s->store)
 		fs_store_discard(s->store);
 	s->store = NULL;

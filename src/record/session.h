@@ -10,6 +10,7 @@
 #include "record/loop.h"
 #include "record/markers.h"
 #include "record/recorder.h"
+#include "record/stall.h"
 #include "store/store.h"
 
 struct fs_session_opts {
@@ -27,6 +28,8 @@ struct fs_session_opts {
 	int states;             /* --states: FS_STATES_AUTO (0), _PROC or _BPF */
 	bool bpf_stats;         /* --bpf-stats: count the BPF programs' time in the kernel */
 	bool keep_all;          /* --keep-all: no raw row deleted (store/retain.h) */
+	bool stalls;            /* run: look for stalls while recording (record/stall.h) */
+	double hang_after_s;    /* --hang-after: the stall bound, fixed; 0: derived */
 };
 
 struct fs_session {
@@ -41,6 +44,8 @@ struct fs_session {
 	struct fs_markers *markers;  /* run: the marker channel, or NULL */
 	char trace_dir[256];         /* run: the tracer's region directory, "" = none */
 	struct fs_loop_input input;  /* polls the marker channel */
+	struct fs_stall *stall;      /* run: the stall detector, in front of the store's sink; or NULL */
+	char stacks_dir[256];        /* run: where the hook dumps Python stacks, "" = none */
 };
 
 /* Create the run file (before any job is started, so a bad -o path is a
@@ -69,6 +74,12 @@ const char *fs_session_open_markers(struct fs_session *s);
  * job gets it. Returns it, or NULL (said once, recorded in meta). It is
  * removed when the session ends. */
 const char *fs_session_open_trace(struct fs_session *s, bool hash_paths);
+
+/* The hook will run: make the directory its Python stacks are dumped to
+ * at a stall (record/stall.h) and put "SIGNUM:DIR" for FEEDSCOPE_STACKS
+ * into env[cap]. False (said once, recorded in meta) when it cannot be
+ * made, or stalls are not looked for. It is removed when the session ends. */
+bool fs_session_open_stacks(struct fs_session *s, char *env, size_t cap);
 
 /* The tracer will not run after all: remove its directory, say why in meta. */
 void fs_session_no_trace(struct fs_session *s, const char *why);

@@ -20,6 +20,12 @@ static double recording_of(const struct fs_exporter_job *j) { return !j->d->comp
 static double recorded_of(const struct fs_exporter_job *j) { return j->d->recorded_s; }
 static double ticks_of(const struct fs_exporter_job *j) { return (double)j->d->ticks; }
 static double missed_of(const struct fs_exporter_job *j) { return j->d->missed_ticks; }
+static double stalled_of(const struct fs_exporter_job *j) { return j->d->stalled; }
+static double stalls_of(const struct fs_exporter_job *j) { return j->d->stalls; }
+static double stall_s_of(const struct fs_exporter_job *j)
+{
+	return j->d->stalled && j->d->recorded_s > j->d->stall_start ? j->d->recorded_s - j->d->stall_start : 0;
+}
 
 static void run_families(struct fs_om *o, const struct fs_exporter_job *jobs, int n)
 {
@@ -41,6 +47,14 @@ static void run_families(struct fs_om *o, const struct fs_exporter_job *jobs, in
 	per_job(o, jobs, n, ticks_of);
 	fs_om_family(o, "feedscope_recorder_missed_ticks", FS_OM_COUNTER, NULL, "Ticks the recorder skipped because sampling overran.");
 	per_job(o, jobs, n, missed_of);
+	fs_om_family(o, "feedscope_stalled", FS_OM_GAUGE, NULL,
+		     "1 while the job is stalled: no step (or, without steps, no progress) for longer than the bound (docs/verdicts.md, Stalls), else 0.");
+	per_job(o, jobs, n, stalled_of);
+	fs_om_family(o, "feedscope_stall_seconds", FS_OM_GAUGE, "seconds",
+		     "How long the stall at hand has lasted (from the last progress to the last tick recorded); 0 when none.");
+	per_job(o, jobs, n, stall_s_of);
+	fs_om_family(o, "feedscope_stalls", FS_OM_COUNTER, NULL, "Stalls found in the run so far.");
+	per_job(o, jobs, n, stalls_of);
 }
 
 static void step_families(struct fs_om *o, const struct fs_exporter_job *jobs, int n)

@@ -8,6 +8,7 @@
 #include "analysis/compare/merge.h"
 #include "analysis/load/metrics.h"
 #include "analysis/judge/verdict.h"
+#include "analysis/load/stalls.h"
 
 void fs_verdict_render_text(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);
 void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct fs_verdict *v);
@@ -20,5 +21,9 @@ void fs_verdict_render_json(FILE *out, const struct fs_metrics *m, const struct 
  * ends and every rank first (JSON: also `nodes`, `clock`, `skew`). */
 void fs_merged_render_text(FILE *out, const struct fs_merged *g);
 void fs_merged_render_json(FILE *out, const struct fs_merged *g);
+
+/* The same with the run's stalls (analysis/load/stalls.h) as `stalls`
+ * (render/stalls.h); stalls NULL: no such key. */
+void fs_merged_render_json_stalls(FILE *out, const struct fs_merged *g, const struct fs_stalls *stalls);
 
 #endif

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "render/memory.h"
+#include "render/stalls.h"
 #include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/json.h"
@@ -345,6 +346,11 @@ static void nodes(struct fs_json *j, const struct fs_merged *g)
 
 void fs_merged_render_json(FILE *out, const struct fs_merged *g)
 {
+	fs_merged_render_json_stalls(out, g, NULL);
+}
+
+void fs_merged_render_json_stalls(FILE *out, const struct fs_merged *g, const struct fs_stalls *stalls)
+{
 	struct fs_json j;
 	fs_json_init(&j, out);
 	fs_json_object(&j, NULL);
@@ -357,5 +363,7 @@ void fs_merged_render_json(FILE *out, const struct fs_merged *g)
 		fs_json_int(&j, "files", g->nfiles);
 		nodes(&j, g);
 	}
+	if (stalls)
+		fs_stalls_render_json(&j, stalls);
 	fs_json_end(&j);
 }

@@ -191,6 +191,25 @@
 	X(BENCH_CKPT, write_bytes_per_s, REAL) X(BENCH_CKPT, read_s, REAL)       \
 	X(BENCH_CKPT, read_bytes_per_s, REAL) X(BENCH_CKPT, ranks, INTEGER)
 
+/* Stalls (record/stall.h, docs/schema.md "stalls"): a stall's start, once
+ * what each process was blocked on is read, and its end, each a row. */
+#define FS_COLS_STALLS(X)                                                       \
+	X(STALLS, stall, INTEGER) X(STALLS, event, TEXT) X(STALLS, t, REAL)      \
+	X(STALLS, t_start, REAL) X(STALLS, bound_s, REAL) X(STALLS, basis, TEXT) \
+	X(STALLS, procs, INTEGER)
+
+/* What each process of the job was doing when a stall was found. */
+#define FS_COLS_STALL_PROCS(X)                                                  \
+	X(STALL_PROCS, stall, INTEGER) X(STALL_PROCS, pid, INTEGER)              \
+	X(STALL_PROCS, ppid, INTEGER) X(STALL_PROCS, role, TEXT)                 \
+	X(STALL_PROCS, comm, TEXT) X(STALL_PROCS, state, TEXT)                   \
+	X(STALL_PROCS, syscall, TEXT) X(STALL_PROCS, syscall_nr, INTEGER)        \
+	X(STALL_PROCS, args, TEXT) X(STALL_PROCS, fd, INTEGER)                   \
+	X(STALL_PROCS, target, TEXT) X(STALL_PROCS, target_kind, TEXT)           \
+	X(STALL_PROCS, peer, TEXT) X(STALL_PROCS, wchan, TEXT)                   \
+	X(STALL_PROCS, kernel_stack, TEXT) X(STALL_PROCS, python_stack, TEXT)    \
+	X(STALL_PROCS, python, TEXT)
+
 /* (ID, SQL name, column list, sampled) */
 #define FS_TABLES(X)                                                            \
 	X(TICKS, ticks, FS_COLS_TICKS, 1)                                        \
@@ -216,7 +235,9 @@
 	X(PEERS, peers, FS_COLS_PEERS, 0)                                        \
 	X(OPS, ops, FS_COLS_OPS, 1)                                              \
 	X(BENCH, bench, FS_COLS_BENCH, 0)                                        \
-	X(BENCH_CKPT, bench_checkpoint, FS_COLS_BENCH_CKPT, 0)
+	X(BENCH_CKPT, bench_checkpoint, FS_COLS_BENCH_CKPT, 0)                   \
+	X(STALLS, stalls, FS_COLS_STALLS, 0)                                     \
+	X(STALL_PROCS, stall_procs, FS_COLS_STALL_PROCS, 0)
 
 enum fs_table_id {
 #define FS_TABLE_ENUM(id, name, cols, sampled) FS_T_##id,
@@ -254,6 +275,6 @@ extern const struct fs_table fs_tables[FS_T__COUNT];
 int fs_table_own_dt(enum fs_table_id t);
 
 /* Bumped when a column is added; stored in PRAGMA user_version and meta. */
-#define FS_SCHEMA_VERSION 13
+#define FS_SCHEMA_VERSION 14
 
 #endif

@@ -74,12 +74,20 @@ CI_PHASES="phase_cold_warm nohook_phase_warm_cold main_sampler nohook_main_unpic
 # copy-on-read job with the hook and its numpy twin without.
 MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy mem_shm nohook_mem_shm mem_limit nohook_mem_limit"
 CI_MEM="mem_cor nohook_mem_numpy"
+# Issue 39: hangs (hangjob.py, hanglib.sh, hangcheck.py): a DataLoader
+# worker blocked on a FIFO nobody writes, on a socket that never answers,
+# spinning in a transform; the stall found within its bound (--hang-after),
+# naming what the worker is blocked on, with its Python stack (hook on).
+# They need no dataset image. In make scenarios, the FIFO with the hook and
+# the spin without (about 30 s each).
+HANGS="hang_fifo nohook_hang_fifo hang_socket nohook_hang_socket hang_spin nohook_hang_spin"
+CI_HANGS="hang_fifo nohook_hang_spin"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC $PHASES $MEM
+	set -- $ALL $BROAD $ASYNC $PHASES $MEM $HANGS
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_HANGS
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -88,7 +96,7 @@ suite_prereqs scenarios blkio cpu memory
 
 names=("$@")
 for n in "${names[@]}"; do
-	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC))"; exit 2; }
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC $PHASES $MEM $HANGS))"; exit 2; }
 done
 
 suite_start scen scenarios
@@ -109,10 +117,17 @@ make_data() {
 	umount "$mnt" && losetup -d "$dev" || return 1
 	echo "scenarios: dataset image ready ($((SECONDS - t0)) s): $(basename "$FS_DATA_IMG") in $FS_RUN_DIR" >&2
 }
-make_data || { echo "scenarios: could not make the dataset image"; exit 1; }
-case $(findmnt -no MAJ:MIN -T "$FS_DATA_IMG" | head -1 | tr -d ' ') in
-0:* | "") echo "scenarios: note: /tmp is not on a block device; read limits go on the loop device itself, whose util% then stays low (see README.md)" >&2 ;;
-esac
+# the dataset image, unless every scenario asked for runs without it
+need_data=no
+for n in "${names[@]}"; do
+	case " $HANGS " in *" $n "*) ;; *) need_data=yes ;; esac
+done
+if [ $need_data = yes ]; then
+	make_data || { echo "scenarios: could not make the dataset image"; exit 1; }
+	case $(findmnt -no MAJ:MIN -T "$FS_DATA_IMG" | head -1 | tr -d ' ') in
+	0:* | "") echo "scenarios: note: /tmp is not on a block device; read limits go on the loop device itself, whose util% then stays low (see README.md)" >&2 ;;
+	esac
+fi
 
 f2() { awk -v v="$1" 'BEGIN { if (v ~ /^[0-9.eE+-]+$/) printf "%.2f", v; else printf "nan" }'; }
 declare -A R
@@ -134,6 +149,7 @@ devrows=() # "scenario path verdict input truth err_pt predicted ideal err_pct P
 phaserows=() # "scenario hook expected got epochs fs truth err", the phase scenarios' runs
 splits=() # "scenario phase_count", every other run: more than one phase is a false split
 failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
+hangrows=() # "scenario hook lag loop_lag bound stall block gauge got", the hang scenarios' runs
 for n in "${names[@]}"; do
 	for ((rep = 1; rep <= REPEAT; rep++)); do runs+=("$n"); done
 done
@@ -181,6 +197,7 @@ for n in "${runs[@]}"; do
 			splits+=("$n ${R[phase_count]:-0} ${R[phases]:-none}")
 		fi
 	fi
+	[ -n "${R[hang_row]:-}" ] && hangrows+=("${R[hang_row]}")
 	if [ -n "${R[minute_verdict]:-}" ] && [ "$got" != setup_failed ]; then
 		minute+=("$n $got ${R[minute_verdict]}")
 	fi
@@ -356,6 +373,14 @@ if [ ${#ptab[@]} -gt 0 ]; then
 			if (n) printf "mean error %.1f%% over %d fix%s with a prediction\n", sum / n, n, (n == 1 ? "" : "es")
 			else print "mean error: no fix with both a prediction and a result"
 		}'
+fi
+# hangs (issue 39): when each stall was found, against the job's own block
+if [ ${#hangrows[@]} -gt 0 ]; then
+	echo
+	echo "hangs: the stall found (s after the job's own block; after the loop's last progress) against the bound; its length by feedscope and by the job"
+	printf '%s\n' "${hangrows[@]}" | awk '
+		BEGIN { printf "%-20s %-4s %8s %9s %6s %8s %8s %6s %s\n", "scenario", "hook", "found", "loop", "bound", "stall", "block", "gauge", "result" }
+		{ printf "%-20s %-4s %7ss %8ss %5ss %7ss %7ss %6s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 fi
 # the verdict read from the per-minute tables alone (report --resolution
 # minute) beside the one from every sample: a figure, not a check

@@ -210,6 +210,9 @@ static void test_page(void)
 	d.shm_size = 67108864;
 	d.cg_limit = d.cg_usage = NAN; /* unlimited, not read: no sample */
 	d.cg_peak = 2e9;
+	d.stalls = 2; /* the second stall on since t = 4.5 s */
+	d.stalled = true;
+	d.stall_start = 4.5;
 	struct fs_exporter_verdict v = {.valid = true, .primary = "storage_latency", .basis = "steps + gpu",
 					.confidence = 0.8, .input_bound = 0.3, .accelerator_idle = 0.35, .have_shares = true,
 					.window_s = 12.5, .at_s = 12.5};
@@ -246,10 +249,13 @@ static void test_page(void)
 		CHECK(!strstr(b, "feedscope_cgroup_memory_limit_bytes{")); /* unlimited: no sample */
 		CHECK(!strstr(b, "feedscope_job_memory_pss_bytes{job=\"gone\""));
 		CHECK(strstr(b, om ? "# UNIT feedscope_job_memory_swap_bytes bytes\n" : "# TYPE feedscope_job_memory_swap_bytes gauge\n"));
+		CHECK(strstr(b, "feedscope_stalled{job=\"train\"} 1\n"));
+		CHECK(strstr(b, "feedscope_stall_seconds{job=\"train\"} 8\n"));
+		CHECK(strstr(b, "feedscope_stalls_total{job=\"train\"} 2\n"));
 		int samples, families;
 		check_page(b, om, &samples, &families);
 		CHECK(samples > 40);
-		CHECK_INT(families, 39);
+		CHECK_INT(families, 42);
 		free(b);
 	}
 }

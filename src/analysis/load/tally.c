@@ -14,7 +14,7 @@ const char *const fs_tally_part_names[FS_TALLY__PARTS] = {"main", "workers", "ot
 
 /* One statement per table, each reading after ?1, at most ?2 rows, and
  * (those that join the tick's length) up to the last tick read, ?4. */
-enum { S_TICKS, S_STEPS, S_PROC, S_CLASSES, S_GPU, S_RANKS, S_HOOK, S_PMEM, S_SHM, S_CG, S__N };
+enum { S_TICKS, S_STEPS, S_PROC, S_CLASSES, S_GPU, S_RANKS, S_HOOK, S_PMEM, S_SHM, S_CG, S_STALLS, S__N };
 static const char *const sql[] = {
 	[S_TICKS] = "SELECT rowid, t, missed FROM ticks WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
 	[S_STEPS] = "SELECT rowid, pid, loader, epoch, wait_s, compute_s FROM steps WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
@@ -33,6 +33,8 @@ static const char *const sql[] = {
 	[S_SHM] = "SELECT rowid, dev_shm_bytes, dev_shm_size_bytes FROM mem WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
 	[S_CG] = "SELECT rowid, t, mem_limit_bytes, mem_peak_bytes, mem_usage_bytes FROM cgroup"
 		 " WHERE rowid > ?5 AND t <= ?6 ORDER BY rowid LIMIT ?4",
+	/* stalls (schema 14) */
+	[S_STALLS] = "SELECT rowid, stall, event, t_start FROM stalls WHERE rowid > ?5 ORDER BY rowid LIMIT ?4",
 };
 _Static_assert(S__N <= sizeof ((struct fs_tally *)0)->st / sizeof(sqlite3_stmt *), "fs_tally.st");
 _Static_assert(S__N <= sizeof ((struct fs_tally *)0)->last_rowid / sizeof(int64_t), "fs_tally.last_rowid");
@@ -112,6 +114,28 @@ static sqlite3_stmt *begin(struct fs_tally *t, int i, int64_t after, double t_ma
 	if (sqlite3_bind_parameter_count(st) >= 6)
 		sqlite3_bind_double(st, 6, t_max);
 	return st;
+}
+
+/* The stalls' rows since the last update: how many, and whether the
+ * latest is on. Returns whether more rows wait. */
+static bool read_stalls(struct fs_tally *t)
+{
+	struct fs_tally_data *d = &t->d;
+	long n = 0;
+	sqlite3_stmt *st;
+	for (st = begin(t, S_STALLS, t->last_rowid[S_STALLS], 0); fs_q_step(&t->q, st); n++) {
+		t->last_rowid[S_STALLS] = sqlite3_column_int64(st, 0);
+		int id = sqlite3_column_int(st, 1);
+		bool start = !strcmp(fs_q_col_text(st, 2), "start");
+		if (start && id > d->stalls) {
+			d->stalls = id;
+			d->stalled = true;
+			d->stall_start = fs_q_col(st, 3);
+		} else if (!start && id == d->stalls) {
+			d->stalled = false;
+		}
+	}
+	return n >= FS_TALLY_BATCH;
 }
 
 static double nz(double v)
@@ -383,6 +407,7 @@ int fs_tally_update(struct fs_tally *t, char *err, size_t errlen)
 	if (!isnan(t_max))
 		d->recorded_s = t_max;
 	bool more = n >= FS_TALLY_BATCH;
+	more |= read_stalls(t);
 	more |= read_new(t, d->recorded_s);
 	more |= read_memory(t, d->recorded_s);
 	for (st = begin(t, S_HOOK, 0, 0); fs_q_step(&t->q, st);) {

@@ -78,6 +78,12 @@ struct fs_tally_data {
 	double pss[FS_TALLY__PARTS], uss[FS_TALLY__PARTS], swap[FS_TALLY__PARTS];
 	double shm_used, shm_size;        /* mem.dev_shm_bytes, dev_shm_size_bytes */
 	double cg_limit, cg_peak, cg_usage; /* cgroup.mem_*: the largest of the job's cgroups */
+	/* Stalls (the stalls table, schema 14): found so far; whether the
+	 * latest one is still on (a start without its end), and since when
+	 * (its t_start, seconds since the run started) */
+	int stalls;
+	bool stalled;
+	double stall_start;
 };
 
 /* A process of the tick being read (its memory). */
@@ -96,8 +102,8 @@ struct fs_tally {
 	struct fs_q q;
 	bool attached; /* opened (fs_tally_open) and not closed */
 	bool open;     /* the connection is open (not released) */
-	int64_t last_rowid[10]; /* per table read after a rowid (tally.c's statements) */
-	sqlite3_stmt *st[10];
+	int64_t last_rowid[12]; /* per table read after a rowid (tally.c's statements) */
+	sqlite3_stmt *st[12];
 	int main_pid;  /* meta pid */
 	/* the proc rows of the latest tick read (memory), the cgroup rows' */
 	struct fs_tally_proc *procs;
