@@ -188,6 +188,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	}
 	fs_m_load_machine(&q, m);
 	fs_m_load_memory(&q, m->mem_total_bytes, &m->mem);
+	fs_m_load_threads(&q, &m->threads);
 	int rc = fs_q_failed(&q) ? -1 : 0;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: reading the run file failed: %s", path, fs_q_failed(&q));

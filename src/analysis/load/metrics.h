@@ -15,6 +15,7 @@
 
 #include "analysis/load/memory.h"
 #include "analysis/load/peers.h"
+#include "analysis/load/threads.h"
 
 struct fs_window {
 	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
@@ -236,6 +237,8 @@ struct fs_metrics {
 
 	/* the job's memory over the trainer's loop (memory.h) */
 	struct fs_memory mem;
+	/* the job's threads and the cores it may use (threads.h) */
+	struct fs_threads threads;
 };
 
 /* The trainer's entry of m->loops, or NULL when there is none. */

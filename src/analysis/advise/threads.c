@@ -1,0 +1,51 @@
+/* threads.c (advise) - the oversubscription finding's predicted effect
+ * (threads.h; docs/verdicts.md section 11). */
+#include "analysis/advise/threads.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Put the fix first among v's recommendations (the last one dropped when
+ * they are full). */
+static void first_rec(struct fs_verdict *v, const struct fs_oversub *o)
+{
+	int n = v->nrec < FS_MAX_RECS ? v->nrec : FS_MAX_RECS - 1;
+	memmove(&v->rec[1], &v->rec[0], (size_t)n * sizeof v->rec[0]);
+	v->nrec = n + 1;
+	struct fs_recommendation *r = &v->rec[0];
+	memset(r, 0, sizeof *r);
+	snprintf(r->relieves, sizeof r->relieves, "%s", o->relieves);
+	snprintf(r->knob, sizeof r->knob, "worker_threads");
+	snprintf(r->current, sizeof r->current, "%.96s", o->current);
+	snprintf(r->suggested, sizeof r->suggested, "1");
+	snprintf(r->why, sizeof r->why, "the workers' thread pools fight for %.3g cores (%.0f%% of their time waiting on "
+		 "a run queue): %.120s", o->cores, 100 * o->wait_share, o->suggested + 3);
+	r->speedup = o->predicted_speedup;
+	snprintf(r->change, sizeof r->change, "one thread per worker, the input's wait removed");
+}
+
+void fs_advise_oversub(struct fs_verdict *v)
+{
+	struct fs_oversub *o = &v->oversub;
+	if (!o->found)
+		return;
+	char what[160];
+	snprintf(what, sizeof what, "with one thread per worker the job's threads would want %.1f CPUs of %.3g "
+		 "(run-queue wait ~%.0f%% instead of %.0f%%)", o->after_runnable, o->cores, 100 * o->after_wait_share,
+		 100 * o->wait_share);
+	if (v->primary == FS_VERDICT_CPU_PREPROCESS && isfinite(v->predicted_speedup)) {
+		o->predicted_speedup = v->predicted_speedup;
+		snprintf(o->why, sizeof o->why, "%.160s; the workers' CPU is what the loop waits for (cpu_preprocess): up to %.2fx, the loop's "
+			 "input wait removed, if the time the pools' threads spin or wait for each other was what held it "
+			 "(measure it: feedscope tune tries worker_threads=1)", what, v->predicted_speedup);
+		first_rec(v, o);
+	} else if (v->primary == FS_VERDICT_COMPUTE_BOUND) {
+		o->predicted_speedup = 1;
+		snprintf(o->why, sizeof o->why, "%.160s; the loop does not wait for input: no faster step, CPU freed for "
+			 "the trainer and others", what);
+	} else {
+		snprintf(o->why, sizeof o->why, "%.160s; the loop waits for %s, not for the workers' CPU: CPU freed, no "
+			 "step time predicted", what, fs_verdict_name(v->primary));
+	}
+}
