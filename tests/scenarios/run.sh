@@ -74,12 +74,19 @@ CI_PHASES="phase_cold_warm nohook_phase_warm_cold main_sampler nohook_main_unpic
 # copy-on-read job with the hook and its numpy twin without.
 MEM="mem_cor nohook_mem_cor mem_numpy nohook_mem_numpy mem_shm nohook_mem_shm mem_limit nohook_mem_limit"
 CI_MEM="mem_cor nohook_mem_numpy"
+# Threads fighting for the cores (issue 39 item 2; s_oversub.sh): the
+# oversubscription finding beside cpu_preprocess, its figures against the
+# job's own and its fix's predicted gain against the job rerun with one
+# thread per worker; in make scenarios, the hook-off twin (one run, the
+# finding from /proc alone).
+OVERSUB="oversub nohook_oversub"
+CI_OVERSUB="nohook_oversub"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC $PHASES $MEM
+	set -- $ALL $BROAD $ASYNC $PHASES $MEM $OVERSUB
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_OVERSUB
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
