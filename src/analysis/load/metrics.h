@@ -156,6 +156,7 @@ struct fs_metrics {
 	/* loader configuration (meta loader.<loader>.*), -1 / "" when unknown */
 	int num_workers, batch_size, prefetch_factor;
 	char persistent_workers[16], pin_memory[16];
+	int tune_worker_threads; /* torch's threads per worker a tune trial's hook set (-1: none) */
 
 	/* the accelerator */
 	bool have_gpu;
