@@ -216,7 +216,7 @@ struct pool_sum {
 	double run_ns, wait_ns;
 };
 
-static void emit(struct threads_state *s, const struct fs_source_ctx *ctx, struct tp_proc *p,
+static void emit(const struct fs_source_ctx *ctx, const struct tp_proc *p,
 		 const struct pool_sum *sum, double dt_s, int allowed, int cpuset)
 {
 	for (int k = 0; k < FS_TPOOL__N; k++) {
@@ -239,7 +239,6 @@ static void emit(struct threads_state *s, const struct fs_source_ctx *ctx, struc
 			fs_row_text(&r, FS_THREAD_POOLS_libs, p->libs);
 		fs_sink_row(ctx->sink, &r);
 	}
-	(void)s;
 }
 
 /* Read process p (in the job this tick) and emit its rows. Returns its
@@ -279,7 +278,7 @@ static int sample_proc(struct threads_state *s, const struct fs_source_ctx *ctx,
 	if (p->have_prev && dt_ns > 0) {
 		const char *status = read_rel(s, "%d/status", p->pid, 0);
 		int allowed = status ? fs_status_cpus_allowed(status) : -1;
-		emit(s, ctx, p, sum, dt_ns / 1e9, allowed, cpuset_cpus(s, p->pid));
+		emit(ctx, p, sum, dt_ns / 1e9, allowed, cpuset_cpus(s, p->pid));
 	}
 	p->have_prev = true;
 	p->prev_ns = ctx->now_ns;
