@@ -118,7 +118,7 @@ static void test_advise(void)
 	v.predicted_speedup = 3.2;
 	v.nrec = 1;
 	snprintf(v.rec[0].knob, sizeof v.rec[0].knob, "num_workers");
-	fs_advise_oversub(&v);
+	fs_advise_oversub(&m, &v);
 	CHECK_NEAR(v.oversub.predicted_speedup, 3.2, 0);
 	CHECK_INT(v.nrec, 2);
 	CHECK_STR(v.rec[0].knob, "worker_threads");
@@ -126,11 +126,26 @@ static void test_advise(void)
 	CHECK_STR(v.rec[1].knob, "num_workers");
 	CHECK(strstr(v.oversub.why, "up to 3.20x") != NULL);
 
+	/* with steps: the wait removed, not the verdict's CPU cap (the CPU a
+	 * step takes now is what the pools' spinning inflates) */
+	memset(&v, 0, sizeof v);
+	m.have_steps = true;
+	m.steps = 10;
+	m.loop_s = 4;
+	m.compute_s = 0.5;
+	fs_judge_threads(&m, &fs_thresholds, &v.oversub);
+	v.primary = FS_VERDICT_CPU_PREPROCESS;
+	v.predicted_speedup = 3.2; /* capped by the CPU */
+	fs_advise_oversub(&m, &v);
+	CHECK_NEAR(v.oversub.predicted_speedup, 8, 1e-9);
+	CHECK_NEAR(v.rec[0].speedup, 8, 1e-9);
+	m.have_steps = false;
+
 	memset(&v, 0, sizeof v);
 	fs_judge_threads(&m, &fs_thresholds, &v.oversub);
 	v.primary = FS_VERDICT_STORAGE_BANDWIDTH;
 	v.predicted_speedup = 4;
-	fs_advise_oversub(&v);
+	fs_advise_oversub(&m, &v);
 	CHECK(isnan(v.oversub.predicted_speedup));
 	CHECK_INT(v.nrec, 0);
 	CHECK(strstr(v.oversub.why, "storage_bandwidth") != NULL);
@@ -138,7 +153,7 @@ static void test_advise(void)
 	memset(&v, 0, sizeof v);
 	fs_judge_threads(&m, &fs_thresholds, &v.oversub);
 	v.primary = FS_VERDICT_COMPUTE_BOUND;
-	fs_advise_oversub(&v);
+	fs_advise_oversub(&m, &v);
 	CHECK_NEAR(v.oversub.predicted_speedup, 1, 0);
 
 	/* full recommendations: the last one gives way */
@@ -149,7 +164,7 @@ static void test_advise(void)
 	v.nrec = FS_MAX_RECS;
 	for (int i = 0; i < FS_MAX_RECS; i++)
 		snprintf(v.rec[i].knob, sizeof v.rec[i].knob, "k%d", i);
-	fs_advise_oversub(&v);
+	fs_advise_oversub(&m, &v);
 	CHECK_INT(v.nrec, FS_MAX_RECS);
 	CHECK_STR(v.rec[0].knob, "worker_threads");
 	CHECK_STR(v.rec[FS_MAX_RECS - 1].knob, "k4");

@@ -8,5 +8,5 @@ void fs_diagnose(const struct fs_metrics *m, const struct fs_thresholds *t, stru
 {
 	fs_judge(m, t, v);
 	fs_recommend(m, t, v);
-	fs_advise_oversub(v);
+	fs_advise_oversub(m, v);
 }

@@ -2,6 +2,8 @@
  * (threads.h; docs/verdicts.md section 11). */
 #include "analysis/advise/threads.h"
 
+#include "analysis/advise/speedup.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +27,18 @@ static void first_rec(struct fs_verdict *v, const struct fs_oversub *o)
 	snprintf(r->change, sizeof r->change, "one thread per worker, the input's wait removed");
 }
 
-void fs_advise_oversub(struct fs_verdict *v)
+/* The loop's input wait removed: the mean step over the larger of the
+ * compute and the device's own time (fs_speedup_device_step), without the
+ * CPU cap; without steps, the verdict's own (1 / (1 - input)). */
+static double wait_removed(const struct fs_metrics *m, const struct fs_verdict *v)
+{
+	if (!m->have_steps || m->steps <= 0)
+		return v->predicted_speedup;
+	double floor_s = fs_speedup_device_step(m, NULL, 0);
+	return floor_s > 0 ? m->loop_s / (double)m->steps / floor_s : NAN;
+}
+
+void fs_advise_oversub(const struct fs_metrics *m, struct fs_verdict *v)
 {
 	struct fs_oversub *o = &v->oversub;
 	if (!o->found)
@@ -34,11 +47,12 @@ void fs_advise_oversub(struct fs_verdict *v)
 	snprintf(what, sizeof what, "with one thread per worker the job's threads would want %.1f CPUs of %.3g "
 		 "(run-queue wait ~%.0f%% instead of %.0f%%)", o->after_runnable, o->cores, 100 * o->after_wait_share,
 		 100 * o->wait_share);
-	if (v->primary == FS_VERDICT_CPU_PREPROCESS && isfinite(v->predicted_speedup)) {
-		o->predicted_speedup = v->predicted_speedup;
+	double up_to = wait_removed(m, v);
+	if (v->primary == FS_VERDICT_CPU_PREPROCESS && isfinite(up_to)) {
+		o->predicted_speedup = up_to;
 		snprintf(o->why, sizeof o->why, "%.160s; the workers' CPU is what the loop waits for (cpu_preprocess): up to %.2fx, the loop's "
 			 "input wait removed, if the time the pools' threads spin or wait for each other was what held it "
-			 "(measure it: feedscope tune tries worker_threads=1)", what, v->predicted_speedup);
+			 "(measure it: feedscope tune tries worker_threads=1)", what, up_to);
 		first_rec(v, o);
 	} else if (v->primary == FS_VERDICT_COMPUTE_BOUND) {
 		o->predicted_speedup = 1;

@@ -6,9 +6,12 @@
 #include "analysis/judge/verdict.h"
 
 /* When v->oversub holds: its predicted effect (v->oversub.predicted_speedup
- * and why) from the verdict's own prediction, and, for cpu_preprocess, its
- * fix as the first recommendation (it relieves the CPU without more cores).
- * Call after the verdict's speedup and recommendations are made. */
-void fs_advise_oversub(struct fs_verdict *v);
+ * and why): for cpu_preprocess the loop's input wait removed (the mean
+ * step over the larger of the compute and the device's own time a step;
+ * without steps the verdict's 1 / (1 - input): not capped by the CPU the
+ * loaders use now, which the pools' spinning inflates), and its fix as the
+ * first recommendation (it relieves the CPU without more cores). Call
+ * after the verdict's speedup and recommendations are made. */
+void fs_advise_oversub(const struct fs_metrics *m, struct fs_verdict *v);
 
 #endif
