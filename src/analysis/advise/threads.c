@@ -27,15 +27,26 @@ static void first_rec(struct fs_verdict *v, const struct fs_oversub *o)
 	snprintf(r->change, sizeof r->change, "one thread per worker, the input's wait removed");
 }
 
-/* The loop's input wait removed: the mean step over the larger of the
- * compute and the device's own time (fs_speedup_device_step), without the
- * CPU cap; without steps, the verdict's own (1 / (1 - input)). */
-static double wait_removed(const struct fs_metrics *m, const struct fs_verdict *v)
+/* The most the loop can gain: its input wait removed (the mean step over
+ * the larger of the compute and the device's own time,
+ * fs_speedup_device_step; without steps, the verdict's 1 / (1 - input)),
+ * and no more than the workers' main threads allow: their CPU now is the
+ * least their work can take with one thread each (the pool threads' is
+ * all spared at best), on min(workers, cores) cores: min(workers, cores) /
+ * the cores their main threads use now. Not the verdict's CPU cap: the CPU
+ * a step takes now is what the pools' spinning inflates. */
+static double up_to(const struct fs_metrics *m, const struct fs_verdict *v)
 {
-	if (!m->have_steps || m->steps <= 0)
-		return v->predicted_speedup;
-	double floor_s = fs_speedup_device_step(m, NULL, 0);
-	return floor_s > 0 ? m->loop_s / (double)m->steps / floor_s : NAN;
+	const struct fs_threads *th = &m->threads;
+	double wait = v->predicted_speedup;
+	if (m->have_steps && m->steps > 0) {
+		double floor_s = fs_speedup_device_step(m, NULL, 0);
+		wait = floor_s > 0 ? m->loop_s / (double)m->steps / floor_s : NAN;
+	}
+	double main_cores = th->span_s > 0 ? th->workers_main_cpu_s / th->span_s : NAN;
+	double par = fmin(th->workers, v->oversub.cores);
+	double cpu = main_cores > 0 && par > 0 ? par / main_cores : NAN;
+	return isfinite(wait) && isfinite(cpu) ? fmin(wait, cpu) : isfinite(wait) ? wait : cpu;
 }
 
 void fs_advise_oversub(const struct fs_metrics *m, struct fs_verdict *v)
@@ -47,12 +58,12 @@ void fs_advise_oversub(const struct fs_metrics *m, struct fs_verdict *v)
 	snprintf(what, sizeof what, "with one thread per worker the job's threads would want %.1f CPUs of %.3g "
 		 "(run-queue wait ~%.0f%% instead of %.0f%%)", o->after_runnable, o->cores, 100 * o->after_wait_share,
 		 100 * o->wait_share);
-	double up_to = wait_removed(m, v);
-	if (v->primary == FS_VERDICT_CPU_PREPROCESS && isfinite(up_to)) {
-		o->predicted_speedup = up_to;
-		snprintf(o->why, sizeof o->why, "%.160s; the workers' CPU is what the loop waits for (cpu_preprocess): up to %.2fx, the loop's "
-			 "input wait removed, if the time the pools' threads spin or wait for each other was what held it "
-			 "(measure it: feedscope tune tries worker_threads=1)", what, up_to);
+	double most = up_to(m, v);
+	if (v->primary == FS_VERDICT_CPU_PREPROCESS && isfinite(most)) {
+		o->predicted_speedup = most;
+		snprintf(o->why, sizeof o->why, "%.150s; the workers' CPU is what the loop waits for (cpu_preprocess): up to %.2fx (the input "
+			 "wait removed, the main threads' CPU on their cores) if the pools' spinning held it (feedscope tune "
+			 "measures it: worker_threads=1)", what, most);
 		first_rec(v, o);
 	} else if (v->primary == FS_VERDICT_COMPUTE_BOUND) {
 		o->predicted_speedup = 1;
