@@ -71,10 +71,10 @@ const struct fs_thresholds fs_thresholds = {
 	.page_copy_sys_share = 0.30,
 	.page_copy_faults_per_sys_s = 20000,
 	/* Oversubscription (judge/threads.c). A worker whose only threads
-	 * beside its main one are its queue's feeder and pin helpers has under
-	 * 0.1 of them at work (oversub probe, 1 thread a worker: 0.06); one
-	 * OpenMP pool thread at work with it gives 1.0: half a thread is
-	 * between. */
+	 * beside its main one are its queue's feeder and pin helpers has
+	 * none of them at work (the oversub scenario's fix run, one thread a
+	 * worker: 0.00); one OpenMP pool thread at work with it gives 1.0 (the
+	 * oversub run: 1.00): half a thread is between. */
 	.oversub_pool_threads = 0.5,
 	/* A CPU-bound pipeline of one thread per core plus the trainer's own
 	 * thread wants C + 1 CPUs of C: 1.5x at 2 cores, less beyond; half

@@ -43,10 +43,6 @@ void fs_m_load_threads(struct fs_q *q, struct fs_threads *th)
 	th->workers_cpu_s = c[0], th->workers_wait_s = w[0];
 	th->trainer_cpu_s = c[1], th->trainer_wait_s = w[1];
 	th->others_cpu_s = c[2], th->others_wait_s = w[2];
-	char sql[1024];
-	snprintf(sql, sizeof sql, TP_ROWS "SELECT coalesce(sum(cpu_pct * dt_s), 0) / 100 FROM tp WHERE grp = 'children'"
-		 " AND pool = 'main' AND t > %.17g AND t <= %.17g", t0, t1);
-	fs_q_row(q, sql, 1, &th->workers_main_cpu_s);
 	double ta = NAN, allowed = NAN, cpuset = NAN;
 	fs_q_row(q, TP_ROWS "SELECT (SELECT avg(a) FROM (SELECT sum(active) AS a FROM tp WHERE grp = 'main' GROUP BY t)),"
 		    " max(cpus_allowed), max(cpuset_cpus) FROM tp",

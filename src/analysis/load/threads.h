@@ -23,7 +23,6 @@ struct fs_threads {
 	double worker_busy;      /* share of the workers' samples in which they were at work */
 	/* thread-seconds on a CPU and waiting on a run queue, totals */
 	double workers_cpu_s, workers_wait_s, trainer_cpu_s, trainer_wait_s, others_cpu_s, others_wait_s;
-	double workers_main_cpu_s; /* of the workers' time on a CPU, their main threads' */
 	double span_s;           /* the time the rows cover (the workers' first to last) */
 	double trainer_active;   /* the trainer's threads at work, mean */
 	int cpus_allowed;        /* the largest affinity among the job's processes; -1 unknown */
