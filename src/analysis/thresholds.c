@@ -91,4 +91,19 @@ const struct fs_thresholds fs_thresholds = {
 	 * waits for batches (poll on the workers' queues every 5 s) uses
 	 * under 1%. Half a core is neither. */
 	.hang_main_cpu_pct = 50,
+	/* Oversubscription (judge/threads.c). A worker whose only threads
+	 * beside its main one are its queue's feeder and pin helpers has
+	 * none of them at work (the oversub scenario's fix run, one thread a
+	 * worker: 0.00); one OpenMP pool thread at work with it gives 1.0 (the
+	 * oversub run: 1.00): half a thread is between. */
+	.oversub_pool_threads = 0.5,
+	/* A CPU-bound pipeline of one thread per core plus the trainer's own
+	 * thread wants C + 1 CPUs of C: 1.5x at 2 cores, less beyond; half
+	 * again as many runnable threads as cores is past it. */
+	.oversub_ratio = 1.5,
+	/* R runnable threads on C cores wait on a run queue 1 - C/R of the
+	 * time under a fair scheduler: a third at 1.5x. A quarter leaves room
+	 * for its unfairness, and keeps threads that want a CPU only in
+	 * bursts that do not collide out. */
+	.oversub_wait_share = 0.25,
 };

@@ -86,6 +86,14 @@ struct fs_thresholds {
 	double hang_startup_s;
 	double hang_device_busy_pct;
 	double hang_main_cpu_pct;
+	/* Oversubscription (judge/threads.c): the workers run
+	 * oversub_pool_threads threads at work beside their main one while at
+	 * work, the job's runnable threads are oversub_ratio times the cores it
+	 * may use or more, and the workers' threads waited on a run queue
+	 * oversub_wait_share of their runnable time or more. */
+	double oversub_pool_threads;
+	double oversub_ratio;
+	double oversub_wait_share;
 };
 
 /* The thresholds in force. */

@@ -59,7 +59,8 @@ static const char usage_text[] =
 	"  --warmup N           steps run before measuring, per trial (default 10)\n"
 	"  --budget T           time for all trials: 30s, 10m, 1h (default 10m)\n"
 	"  --knobs LIST         what may change (default num_workers,prefetch_factor,\n"
-	"                       pin_memory,persistent_workers; add batch_size to allow it)\n"
+	"                       pin_memory,persistent_workers,worker_threads: torch's\n"
+	"                       threads in each worker; add batch_size to allow it)\n"
 	"  --max-workers N      never more DataLoader workers than N (default 4 per core,\n"
 	"                       at least 8)\n"
 	"  --env K=V            set K in the job's environment (repeatable)\n"
@@ -136,7 +137,7 @@ static int parse_knobs(const char *list, unsigned *out)
 		int i = fs_tune_knob_parse(k);
 		if (i < 0)
 			return fs_usage_error("tune: unknown knob '%s' (num_workers, prefetch_factor, pin_memory, "
-					      "persistent_workers, batch_size)", k);
+					      "persistent_workers, batch_size, worker_threads)", k);
 		*out |= 1u << i;
 	}
 	if (!*out)
@@ -161,7 +162,8 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){.steps = 50, .warmup = 10, .budget_s = 600, .interval_s = 0.1,
 			   .knobs = 1u << FS_KNOB_NUM_WORKERS | 1u << FS_KNOB_PREFETCH_FACTOR |
-				    1u << FS_KNOB_PIN_MEMORY | 1u << FS_KNOB_PERSISTENT_WORKERS};
+				    1u << FS_KNOB_PIN_MEMORY | 1u << FS_KNOB_PERSISTENT_WORKERS |
+				    1u << FS_KNOB_WORKER_THREADS};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o->max_workers = (int)(4 * (ncpu > 0 ? ncpu : 1));
 	if (o->max_workers < 8)

@@ -2,6 +2,7 @@
 
 #include "render/memory.h"
 #include "render/stalls.h"
+#include "render/threads.h"
 #include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/json.h"
@@ -227,8 +228,10 @@ static void members(struct fs_json *j, const struct fs_metrics *m, const struct 
 		fs_json_end(j);
 	}
 	fs_memory_render_json_findings(j, v);
+	fs_threads_render_json_finding(j, v);
 	fs_json_end(j);
 	fs_memory_render_json(j, m, v);
+	fs_threads_render_json(j, m, v);
 	fs_json_array(j, "signals_missing");
 	for (int i = 0; i < v->nmissing; i++)
 		fs_json_string(j, NULL, v->missing[i]);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "render/memory.h"
+#include "render/threads.h"
 #include "render/saturation.h"
 #include "render/verdict.h"
 #include "util/fmt.h"
@@ -257,6 +258,7 @@ static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdic
 			fprintf(out, "  also: %s\n", fs_verdict_name(f->id));
 	}
 	fs_memory_render_text(out, m, v);
+	fs_threads_render_text(out, m, v);
 	if (v->nmissing) {
 		fprintf(out, "  signals missing:\n");
 		for (int i = 0; i < v->nmissing; i++)

@@ -75,6 +75,10 @@ static void mi_line(const char *line, struct fs_cg_mounts *out)
 			snprintf(out->blkio_v1, sizeof out->blkio_v1, "%s", mnt);
 			snprintf(out->blkio_v1_root, sizeof out->blkio_v1_root, "%s", root);
 		}
+		if (has_item(super, n, "cpuset") && !out->cpuset_v1[0]) {
+			snprintf(out->cpuset_v1, sizeof out->cpuset_v1, "%s", mnt);
+			snprintf(out->cpuset_v1_root, sizeof out->cpuset_v1_root, "%s", root);
+		}
 		if (has_item(super, n, "memory") && !out->mem_v1[0]) {
 			snprintf(out->mem_v1, sizeof out->mem_v1, "%s", mnt);
 			snprintf(out->mem_v1_root, sizeof out->mem_v1_root, "%s", root);
@@ -101,6 +105,16 @@ static void copy_path(char *out, const char *p, size_t n)
 	out[n] = '\0';
 }
 
+void fs_cg_dir(char *out, size_t cap, const char *mnt, const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	if (n > 1 && strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+		path += n;
+	if (strcmp(path, "/") == 0)
+		path = "";
+	snprintf(out, cap, "%s%s", mnt, path);
+}
+
 bool fs_cg_parse_member(const char *text, struct fs_cg_member *out)
 {
 	memset(out, 0, sizeof *out);
@@ -125,6 +139,8 @@ bool fs_cg_parse_member(const char *text, struct fs_cg_member *out)
 					copy_path(out->mem_v1, path, plen);
 				if (has_item(c1 + 1, clen, "blkio"))
 					copy_path(out->blkio_v1, path, plen);
+				if (has_item(c1 + 1, clen, "cpuset"))
+					copy_path(out->cpuset_v1, path, plen);
 			}
 		}
 		line = eol ? eol + 1 : NULL;

@@ -22,10 +22,11 @@ struct fs_cg_mounts {
 	char cpu_v1[FS_CG_PATH_MAX], cpu_v1_root[FS_CG_PATH_MAX];
 	char mem_v1[FS_CG_PATH_MAX], mem_v1_root[FS_CG_PATH_MAX];
 	char blkio_v1[FS_CG_PATH_MAX], blkio_v1_root[FS_CG_PATH_MAX];
+	char cpuset_v1[FS_CG_PATH_MAX], cpuset_v1_root[FS_CG_PATH_MAX];
 	char v2[FS_CG_PATH_MAX], v2_root[FS_CG_PATH_MAX];
 };
 
-/* Find the v1 cpu and memory mounts (fstype cgroup, super options holding the
+/* Find the v1 cpu, memory, blkio and cpuset mounts (fstype cgroup, super options holding the
  * controller) and the cgroup2 mount in /proc/self/mountinfo text. Octal
  * escapes (\040) in mount points are decoded. Fields not found stay "". */
 void fs_cg_parse_mountinfo(const char *text, struct fs_cg_mounts *out);
@@ -35,9 +36,15 @@ struct fs_cg_member {
 	char cpu_v1[FS_CG_PATH_MAX]; /* "" when no v1 hierarchy holds cpu */
 	char mem_v1[FS_CG_PATH_MAX];
 	char blkio_v1[FS_CG_PATH_MAX];
+	char cpuset_v1[FS_CG_PATH_MAX];
 	char v2[FS_CG_PATH_MAX];     /* the "0::" line; "" when absent */
 	bool have_v2;
 };
+
+/* The directory of cgroup `path` (as /proc/PID/cgroup prints it) in a
+ * hierarchy mounted at mnt (mapped into the roots) whose top is the
+ * cgroup `root` (mountinfo's root field), into out. */
+void fs_cg_dir(char *out, size_t cap, const char *mnt, const char *root, const char *path);
 
 /* Parse /proc/PID/cgroup. Returns false when no line parses. */
 bool fs_cg_parse_member(const char *text, struct fs_cg_member *out);

@@ -53,18 +53,6 @@ const char *fs_cgset_init(struct fs_cgset *s, const struct fs_paths *paths)
 	return desc;
 }
 
-/* The directory of cgroup `path` in a hierarchy mounted at mnt (mapped)
- * whose top is the cgroup `root`. */
-static void cg_dir(char *out, size_t cap, const char *mnt, const char *root, const char *path)
-{
-	size_t n = strlen(root);
-	if (n > 1 && strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0'))
-		path += n;
-	if (strcmp(path, "/") == 0)
-		path = "";
-	snprintf(out, cap, "%s%s", mnt, path);
-}
-
 static void file_init(struct fs_pfile *pf, const char *dir, const char *name)
 {
 	char path[FS_CG_PATH_MAX * 2 + 32];
@@ -129,11 +117,11 @@ static int attach_cpu(struct fs_cgset *s, int version, const char *path)
 	char dir[FS_CG_PATH_MAX * 2];
 	c->cpu = true;
 	if (version == 1) {
-		cg_dir(dir, sizeof dir, s->cpu_v1, s->m.cpu_v1_root, path);
+		fs_cg_dir(dir, sizeof dir, s->cpu_v1, s->m.cpu_v1_root, path);
 		file_init(&c->quota, dir, "cpu.cfs_quota_us");
 		file_init(&c->period, dir, "cpu.cfs_period_us");
 	} else {
-		cg_dir(dir, sizeof dir, s->v2, s->m.v2_root, path);
+		fs_cg_dir(dir, sizeof dir, s->v2, s->m.v2_root, path);
 		file_init(&c->cpu_max, dir, "cpu.max");
 	}
 	file_init(&c->cpu_stat, dir, "cpu.stat");
@@ -149,12 +137,12 @@ static int attach_mem(struct fs_cgset *s, int version, const char *path)
 	char dir[FS_CG_PATH_MAX * 2];
 	c->mem = true;
 	if (version == 1) {
-		cg_dir(dir, sizeof dir, s->mem_v1, s->m.mem_v1_root, path);
+		fs_cg_dir(dir, sizeof dir, s->mem_v1, s->m.mem_v1_root, path);
 		file_init(&c->mem_limit, dir, "memory.limit_in_bytes");
 		file_init(&c->mem_usage, dir, "memory.usage_in_bytes");
 		file_init(&c->mem_peak, dir, "memory.max_usage_in_bytes");
 	} else {
-		cg_dir(dir, sizeof dir, s->v2, s->m.v2_root, path);
+		fs_cg_dir(dir, sizeof dir, s->v2, s->m.v2_root, path);
 		file_init(&c->mem_limit, dir, "memory.max");
 		file_init(&c->mem_usage, dir, "memory.current");
 		file_init(&c->mem_peak, dir, "memory.peak"); /* kernel 5.19+ */
@@ -194,7 +182,7 @@ static void io_visit(struct fs_cgset *s, int version, const char *path)
 	memcpy(old, s->io, sizeof old);
 	for (int depth = 0; depth < 64; depth++) {
 		char dir[FS_CG_PATH_MAX * 2], file[FS_CG_PATH_MAX * 2 + 40];
-		cg_dir(dir, sizeof dir, mnt, root, cg);
+		fs_cg_dir(dir, sizeof dir, mnt, root, cg);
 		for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 			if (files[f].version != version)
 				continue;

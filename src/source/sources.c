@@ -1,12 +1,14 @@
 /* sources.c - the one list of data sources, in sampling order.
  *
  * The job source comes first so that thread states are read as close to the
- * tick as possible; the GPU last (NVML calls are the slowest). */
+ * tick as possible (and publishes the job's pids, which `threads` reads
+ * right after); the GPU last (NVML calls are the slowest). */
 #include <string.h>
 
 #include "source/source.h"
 
 extern const struct fs_source_ops fs_source_job;
+extern const struct fs_source_ops fs_source_threads;
 extern const struct fs_source_ops fs_source_cpu;
 extern const struct fs_source_ops fs_source_psi;
 extern const struct fs_source_ops fs_source_mem;
@@ -17,6 +19,7 @@ extern const struct fs_source_ops fs_source_trace;
 
 const struct fs_source_ops *const fs_sources[] = {
 	&fs_source_job,
+	&fs_source_threads,
 	&fs_source_cpu,
 	&fs_source_psi,
 	&fs_source_mem,

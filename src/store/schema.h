@@ -100,6 +100,16 @@
 	X(CGROUP, mem_limit_bytes, INTEGER) X(CGROUP, mem_usage_bytes, INTEGER)  \
 	X(CGROUP, mem_peak_bytes, INTEGER)
 
+/* The job's threads by pool, per process, once a second or so (the
+ * threads source; docs/schema.md). */
+#define FS_COLS_THREAD_POOLS(X)                                                 \
+	X(THREAD_POOLS, t, REAL) X(THREAD_POOLS, pid, INTEGER)                   \
+	X(THREAD_POOLS, pool, TEXT) X(THREAD_POOLS, threads, INTEGER)            \
+	X(THREAD_POOLS, active, INTEGER) X(THREAD_POOLS, cpu_pct, REAL)          \
+	X(THREAD_POOLS, run_wait_pct, REAL) X(THREAD_POOLS, dt_s, REAL)          \
+	X(THREAD_POOLS, cpus_allowed, INTEGER) X(THREAD_POOLS, cpuset_cpus, INTEGER) \
+	X(THREAD_POOLS, libs, TEXT)
+
 #define FS_COLS_GPU(X)                                                          \
 	X(GPU, t, REAL) X(GPU, gpu, INTEGER) X(GPU, name, TEXT)                  \
 	X(GPU, util_pct, REAL) X(GPU, mem_util_pct, REAL)                        \
@@ -224,6 +234,7 @@
 	X(NFS, nfs, FS_COLS_NFS, 1)                                              \
 	X(PROC, proc, FS_COLS_PROC, 1)                                           \
 	X(CGROUP, cgroup, FS_COLS_CGROUP, 1)                                     \
+	X(THREAD_POOLS, thread_pools, FS_COLS_THREAD_POOLS, 1)                   \
 	X(GPU, gpu, FS_COLS_GPU, 1)                                              \
 	X(GPU_PROC, gpu_proc, FS_COLS_GPU_PROC, 1)                               \
 	X(RANKS, ranks, FS_COLS_RANKS, 0)                                        \

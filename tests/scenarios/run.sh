@@ -82,12 +82,19 @@ CI_MEM="mem_cor nohook_mem_numpy"
 # the spin without (about 30 s each).
 HANGS="hang_fifo nohook_hang_fifo hang_socket nohook_hang_socket hang_spin nohook_hang_spin"
 CI_HANGS="hang_fifo nohook_hang_spin"
+# Threads fighting for the cores (issue 39 item 2; s_oversub.sh): the
+# oversubscription finding beside cpu_preprocess, its figures against the
+# job's own and its fix's predicted gain against the job rerun with one
+# thread per worker; in make scenarios, the hook-off twin (one run, the
+# finding from /proc alone).
+OVERSUB="oversub nohook_oversub"
+CI_OVERSUB="nohook_oversub"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC $PHASES $MEM $HANGS
+	set -- $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_HANGS
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_HANGS $CI_OVERSUB
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -96,7 +103,7 @@ suite_prereqs scenarios blkio cpu memory
 
 names=("$@")
 for n in "${names[@]}"; do
-	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC $PHASES $MEM $HANGS))"; exit 2; }
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB))"; exit 2; }
 done
 
 suite_start scen scenarios

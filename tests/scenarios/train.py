@@ -16,6 +16,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
     tune-test options (additive, tests/tune):
         [--max-steps M] [--steady-after K] [--evict] [--step-ends]
         [--main-sleep-ms MS]
+    oversubscription (additive, issue 39; s_oversub.sh):
+        [--matmul-n N --matmul-ops K] [--worker-threads T]
     asynchronous accelerator (additive, issue 35; tests/scenarios/async_table.sh):
         [--device sync|async] [--run-ahead N] [--sync every|end|N]
         [--events on|off]
@@ -33,6 +35,12 @@ loop on thread_time, so a CPU quota or a busy core makes it slower in wall
 time, as a real decode would be); --item-sleep-ms waits without CPU, like a
 call to a remote service; --init-sleep-ms is a slow worker_init_fn;
 --worker-mib M makes each worker hold M MiB of its own memory from its start.
+--matmul-n N adds a transform of torch ops to each sample: K (--matmul-ops)
+products of an NxN matrix with itself (and a tanh), on torch's intra-op
+threads; --worker-threads T sets each worker's to T in its worker_init_fn
+(the DataLoader sets 1 as a worker starts: a job, or a pool that ignores
+it, as OpenCV's and OpenBLAS's do, sized to the machine's cores, makes it
+more). 0: left as the DataLoader set it.
   http       --data is a URL prefix; sample i is GET PREFIX<i> (urllib, no
              proxy, 30 s timeout); --netns PATH: each worker joins that
              network namespace first (setns), the main process stays put
@@ -251,6 +259,7 @@ class Samples(Dataset):
         self.fmt = a.format
         self.n = a.samples
         self.decode_s = a.decode_ms / 1000.0
+        self.matmul_n, self.matmul_ops = a.matmul_n, a.matmul_ops
         self.sleep_s = a.item_sleep_ms / 1000.0
         # a slow sample every --stall-every samples this worker loads (its
         # own count: a persistent worker's is the job's sample order)
@@ -379,6 +388,11 @@ class Samples(Dataset):
     def __getitem__(self, i):
         nbytes, first = self._read(i)
         acc = burn(self.decode_s)
+        if self.matmul_n > 0:
+            m = torch.randn(self.matmul_n, self.matmul_n, generator=torch.Generator().manual_seed(i))
+            for _ in range(self.matmul_ops):
+                m = torch.tanh(m @ m / self.matmul_n)
+            acc += int(m.sum().item() * 1000) & 0xFF
         if self.sleep_s > 0:
             time.sleep(self.sleep_s)
         self.loaded += 1
@@ -574,6 +588,11 @@ def parse_args():
     ap.add_argument("--decode-ms", type=float, default=0.0)
     ap.add_argument("--item-sleep-ms", type=float, default=0.0)
     ap.add_argument("--init-sleep-ms", type=float, default=0.0)
+    ap.add_argument("--matmul-n", type=int, default=0,
+                    help="a transform of --matmul-ops NxN matrix products per sample (torch's intra-op threads)")
+    ap.add_argument("--matmul-ops", type=int, default=8)
+    ap.add_argument("--worker-threads", type=int, default=0,
+                    help="torch.set_num_threads(T) in each worker's worker_init_fn (0: the DataLoader's 1)")
     ap.add_argument("--worker-mib", type=int, default=0,
                     help="each worker holds this many MiB of its own (written in its worker_init_fn)")
     ap.add_argument("--stall-every", type=int, default=0,
@@ -677,8 +696,11 @@ def make_loader(a, ds, seed):
     init_s = a.init_sleep_ms / 1000.0
     netns = a.netns
     held = a.worker_mib << 20
+    threads = a.worker_threads
 
     def worker_init(_):
+        if threads > 0:
+            torch.set_num_threads(threads)
         if netns:
             join_netns(netns)
         if held:
@@ -1126,6 +1148,11 @@ def main():
     # job share one stdout, and print() under PYTHONUNBUFFERED=1 writes the
     # text and its newline in two calls, so two ranks ending together could
     # run their lines into one (the scenarios then counted one rank).
+    # the job's own account of its threads (s_oversub.sh): each worker's
+    # torch intra-op threads as it set them, and the CPUs it may use
+    sys.stdout.write("threads: workers=%d per_worker=%d main=%d cpus=%d\n" % (
+        a.workers, a.worker_threads if a.worker_threads > 0 else 1, torch.get_num_threads(),
+        len(os.sched_getaffinity(0))))
     sys.stdout.write("train: steps=%d epochs=%d samples=%d wait_s=%.3f compute_s=%.3f busy_s=%.3f "
           "ckpt_n=%d ckpt_s=%.3f first_wait_s=%.3f total_s=%.3f wait_share=%.4f "
           "rank=%d coll_s=%.3f val_s=%.3f val_busy_s=%.3f %s ckpt_async=%d ckpt_wait_s=%.3f "

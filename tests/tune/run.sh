@@ -30,7 +30,7 @@ FS_TOP=$PWD
 FS_BUILD=$(cd "${FEEDSCOPE_BUILD:-build}" 2>/dev/null && pwd) || FS_BUILD=$FS_TOP/build
 FEEDSCOPE=$FS_BUILD/feedscope
 PY=/usr/bin/python3
-ALL="latency cpu storage epochs compute sampler memory"
+ALL="latency cpu storage epochs compute sampler memory threads"
 [ $# -gt 0 ] || set -- $ALL
 
 . tests/scenarios/suite.sh

@@ -460,4 +460,5 @@ void fs_judge(const struct fs_metrics *m, const struct fs_thresholds *t, struct 
 				m->ngpus == 1 ? "" : "s");
 	pick_primary(m, t, v, clarity);
 	fs_judge_memory(m, t, &v->memory);
+	fs_judge_threads(m, t, &v->oversub);
 }

@@ -10,6 +10,7 @@
 #include "analysis/judge/attribution.h"
 #include "analysis/judge/evidence.h"
 #include "analysis/judge/memory.h"
+#include "analysis/judge/threads.h"
 #include "analysis/load/metrics.h"
 #include "analysis/load/phaseseries.h"
 #include "analysis/thresholds.h"
@@ -75,6 +76,8 @@ struct fs_verdict {
 	char phase_method[200];
 	/* The memory findings, beside the causes (judge/memory.h) */
 	struct fs_memory_verdict memory;
+	/* The oversubscription finding, beside the causes (judge/threads.h) */
+	struct fs_oversub oversub;
 };
 
 /* The accounting the verdict speaks for (the trainer's), or NULL. */

@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether the recording was finished (fs_session_finish writes end_unix and
@@ -91,6 +92,12 @@ static void load_knobs(struct fs_q *q, struct fs_metrics *m)
 	fs_q_meta(q, key, m->persistent_workers, sizeof m->persistent_workers);
 	snprintf(key, sizeof key, "loader.%s.pin_memory", m->loader);
 	fs_q_meta(q, key, m->pin_memory, sizeof m->pin_memory);
+	/* torch's threads per worker as a tune trial set them (the hook's
+	 * hook.tune.applied.1: "num_workers=4 worker_threads=1") */
+	char applied[256];
+	fs_q_meta(q, "hook.tune.applied.1", applied, sizeof applied);
+	const char *wt = strstr(applied, "worker_threads=");
+	m->tune_worker_threads = wt ? atoi(wt + strlen("worker_threads=")) : -1;
 }
 
 static void load_gpu(struct fs_q *q, struct fs_metrics *m)
@@ -142,7 +149,7 @@ static void set_nan(struct fs_metrics *m)
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		*all[i] = NAN;
-	m->num_workers = m->batch_size = m->prefetch_factor = -1;
+	m->num_workers = m->batch_size = m->prefetch_factor = m->tune_worker_threads = -1;
 }
 
 int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metrics *m,
@@ -188,6 +195,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	}
 	fs_m_load_machine(&q, m);
 	fs_m_load_memory(&q, m->mem_total_bytes, &m->mem);
+	fs_m_load_threads(&q, &m->threads);
 	int rc = fs_q_failed(&q) ? -1 : 0;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: reading the run file failed: %s", path, fs_q_failed(&q));

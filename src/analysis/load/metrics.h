@@ -15,6 +15,7 @@
 
 #include "analysis/load/memory.h"
 #include "analysis/load/peers.h"
+#include "analysis/load/threads.h"
 
 struct fs_window {
 	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
@@ -155,6 +156,7 @@ struct fs_metrics {
 	/* loader configuration (meta loader.<loader>.*), -1 / "" when unknown */
 	int num_workers, batch_size, prefetch_factor;
 	char persistent_workers[16], pin_memory[16];
+	int tune_worker_threads; /* torch's threads per worker a tune trial's hook set (-1: none) */
 
 	/* the accelerator */
 	bool have_gpu;
@@ -236,6 +238,8 @@ struct fs_metrics {
 
 	/* the job's memory over the trainer's loop (memory.h) */
 	struct fs_memory mem;
+	/* the job's threads and the cores it may use (threads.h) */
+	struct fs_threads threads;
 };
 
 /* The trainer's entry of m->loops, or NULL when there is none. */

@@ -11,6 +11,7 @@ static const char *const knob_names[FS_KNOB__N] = {
 	[FS_KNOB_PIN_MEMORY] = "pin_memory",
 	[FS_KNOB_PERSISTENT_WORKERS] = "persistent_workers",
 	[FS_KNOB_BATCH_SIZE] = "batch_size",
+	[FS_KNOB_WORKER_THREADS] = "worker_threads",
 };
 
 const char *fs_tune_knob_name(enum fs_tune_knob k)

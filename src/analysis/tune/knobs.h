@@ -14,6 +14,9 @@ enum fs_tune_knob {
 	FS_KNOB_PIN_MEMORY,
 	FS_KNOB_PERSISTENT_WORKERS,
 	FS_KNOB_BATCH_SIZE,
+	/* not a DataLoader keyword: torch.set_num_threads(N) in each worker,
+	 * after the job's own worker_init_fn (python/feedscope/_tune.py) */
+	FS_KNOB_WORKER_THREADS,
 	FS_KNOB__N
 };
 

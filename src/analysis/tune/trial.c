@@ -48,6 +48,7 @@ static void effective(const struct fs_metrics *m, struct fs_tune_knobs *k)
 	k->v[FS_KNOB_PREFETCH_FACTOR] = m->prefetch_factor;
 	k->v[FS_KNOB_PIN_MEMORY] = bool_knob(m->pin_memory);
 	k->v[FS_KNOB_PERSISTENT_WORKERS] = bool_knob(m->persistent_workers);
+	k->v[FS_KNOB_WORKER_THREADS] = m->tune_worker_threads;
 }
 
 /* The loader knobs among the verdict's recommendations, as moves. */

@@ -405,11 +405,16 @@ void fs_tune_python(const struct fs_tune *T, char *out, size_t cap)
 		return;
 	const struct fs_tune_trial *B = &T->trials[T->best], *base = &T->trials[0];
 	snprintf(out, cap, "DataLoader(...");
-	int n = 0;
+	int n = 0, threads = -1;
 	for (int k = 0; k < FS_KNOB__N; k++) {
 		int v = value_in(B, k);
 		if (v < 0 || v == value_in(base, k))
 			continue;
+		if (k == FS_KNOB_WORKER_THREADS) { /* no keyword: said after the call */
+			threads = v;
+			n++;
+			continue;
+		}
 		char s[16];
 		fs_tune_knob_value(s, sizeof s, k, v);
 		size_t len = strlen(out);
@@ -420,4 +425,7 @@ void fs_tune_python(const struct fs_tune *T, char *out, size_t cap)
 	size_t len = strlen(out);
 	if (len < cap)
 		snprintf(out + len, cap - len, ")%s", n ? "" : "  # the job's own settings");
+	len = strlen(out);
+	if (threads >= 0 && len < cap)
+		snprintf(out + len, cap - len, "  # and torch.set_num_threads(%d) at the end of its worker_init_fn", threads);
 }
