@@ -47,6 +47,7 @@ import sys
 import time
 
 from . import _channel as _ch
+from . import _stages
 from . import _Epoch, _mono
 
 # functools, types and weakref are imported by _patch(), once torch is there:
@@ -168,6 +169,13 @@ def _patch(torch):
         global _base_calls
         _base_calls += 1
         t_iter = _mono()
+        try:  # the name its workers put on their stages (they fork inside orig_iter)
+            info = _loaders.get(id(self))
+            if info is None:
+                info = _register(self, _name_for(self))
+            _stages.current_loader = info.name_b
+        except Exception as e:
+            _failed(e)
         it = orig_iter(self)
         try:
             return _epoch(self, it, t_iter)
@@ -209,6 +217,7 @@ def _patch(torch):
     if getattr(serialization, "save", None) is orig_save:
         serialization.save = save
     _patch_collectives(torch)
+    _stages.patch(torch, functools)
     _DataLoader = DataLoader
     sys.modules[__package__]._find_auto = _find_timeline
 
