@@ -74,6 +74,13 @@ struct fs_thresholds {
 	double mem_headroom_min;
 	double page_copy_sys_share;
 	double page_copy_faults_per_sys_s;
+	/* The loaders' stages (the hook's loader_stages): a stage is named
+	 * by cpu_preprocess when its own time holds at least stage_named_share
+	 * of the DataLoader workers' time; a stage made cheaper (decoded at a
+	 * reduced size, a collate vectorised) is assumed to keep stage_fix_left
+	 * of its CPU. */
+	double stage_named_share;
+	double stage_fix_left;
 };
 
 /* The thresholds in force. */
