@@ -80,7 +80,7 @@ class _Worker:
 
     def flush(self):
         now, cpu = _mono(), _cpu()
-        head = b"G1 %d %s %d " % (_ch.pid, self.loader_b, now)
+        head = b"G1 %d %s %d %d " % (_ch.pid, self.loader_b, now, now - self.t_last)
         _ch.send(head + b"worker 1 %d %d worker" % (now - self.t_last, cpu - self.cpu_last))
         self.t_last, self.cpu_last = now, cpu
         self.next_flush = now + FLUSH_NS

@@ -309,14 +309,15 @@ static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
 /* The kinds of stage a G1 record may name (docs/markers.md, "Stages"). */
 static const char *const stage_kinds[] = {"worker", "fetch", "getitem", "transform", "collate"};
 
-/* G1 PID LOADER T_NS KIND CALLS WALL_NS CPU_NS NAME: a DataLoader worker's
- * time in one stage of its pipeline since its previous G1 of that stage. */
+/* G1 PID LOADER T_NS DT_NS KIND CALLS WALL_NS CPU_NS NAME: a DataLoader
+ * worker's time in one stage of its pipeline in the DT_NS before T_NS
+ * (since its previous flush). */
 static int parse_stage(const char *p, struct fs_sink *sink, uint64_t start_ns)
 {
-	uint64_t pid, t_ns, calls, wall_ns, cpu_ns;
+	uint64_t pid, t_ns, dt_ns, calls, wall_ns, cpu_ns;
 	char loader[128], kind[16], name[128];
 	bool changed = false;
-	if (!number(&p, &pid) || !word(&p, loader, sizeof loader, &changed) || !number(&p, &t_ns) ||
+	if (!number(&p, &pid) || !word(&p, loader, sizeof loader, &changed) || !number(&p, &t_ns) || !number(&p, &dt_ns) ||
 	    !key_word(&p, kind, sizeof kind) || !number(&p, &calls) || !number(&p, &wall_ns) ||
 	    !number(&p, &cpu_ns) || !word(&p, name, sizeof name, &changed) || *p)
 		return -1;
@@ -327,6 +328,7 @@ static int parse_stage(const char *p, struct fs_sink *sink, uint64_t start_ns)
 		return -1;
 	struct fs_row r;
 	fs_row_init(&r, FS_T_LOADER_STAGES, rel_s(t_ns, start_ns));
+	fs_row_real(&r, FS_LOADER_STAGES_dt_s, (double)dt_ns / 1e9);
 	fs_row_int(&r, FS_LOADER_STAGES_pid, (int64_t)pid);
 	fs_row_text(&r, FS_LOADER_STAGES_loader, loader);
 	fs_row_text(&r, FS_LOADER_STAGES_kind, kind);

@@ -127,9 +127,11 @@
 /* The DataLoader workers' time per stage of their pipeline, from the
  * zero-code hook (G1 records, docs/markers.md "Stages"): per worker
  * process and flush (about a second), each stage's calls, wall and thread
- * CPU time in that interval; t is the end of the interval. */
+ * CPU time in that interval; t is the end of the interval, dt_s its
+ * length (the worker's, not a tick's: fs_table_own_dt does not apply). */
 #define FS_COLS_LOADER_STAGES(X)                                                \
-	X(LOADER_STAGES, t, REAL) X(LOADER_STAGES, pid, INTEGER)                 \
+	X(LOADER_STAGES, t, REAL) X(LOADER_STAGES, dt_s, REAL)                   \
+	X(LOADER_STAGES, pid, INTEGER)                                           \
 	X(LOADER_STAGES, loader, TEXT) X(LOADER_STAGES, kind, TEXT)              \
 	X(LOADER_STAGES, stage, TEXT) X(LOADER_STAGES, calls, INTEGER)           \
 	X(LOADER_STAGES, wall_s, REAL) X(LOADER_STAGES, cpu_s, REAL)

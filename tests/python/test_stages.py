@@ -100,12 +100,12 @@ class StagesTest(unittest.TestCase):
             f = r.split(" ")
             if f[0] != "G1":
                 continue
-            assert len(f) == 9, r
+            assert len(f) == 10, r
             pids.add(int(f[1]))
-            key = (f[2], f[4], f[8])
+            key = (f[2], f[5], f[9])
             a = out.setdefault(key, [0, 0, 0])
             for i in range(3):
-                a[i] += int(f[5 + i])
+                a[i] += int(f[6 + i])
         return out, pids
 
     def check_sane(self, st):

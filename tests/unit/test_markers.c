@@ -89,10 +89,11 @@ static int parse(const char *rec)
 static void test_parse_stage(void)
 {
 	rows = metas = 0;
-	CHECK_INT(parse("G1 77 ImageNet 3500000000 transform 40 120000000 110000000 transform[2]:RandomResizedCrop"), 0);
+	CHECK_INT(parse("G1 77 ImageNet 3500000000 1000000000 transform 40 120000000 110000000 transform[2]:RandomResizedCrop"), 0);
 	CHECK_INT(rows, 1);
 	CHECK_INT(last.table, FS_T_LOADER_STAGES);
 	CHECK_NEAR(last.v[FS_LOADER_STAGES_t].d, 2.5, 1e-9);
+	CHECK_NEAR(last.v[FS_LOADER_STAGES_dt_s].d, 1.0, 1e-12);
 	CHECK_INT(last.v[FS_LOADER_STAGES_pid].i, 77);
 	CHECK_STR(stage_text[0], "ImageNet");
 	CHECK_STR(stage_text[1], "transform");
@@ -101,16 +102,17 @@ static void test_parse_stage(void)
 	CHECK_NEAR(last.v[FS_LOADER_STAGES_wall_s].d, 0.12, 1e-12);
 	CHECK_NEAR(last.v[FS_LOADER_STAGES_cpu_s].d, 0.11, 1e-12);
 	/* a name with a control character is kept, cleaned (1: cleaned) */
-	CHECK_INT(parse("G1 77 L 3500000000 collate 1 10 5 a\033b"), 1);
+	CHECK_INT(parse("G1 77 L 3500000000 1000 collate 1 10 5 a\033b"), 1);
 	CHECK_STR(stage_text[2], "a?b");
 	int before = rows;
 	const char *bad[] = {
-		"G1 77 L 3500000000 transform 40 120000000 110000000",            /* no name */
-		"G1 77 L 3500000000 transform 40 120000000 110000000 a b",        /* a field long */
-		"G1 77 L 3500000000 decode 40 120000000 110000000 x",             /* not a kind */
-		"G1 77 L 3500000000 transform -4 120000000 110000000 x",          /* a negative count */
-		"G1 77 L 3500000000 transform 40 1.5 110000000 x",                /* not a whole number */
-		"G1 x L 3500000000 transform 40 120000000 110000000 x",
+		"G1 77 L 3500000000 1000 transform 40 120000000 110000000",            /* no name */
+		"G1 77 L 3500000000 1000 transform 40 120000000 110000000 a b",        /* a field long */
+		"G1 77 L 3500000000 1000 decode 40 120000000 110000000 x",             /* not a kind */
+		"G1 77 L 3500000000 1000 transform -4 120000000 110000000 x",          /* a negative count */
+		"G1 77 L 3500000000 1000 transform 40 1.5 110000000 x",                /* not a whole number */
+		"G1 x L 3500000000 1000 transform 40 120000000 110000000 x",
+		"G1 77 L 3500000000 transform 40 120000000 110000000 x",          /* no interval */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CHECK_INT(parse(bad[i]), -1);

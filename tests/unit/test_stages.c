@@ -34,19 +34,19 @@ static void write_file(void)
 	struct fs_sink *s = fs_store_sink(st);
 	fs_sink_meta(s, "pid", "100");
 	for (int pid = 201; pid <= 202; pid++)
-		for (int k = 2; k <= 6; k++) { /* t 2..5 in the window, 6 outside */
+		for (int k = 2; k <= 7; k++) { /* (1, 2] .. (4, 5] in the window [1, 5]; 6, 7 outside */
 			double t = k;
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=worker stage=worker calls=1 wall_s=1 cpu_s=0.92", pid);
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=fetch stage=fetch calls=2 wall_s=0.9 cpu_s=0.88", pid);
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=getitem stage=DS.__getitem__ calls=16 wall_s=0.8 cpu_s=0.78", pid);
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=transform stage=transform[0]:Resize calls=16 wall_s=0.1 cpu_s=0.1", pid);
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=transform stage=transform[1]:RandomBlur calls=16 wall_s=0.5 cpu_s=0.5", pid);
-			golden_row(s, FS_T_LOADER_STAGES, t, "pid=%d loader=train kind=collate stage=collate_fn calls=2 wall_s=0.1 cpu_s=0.1", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=worker stage=worker calls=1 wall_s=1 cpu_s=0.92", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=fetch stage=fetch calls=2 wall_s=0.9 cpu_s=0.88", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=getitem stage=DS.__getitem__ calls=16 wall_s=0.8 cpu_s=0.78", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=transform stage=transform[0]:Resize calls=16 wall_s=0.1 cpu_s=0.1", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=transform stage=transform[1]:RandomBlur calls=16 wall_s=0.5 cpu_s=0.5", pid);
+			golden_row(s, FS_T_LOADER_STAGES, t, "dt_s=1 pid=%d loader=train kind=collate stage=collate_fn calls=2 wall_s=0.1 cpu_s=0.1", pid);
 			golden_row(s, FS_T_IO_CLASSES, t, "pid=%d class=file thread=main read_s=0.04 write_s=0 sync_s=0 meta_s=0.01 calls=20", pid);
 			golden_row(s, FS_T_IO_CLASSES, t, "pid=%d class=file thread=other read_s=0.5 write_s=0 sync_s=0 meta_s=0 calls=20", pid);
 		}
-	golden_row(s, FS_T_LOADER_STAGES, 3, "pid=301 loader=val kind=getitem stage=V.__getitem__ calls=99 wall_s=9 cpu_s=9");
-	golden_row(s, FS_T_LOADER_STAGES, 3, "pid=301 loader=val kind=fetch stage=fetch calls=9 wall_s=9 cpu_s=9");
+	golden_row(s, FS_T_LOADER_STAGES, 3, "dt_s=1 pid=301 loader=val kind=getitem stage=V.__getitem__ calls=99 wall_s=9 cpu_s=9");
+	golden_row(s, FS_T_LOADER_STAGES, 3, "dt_s=1 pid=301 loader=val kind=fetch stage=fetch calls=9 wall_s=9 cpu_s=9");
 	fs_store_close(st);
 }
 
@@ -64,8 +64,8 @@ static void test_load(void)
 	struct fs_q q;
 	char err[256];
 	CHECK_INT(fs_q_open(&q, path, err, sizeof err), 0);
-	q.w0 = 1.5;
-	q.w1 = 5.5;
+	q.w0 = 1;
+	q.w1 = 5;
 	struct fs_stages st;
 	fs_m_load_stages(&q, "train", &st);
 	CHECK(st.timed);
@@ -104,6 +104,19 @@ static void test_load(void)
 	/* a loader without rows: all of them, as for none */
 	fs_m_load_stages(&q, "other", &st);
 	CHECK(find(&st, "V.__getitem__") != NULL);
+	/* half of the first and last rows in the window: the same shares, half a
+	 * row of each less (4 rows' worth of 5) */
+	q.w0 = 1.5;
+	q.w1 = 5.5;
+	fs_m_load_stages(&q, "train", &st);
+	CHECK_NEAR(st.worker_s, 8, 1e-9);
+	CHECK_NEAR(st.s[0].self_share, 0.5, 1e-9);
+	q.w0 = 1.5;
+	q.w1 = 4.5;
+	fs_m_load_stages(&q, "train", &st);
+	CHECK_NEAR(st.worker_s, 6, 1e-9);
+	CHECK_INT(st.batches, 12);
+	CHECK_NEAR(st.s[0].self_share, 0.5, 1e-9);
 	/* a window with no rows: not timed */
 	q.w0 = 100;
 	q.w1 = 200;

@@ -13,7 +13,7 @@ static void pick_loader(struct fs_q *q, const char *loader, char *out, size_t ca
 	out[0] = '\0';
 	if (!loader || !loader[0])
 		return;
-	sqlite3_stmt *s = fs_q_prep(q, "SELECT count(*) FROM loader_stages WHERE t BETWEEN ?1 AND ?2 AND loader = ?4");
+	sqlite3_stmt *s = fs_q_prep(q, "SELECT count(*) FROM loader_stages WHERE t >= ?1 AND t - dt_s <= ?2 AND loader = ?4");
 	if (!s)
 		return;
 	sqlite3_bind_text(s, 4, loader, -1, SQLITE_TRANSIENT);
@@ -105,7 +105,7 @@ static void load_io(struct fs_q *q, struct fs_stages *st)
 	sqlite3_stmt *s = fs_q_prep(q, "SELECT sum(read_s + write_s + meta_s), count(*) FROM io_classes"
 				       " WHERE t BETWEEN ?1 AND ?2 AND " FS_Q_ROWS_IO_CLASSES("") " AND thread = 'main'"
 				       " AND class IN ('file', 'socket') AND pid IN (SELECT DISTINCT pid FROM loader_stages"
-				       " WHERE t BETWEEN ?1 AND ?2 AND (?4 = '' OR loader = ?4))");
+				       " WHERE t >= ?1 AND t - dt_s <= ?2 AND (?4 = '' OR loader = ?4))");
 	if (!s)
 		return;
 	sqlite3_bind_text(s, 4, st->loader, -1, SQLITE_TRANSIENT);
@@ -124,14 +124,18 @@ void fs_m_load_stages(struct fs_q *q, const char *loader, struct fs_stages *st)
 	if (!st->have_table)
 		return;
 	pick_loader(q, loader, st->loader, sizeof st->loader);
-	sqlite3_stmt *s = fs_q_prep(q, "SELECT kind, stage, sum(calls), sum(wall_s), sum(cpu_s), count(DISTINCT pid)"
-				       " FROM loader_stages WHERE t BETWEEN ?1 AND ?2 AND (?4 = '' OR loader = ?4)"
-				       " GROUP BY kind, stage ORDER BY kind, stage");
+	/* a row covers (t - dt_s, t]: the part inside the window counts, its
+	 * figures spread evenly over it (a flush is about a second) */
+	sqlite3_stmt *s = fs_q_prep(q, "SELECT kind, stage, sum(calls * f), sum(wall_s * f), sum(cpu_s * f), count(DISTINCT pid)"
+				       " FROM (SELECT *, CASE WHEN dt_s > 0 THEN max(0, min(t, ?2) - max(t - dt_s, ?1)) / dt_s"
+				       " ELSE (t BETWEEN ?1 AND ?2) END AS f FROM loader_stages"
+				       " WHERE t >= ?1 AND t - dt_s <= ?2 AND (?4 = '' OR loader = ?4))"
+				       " WHERE f > 0 GROUP BY kind, stage ORDER BY kind, stage");
 	if (!s)
 		return;
 	sqlite3_bind_text(s, 4, st->loader, -1, SQLITE_TRANSIENT);
 	while (fs_q_step(q, s))
-		add_row(st, fs_q_col_text(s, 0), fs_q_col_text(s, 1), (long)fs_q_col(s, 2), fs_q_col(s, 3),
+		add_row(st, fs_q_col_text(s, 0), fs_q_col_text(s, 1), lround(fs_q_col(s, 2)), fs_q_col(s, 3),
 			fs_q_col(s, 4), (int)fs_q_col(s, 5));
 	sqlite3_finalize(s);
 	st->timed = st->busy_s > 0 && st->n > 0;

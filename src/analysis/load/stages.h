@@ -40,7 +40,8 @@ struct fs_stages {
 	struct fs_loader_stage s[FS_MAX_STAGES];
 };
 
-/* Fill *st from q's window, for the loader named (its rows; all rows when
+/* Fill *st from q's window (a row covers (t - dt_s, t]: the part of it
+ * inside the window counts, its figures spread evenly over it), for the loader named (its rows; all rows when
  * it has none, or loader is NULL or ""). Not recorded: st->timed false. */
 void fs_m_load_stages(struct fs_q *q, const char *loader, struct fs_stages *st);
 
