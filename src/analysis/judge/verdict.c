@@ -82,7 +82,7 @@ static const char *stage_text(char *out, size_t cap, const struct fs_loader_stag
 static void stage_evidence(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_finding *f)
 {
 	const struct fs_stages *st = &m->stages;
-	char a[96], b[96], c[96];
+	char b[96], c[96];
 	if (!st->timed || st->n == 0 || !(st->worker_s > 0))
 		return;
 	const struct fs_loader_stage *top = &st->s[0];
@@ -90,8 +90,9 @@ static void stage_evidence(const struct fs_metrics *m, const struct fs_threshold
 	for (int i = 0; i < st->n && i < 3; i++)
 		named += st->s[i].self_share >= t->stage_named_share;
 	EV(f, "loader_stage_share", top->self_share, "fraction", "loader_stages (hook)",
-	   "%s holds %.0f%% of the DataLoader workers' time (its own, exclusive; %.0f%% of their time producing "
-	   "batches; %d workers busy %.0f%% of the time)", stage_text(a, sizeof a, top), 100 * top->self_share,
+	   "%.60s%s holds %.0f%% of the DataLoader workers' time (its own, exclusive; %.0f%% of their time producing "
+	   "batches; %d workers busy %.0f%% of the time)", top->name, strcmp(top->kind, "getitem") ? "" : " itself",
+	   100 * top->self_share,
 	   100 * top->self_busy_share, st->workers, 100 * st->busy_s / st->worker_s);
 	if (st->n > 1)
 		EV(f, "loader_stages_next", st->s[1].self_share, "fraction", "loader_stages (hook)",
