@@ -41,7 +41,9 @@ Then the finder leaves sys.meta_path. Nothing here changes what the job sees:
 return values, exceptions and iteration are the original ones, and any
 failure inside the hook is swallowed after one line on stderr.
 DataLoader workers run this too (sitecustomize under spawn, inherited under
-fork): they patch, but never iterate a loader, so they send nothing.
+fork): they patch, but never iterate a loader; what they send is the time
+per stage of their pipeline (_stages.py: torch's _worker_loop is replaced
+by a timing one of the same name; docs/markers.md "Stages").
 """
 import sys
 import time

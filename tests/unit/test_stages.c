@@ -230,7 +230,7 @@ static void test_advice(void)
 	add(&m.stages, "collate_fn", "collate", -1, 0.05);
 	fs_diagnose(&m, &fs_thresholds, &v);
 	CHECK_STR(fs_verdict_name(v.primary), "cpu_preprocess");
-	CHECK(has_evidence(&v, "loader_stage_share", "transform[2]:RandomBlur 60%"));
+	CHECK(has_evidence(&v, "loader_stage_share", "transform[2]:RandomBlur holds 60%"));
 	CHECK(!missing_stages(&v));
 	const struct fs_recommendation *r = rec_relieving(&v, "CPU (transform[2]:RandomBlur");
 	CHECK(r != NULL);
@@ -277,7 +277,7 @@ static void test_advice(void)
 	fs_diagnose(&m, &fs_thresholds, &v);
 	r = rec_relieving(&v, "CPU (collate_fn)");
 	CHECK(r != NULL && r->speedup > 1);
-	CHECK(has_evidence(&v, "loader_stage_share", "collate_fn 70%"));
+	CHECK(has_evidence(&v, "loader_stage_share", "collate_fn holds 70%"));
 
 	/* ten even stages of 9.5%: none named, the generic advice stays */
 	m.stages = timed();
