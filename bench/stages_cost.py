@@ -81,10 +81,10 @@ print("%.9f %.9f %d" % (dt / (len(ds) - batch), cpu / 1e9 / len(ds), k))
 """
 
 
-def in_process(samples):
+def in_process(samples, ntransforms=10, batch=8, title=None):
     from feedscope import _stages as S
     w = S._Worker(b"bench", None)
-    noop = [lambda x: x for _ in range(10)]
+    noop = [lambda x: x for _ in range(ntransforms)]
     timed = [S._Stage(t, w.acc("transform", "t%d" % i)) for i, t in enumerate(noop)]
 
     def item(ts):
@@ -102,19 +102,20 @@ def in_process(samples):
         for i in range(samples):
             if timed_run:
                 get_timed(timed)
-                if i % 8 == 7:
+                if i % batch == batch - 1:
                     fetch_t(collate_t(()))
                     if S._mono() >= w.next_flush:
                         pass
             else:
                 get_plain(noop)
-                if i % 8 == 7:
+                if i % batch == batch - 1:
                     list(())
         best.append((time.perf_counter_ns() - t0) / samples)
     plain, with_t = min(best[0], best[2]), min(best[1], best[3])
-    print("  in-process, 10 no-op transforms + __getitem__ + collate and fetch per 8: %.2f µs per sample "
-          "untimed, %.2f µs timed: the timers cost %.2f µs per sample (%.2f%% of 10 ms)"
-          % (plain / 1e3, with_t / 1e3, (with_t - plain) / 1e3, (with_t - plain) / 1e5))
+    print("  in-process, %s: %.2f µs per sample untimed, %.2f µs timed: the timers cost %.2f µs per sample"
+          % (title or "%d no-op transforms + __getitem__ + collate and fetch per %d" % (ntransforms, batch),
+             plain / 1e3, with_t / 1e3, (with_t - plain) / 1e3))
+    return (with_t - plain) / 1e3
 
 
 def run(rx, mode, args):
@@ -157,7 +158,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--demo-files", type=int, default=800)
     a = ap.parse_args()
-    in_process(200000)
+    us = in_process(200000)
+    print("    = %.2f%% of the 10 ms a sample of 10 transforms x 1 ms" % (us / 100))
+    us = in_process(200000, 0, 16, "the demo's shape: __getitem__ + collate and fetch per 16, no transforms")
+    print("    = %.2f%% of the demo's 2 ms decode a sample (its np.load on top)" % (us / 20))
     with Receiver() as rx, tempfile.TemporaryDirectory() as tmp:
         loader_runs(rx, "DataLoader, 1 worker, 10 transforms x 1 ms", ["ten", str(a.samples)], a.repeat,
                     budget_us=0.02 * 10000)
