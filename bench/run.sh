@@ -29,6 +29,9 @@ if [ -f tests/python/bench_hook.py ]; then
 	/usr/bin/python3 tests/python/bench_hook.py
 fi
 echo
+echo "== the hook's time per loader stage (bench/stages_cost.py; issue 39: <= 2% of a worker's time at 10 x 1 ms)"
+/usr/bin/python3 bench/stages_cost.py --repeat "${STAGES_REPEAT:-3}"
+echo
 echo "== feedscope report on a 1-hour run recorded at 0.1 s (synthetic, tests/tools/synth_run)"
 "$b/tests/synth_run" "$b/hour.db" 3600
 for fmt in text json; do

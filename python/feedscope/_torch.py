@@ -41,12 +41,15 @@ Then the finder leaves sys.meta_path. Nothing here changes what the job sees:
 return values, exceptions and iteration are the original ones, and any
 failure inside the hook is swallowed after one line on stderr.
 DataLoader workers run this too (sitecustomize under spawn, inherited under
-fork): they patch, but never iterate a loader, so they send nothing.
+fork): they patch, but never iterate a loader; what they send is the time
+per stage of their pipeline (_stages.py: torch's _worker_loop is replaced
+by a timing one of the same name; docs/markers.md "Stages").
 """
 import sys
 import time
 
 from . import _channel as _ch
+from . import _stages
 from . import _Epoch, _mono
 
 # functools, types and weakref are imported by _patch(), once torch is there:
@@ -168,6 +171,13 @@ def _patch(torch):
         global _base_calls
         _base_calls += 1
         t_iter = _mono()
+        try:  # the name its workers put on their stages (they fork inside orig_iter)
+            info = _loaders.get(id(self))
+            if info is None:
+                info = _register(self, _name_for(self))
+            _stages.current_loader = info.name_b
+        except Exception as e:
+            _failed(e)
         it = orig_iter(self)
         try:
             return _epoch(self, it, t_iter)
@@ -209,6 +219,7 @@ def _patch(torch):
     if getattr(serialization, "save", None) is orig_save:
         serialization.save = save
     _patch_collectives(torch)
+    _stages.patch(torch, functools)
     _DataLoader = DataLoader
     sys.modules[__package__]._find_auto = _find_timeline
 

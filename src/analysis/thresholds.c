@@ -106,4 +106,12 @@ const struct fs_thresholds fs_thresholds = {
 	 * for its unfairness, and keeps threads that want a CPU only in
 	 * bursts that do not collide out. */
 	.oversub_wait_share = 0.25,
+	/* A fifth of the workers' time: twice a stage's even share in the
+	 * issue's ten-stage pipeline (issue 39: 10 x 1 ms), and the least
+	 * whose removal alone gives 1.25x to a CPU-bound loader (1 / 0.8). */
+	.stage_named_share = 0.20,
+	/* libjpeg's DCT scaling (PIL's Image.draft, decode_jpeg at a reduced
+	 * size) decodes at 1/2 to 1/8 of the size for a fraction of the work;
+	 * half the stage's CPU left is the conservative end. */
+	.stage_fix_left = 0.5,
 };

@@ -94,6 +94,13 @@ struct fs_thresholds {
 	double oversub_pool_threads;
 	double oversub_ratio;
 	double oversub_wait_share;
+	/* The loaders' stages (the hook's loader_stages): a stage is named
+	 * by cpu_preprocess when its own time holds at least stage_named_share
+	 * of the DataLoader workers' time; a stage made cheaper (decoded at a
+	 * reduced size, a collate vectorised) is assumed to keep stage_fix_left
+	 * of its CPU. */
+	double stage_named_share;
+	double stage_fix_left;
 };
 
 /* The thresholds in force. */

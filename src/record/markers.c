@@ -36,7 +36,7 @@ struct fs_markers {
 	int polled; /* conns[0..polled) are in the loop's poll set */
 	uid_t job_uid;
 	char address[108];
-	uint64_t records, steps, phases, metas, bad, refused, strangers, cleaned;
+	uint64_t records, steps, phases, metas, stages, bad, refused, strangers, cleaned;
 	/* S2 steps waiting for their D1, in arrival order: held[first..first+nheld)
 	 * (mod FS_MARKERS_MAX_HELD), free places among them (fd -1) once written;
 	 * allocated at the first S2 */
@@ -306,6 +306,40 @@ static int parse_phase(const char *p, struct fs_sink *sink, uint64_t start_ns)
 	return changed;
 }
 
+/* The kinds of stage a G1 record may name (docs/markers.md, "Stages"). */
+static const char *const stage_kinds[] = {"worker", "fetch", "getitem", "transform", "collate"};
+
+/* G1 PID LOADER T_NS DT_NS KIND CALLS WALL_NS CPU_NS NAME: a DataLoader
+ * worker's time in one stage of its pipeline in the DT_NS before T_NS
+ * (since its previous flush). */
+static int parse_stage(const char *p, struct fs_sink *sink, uint64_t start_ns)
+{
+	uint64_t pid, t_ns, dt_ns, calls, wall_ns, cpu_ns;
+	char loader[128], kind[16], name[128];
+	bool changed = false;
+	if (!number(&p, &pid) || !word(&p, loader, sizeof loader, &changed) || !number(&p, &t_ns) || !number(&p, &dt_ns) ||
+	    !key_word(&p, kind, sizeof kind) || !number(&p, &calls) || !number(&p, &wall_ns) ||
+	    !number(&p, &cpu_ns) || !word(&p, name, sizeof name, &changed) || *p)
+		return -1;
+	bool known = false;
+	for (size_t i = 0; i < sizeof stage_kinds / sizeof stage_kinds[0]; i++)
+		known |= !strcmp(kind, stage_kinds[i]);
+	if (!known)
+		return -1;
+	struct fs_row r;
+	fs_row_init(&r, FS_T_LOADER_STAGES, rel_s(t_ns, start_ns));
+	fs_row_real(&r, FS_LOADER_STAGES_dt_s, (double)dt_ns / 1e9);
+	fs_row_int(&r, FS_LOADER_STAGES_pid, (int64_t)pid);
+	fs_row_text(&r, FS_LOADER_STAGES_loader, loader);
+	fs_row_text(&r, FS_LOADER_STAGES_kind, kind);
+	fs_row_text(&r, FS_LOADER_STAGES_stage, name);
+	fs_row_int(&r, FS_LOADER_STAGES_calls, (int64_t)calls);
+	fs_row_real(&r, FS_LOADER_STAGES_wall_s, (double)wall_ns / 1e9);
+	fs_row_real(&r, FS_LOADER_STAGES_cpu_s, (double)cpu_ns / 1e9);
+	fs_sink_row(sink, &r);
+	return changed;
+}
+
 static int parse_meta(const char *p, struct fs_sink *sink)
 {
 	uint64_t pid;
@@ -345,6 +379,8 @@ int fs_markers_record(struct fs_markers *m, int conn, const char *rec, size_t le
 		return parse_phase(buf + 3, sink, start_ns);
 	if (!strncmp(buf, "M1 ", 3))
 		return parse_meta(buf + 3, sink);
+	if (!strncmp(buf, "G1 ", 3))
+		return parse_stage(buf + 3, sink, start_ns);
 	return -1;
 }
 
@@ -428,6 +464,7 @@ static bool read_conn(struct fs_markers *m, int fd, struct fs_sink *sink, uint64
 		case 'S': m->steps++; break;
 		case 'P': m->phases++; break;
 		case 'D': break; /* a step's device figure: counted by parse_device */
+		case 'G': m->stages++; break;
 		default: m->metas++; break;
 		}
 	}
@@ -477,6 +514,8 @@ void fs_markers_close(struct fs_markers *m, struct fs_sink *sink, uint64_t start
 	fs_sink_metaf(sink, "markers.steps", "%llu", (unsigned long long)m->steps);
 	fs_sink_metaf(sink, "markers.phases", "%llu", (unsigned long long)m->phases);
 	fs_sink_metaf(sink, "markers.meta", "%llu", (unsigned long long)m->metas);
+	if (m->stages) /* only where the hook timed the workers' stages */
+		fs_sink_metaf(sink, "markers.stages", "%llu", (unsigned long long)m->stages);
 	fs_sink_metaf(sink, "markers.bad_records", "%llu", (unsigned long long)m->bad);
 	if (m->refused)
 		fs_sink_metaf(sink, "markers.refused_connections", "%llu", (unsigned long long)m->refused);

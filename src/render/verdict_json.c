@@ -1,4 +1,5 @@
 #include <math.h>
+#include <string.h>
 
 #include "render/memory.h"
 #include "render/stalls.h"
@@ -31,6 +32,36 @@ static void states(struct fs_json *j, const char *key, const struct fs_states *s
 	fs_json_number(j, "cpu_cores", s->cpu_cores);
 	fs_json_number(j, "run_wait_threads", s->run_wait);
 	fs_json_int(j, "processes", s->procs);
+	fs_json_end(j);
+}
+
+/* "loader_stages": the workers' time per stage (load/stages.h), largest
+ * own time first; [] when not timed (loader_stages_timed false). */
+static void stages(struct fs_json *j, const struct fs_stages *st)
+{
+	fs_json_bool(j, "loader_stages_timed", st->timed);
+	fs_json_number(j, "loader_workers_s", st->timed ? st->worker_s : NAN);
+	fs_json_number(j, "loader_busy_s", st->timed ? st->busy_s : NAN);
+	fs_json_int(j, "loader_batches", st->timed ? st->batches : -1);
+	fs_json_array(j, "loader_stages");
+	for (int i = 0; st->timed && i < st->n; i++) {
+		const struct fs_loader_stage *s = &st->s[i];
+		fs_json_object(j, NULL);
+		fs_json_string(j, "name", s->name);
+		fs_json_string(j, "kind", s->kind);
+		fs_json_int(j, "calls", s->calls);
+		fs_json_number(j, "seconds", s->seconds);
+		fs_json_number(j, "cpu_seconds", s->cpu_s);
+		fs_json_number(j, "self_seconds", s->self_s);
+		fs_json_number(j, "self_cpu_seconds", s->self_cpu_s);
+		fs_json_number(j, "share", s->share);
+		fs_json_number(j, "self_share", s->self_share);
+		fs_json_number(j, "busy_share", s->busy_share);
+		fs_json_number(j, "self_busy_share", s->self_busy_share);
+		if (!strcmp(s->kind, "getitem"))
+			fs_json_number(j, "io_seconds", s->io_s);
+		fs_json_end(j);
+	}
 	fs_json_end(j);
 }
 
@@ -94,6 +125,7 @@ static void metrics(struct fs_json *j, const struct fs_metrics *m)
 	fs_json_string(j, "nic", m->nic[0] ? m->nic : NULL);
 	fs_json_number(j, "nic_rx_bytes_per_s", m->nic_rx_bytes_per_s);
 	fs_json_number(j, "nfs_read_rtt_ms", m->nfs_rtt_ms);
+	stages(j, &m->stages);
 	fs_json_end(j);
 }
 

@@ -149,6 +149,34 @@ static void accounting(FILE *out, const struct fs_verdict *v, const struct fs_me
 	}
 }
 
+/* The loaders' stages (load/stages.h), the largest own times first: at
+ * most five, then what the others hold together. */
+static void stages(FILE *out, const struct fs_metrics *m)
+{
+	const struct fs_stages *st = &m->stages;
+	char name[4 * 128 + 1], a[32];
+	if (!st->timed || !(st->worker_s > 0))
+		return;
+	fprintf(out, "  loader stages (%d workers, busy %.0f%% of their time; own time, exclusive, as a share of it):\n",
+		st->workers, 100 * st->busy_s / st->worker_s);
+	double rest = 0;
+	for (int i = 0; i < st->n; i++) {
+		const struct fs_loader_stage *s = &st->s[i];
+		if (i >= 5) {
+			rest += s->self_share;
+			continue;
+		}
+		fprintf(out, "    · %-40s %4.0f%%  %s a call, CPU %.0f%%", fs_text_escape(name, sizeof name, s->name),
+			100 * s->self_share, fs_fmt_time(a, sizeof a, s->calls > 0 ? s->self_s / (double)s->calls : NAN),
+			s->self_s > 0 ? 100 * fmin(1, s->self_cpu_s / s->self_s) : 0);
+		if (!strcmp(s->kind, "getitem") && isfinite(s->io_s) && s->self_s > 0)
+			fprintf(out, ", I/O calls %.0f%%", 100 * s->io_s / s->self_s);
+		fprintf(out, "%s\n", !strcmp(s->kind, "getitem") ? " (itself, outside its transforms)" : "");
+	}
+	if (st->n > 5)
+		fprintf(out, "    · %d more stages %.0f%%\n", st->n - 5, 100 * rest);
+}
+
 static void evidence(FILE *out, const struct fs_verdict *v)
 {
 	char text[ESC_CAP], src[ESC_CAP];
@@ -231,6 +259,7 @@ static void render(FILE *out, const struct fs_metrics *m, const struct fs_verdic
 	char text[ESC_CAP];
 	head(out, m, v, g);
 	accounting(out, v, g);
+	stages(out, m);
 	phases(out, v);
 	if (v->runner_up[0])
 		fprintf(out, "  runner-up: %s (%.0f%%), close to the verdict's cause\n", v->runner_up,

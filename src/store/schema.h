@@ -134,6 +134,18 @@
 	X(STEPS, index_s, REAL) X(STEPS, get_s, REAL) X(STEPS, get_cpu_s, REAL)   \
 	X(STEPS, pin_cpu_s, REAL)
 
+/* The DataLoader workers' time per stage of their pipeline, from the
+ * zero-code hook (G1 records, docs/markers.md "Stages"): per worker
+ * process and flush (about a second), each stage's calls, wall and thread
+ * CPU time in that interval; t is the end of the interval, dt_s its
+ * length (the worker's, not a tick's: fs_table_own_dt does not apply). */
+#define FS_COLS_LOADER_STAGES(X)                                                \
+	X(LOADER_STAGES, t, REAL) X(LOADER_STAGES, dt_s, REAL)                   \
+	X(LOADER_STAGES, pid, INTEGER)                                           \
+	X(LOADER_STAGES, loader, TEXT) X(LOADER_STAGES, kind, TEXT)              \
+	X(LOADER_STAGES, stage, TEXT) X(LOADER_STAGES, calls, INTEGER)           \
+	X(LOADER_STAGES, wall_s, REAL) X(LOADER_STAGES, cpu_s, REAL)
+
 #define FS_COLS_PHASES(X)                                                       \
 	X(PHASES, t_start, REAL) X(PHASES, t_end, REAL) X(PHASES, pid, INTEGER)  \
 	X(PHASES, name, TEXT)
@@ -240,6 +252,7 @@
 	X(RANKS, ranks, FS_COLS_RANKS, 0)                                        \
 	X(STEPS, steps, FS_COLS_STEPS, 1)                                        \
 	X(PHASES, phases, FS_COLS_PHASES, 0)                                     \
+	X(LOADER_STAGES, loader_stages, FS_COLS_LOADER_STAGES, 1)                \
 	X(FILES, files, FS_COLS_FILES, 0)                                        \
 	X(IO_INTERVALS, io_intervals, FS_COLS_IO_INTERVALS, 1)                   \
 	X(IO_CLASSES, io_classes, FS_COLS_IO_CLASSES, 1)                         \

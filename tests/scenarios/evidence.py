@@ -55,6 +55,17 @@ the run file cannot give is printed as "nan".
   ckpt_n, ckpt_s, ckpt_share         checkpoint phases: count, seconds, share
                     of the run's step time; gpu_util_ckpt: GPU util inside them
   verdict, input_bound, confidence, predicted_speedup   from --report
+  stage_*           the loaders' stages (issue 39; train.py --stages,
+                    --collate-ms): the job's own `job_stages:` line against
+                    the report's metrics.loader_stages, each stage's own
+                    (exclusive) time as a share of the workers' time:
+                    stage_slow (the job's largest), job_stage_share and
+                    fs_stage_share (its share by each), fs_stage_top (the
+                    report's largest), stage_err_pts (the largest
+                    difference over the stages, points), stage_named (1
+                    when the verdict's evidence names stage_slow),
+                    fs_stages_timed (1/0), job_stage_shares and
+                    fs_stage_shares (name:share,...)
   sat_named, sat_named_share, sat_runner, sat_runner_up_share   the limit of
                     the storage the report names and its runner-up, with
                     their shares of the wait (verdict.saturation)
@@ -273,6 +284,60 @@ def phases(ev, job_out, report, db):
     ev["phase_err_pts"] = err
 
 
+def job_stage_shares(paths):
+    """The job's own stages (train.py's job_stages: line): each stage's own
+    time over the workers' time, the getitem less its transforms."""
+    raw = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("job_stages: "):
+                        for kv in line.split()[1:]:
+                            k, _, x = kv.rpartition("=")
+                            raw[k] = raw.get(k, 0.0) + float(x)
+        except (OSError, ValueError):
+            pass
+    worker = raw.pop("worker", 0.0)
+    if not raw or worker <= 0:
+        return {}
+    transforms = sum(x for k, x in raw.items() if k.startswith("transform"))
+    if "getitem" in raw:
+        raw["getitem"] = max(0.0, raw["getitem"] - transforms)
+    return {k: x / worker for k, x in raw.items()}
+
+
+def stages(ev, job_out, report):
+    """The stage_* keys (the docstring)."""
+    job = job_stage_shares(job_out)
+    fs, text, timed = {}, "", 0
+    try:
+        with open(report) as f:
+            doc = json.load(f)
+        m = doc.get("metrics", {})
+        timed = 1 if m.get("loader_stages_timed") else 0
+        for st in m.get("loader_stages") or []:
+            name = st["name"]
+            key = "getitem" if st.get("kind") == "getitem" else ("collate" if st.get("kind") == "collate" else name)
+            fs[key] = float(st.get("self_share") or 0)
+        v = doc.get("verdict", {})
+        text = " ".join(e.get("text", "") for e in v.get("evidence") or [])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    ev["fs_stages_timed"] = timed
+    ev["job_stage_shares"] = ",".join("%s:%.3f" % kv for kv in sorted(job.items())) or "none"
+    ev["fs_stage_shares"] = ",".join("%s:%.3f" % kv for kv in sorted(fs.items())) or "none"
+    ev["stage_slow"] = max(job, key=job.get) if job else "none"
+    ev["fs_stage_top"] = max(fs, key=fs.get) if fs else "none"
+    slow = ev["stage_slow"]
+    ev["job_stage_share"] = job.get(slow, NAN)
+    ev["fs_stage_share"] = fs.get(slow, NAN)
+    both = [k for k in job if k in fs]
+    ev["stage_err_pts"] = max(abs(job[k] - fs[k]) * 100 for k in both) if both and len(both) == len(job) else NAN
+    label = {"getitem": ".__getitem__", "collate": "collate_fn"}.get(slow, slow)
+    ev["stage_named"] = 1 if job and label in text else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
@@ -450,6 +515,7 @@ def main():
 
     per_rank(ev, ranks, a.report, a.rank_report)
     phases(ev, a.job_out, a.report, db)
+    stages(ev, a.job_out, a.report)
 
     for k, v in ev.items():
         if isinstance(v, float):

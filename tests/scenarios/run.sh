@@ -89,12 +89,19 @@ CI_HANGS="hang_fifo nohook_hang_spin"
 # finding from /proc alone).
 OVERSUB="oversub nohook_oversub"
 CI_OVERSUB="nohook_oversub"
+# Inside the loader (issue 39, item 1): one slow transform among several,
+# a slow collate_fn, each with and without the hook; the stages' shares
+# against the job's own timing of them (within 5 points, the slow one named
+# by the verdict: else "FAIL (stages)"). In --all; in make scenarios, the
+# transform job with the hook and the collate job without (CI_LOADER).
+LOADER="stage_transform nohook_stage_transform stage_collate nohook_stage_collate"
+CI_LOADER="stage_transform nohook_stage_collate"
 if [ "${1:-}" = --all ]; then
 	shift
 	[ $# -eq 0 ] || { echo "scenarios: --all takes no names" >&2; exit 2; }
-	set -- $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB
+	set -- $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB $LOADER
 fi
-[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_HANGS $CI_OVERSUB
+[ $# -gt 0 ] || set -- $ALL $CI_BROAD $CI_ASYNC $CI_PHASES $CI_MEM $CI_HANGS $CI_OVERSUB $CI_LOADER
 REPEAT=${REPEAT:-1}
 case $REPEAT in '' | *[!0-9]* | 0) echo "scenarios: REPEAT must be a whole number >= 1, not '$REPEAT'" >&2; exit 2 ;; esac
 
@@ -103,7 +110,7 @@ suite_prereqs scenarios blkio cpu memory
 
 names=("$@")
 for n in "${names[@]}"; do
-	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB))"; exit 2; }
+	[ -f "tests/scenarios/s_$n.sh" ] || { echo "scenarios: no scenario $n (have: $(echo $ALL $BROAD $ASYNC $PHASES $MEM $HANGS $OVERSUB $LOADER))"; exit 2; }
 done
 
 suite_start scen scenarios
@@ -155,6 +162,7 @@ minute=() # "scenario verdict verdict-from-the-per-minute-tables"
 devrows=() # "scenario path verdict input truth err_pt predicted ideal err_pct PASS|FAIL", the device clock's runs
 phaserows=() # "scenario hook expected got epochs fs truth err", the phase scenarios' runs
 splits=() # "scenario phase_count", every other run: more than one phase is a false split
+stagerows=() # "scenario slow job_shares fs_shares err_pts PASS|FAIL", the loaders' stages' runs
 failed=() # the failing runs' lines, said again at the end: a CI log's tail shows them
 hangrows=() # "scenario hook lag loop_lag bound stall block gauge got", the hang scenarios' runs
 for n in "${names[@]}"; do
@@ -175,6 +183,8 @@ for n in "${runs[@]}"; do
 		status="FAIL (straggler)" # the report named another rank than the slow one
 	elif [ "${R[devclock_expected]:-}" = yes ] && [ "${R[devclock_ok]:-}" != yes ]; then
 		status="FAIL (device clock: ${R[devclock_why]:-no figures})" # off issue 35's bounds
+	elif [ "${R[stages_expected]:-}" = yes ] && [ "${R[stages_ok]:-}" != yes ]; then
+		status="FAIL (stages: ${R[stages_why]:-no figures})" # off issue 39's bounds
 	fi
 	strag=""
 	[ -n "${R[straggler_expected]:-}" ] && strag=" straggler=${R[straggler_got]:-none}/${R[straggler_expected]}"
@@ -187,6 +197,11 @@ for n in "${runs[@]}"; do
 	# the limit of the storage named, and the runner-up, with their shares of the wait
 	case $got in storage_* | metadata* | memory_pressure*) [ "${R[sat_named]:-none}" != none ] ;; *) false ;; esac &&
 		strag+=" limit=${R[sat_named]}:$(f2 "${R[sat_named_share]:-}")/${R[sat_runner]:-none}:$(f2 "${R[sat_runner_share]:-}")"
+	# the loaders' stages: the slow one, its share by the job and by the report
+	if [ "${R[stages_expected]:-}" = yes ]; then
+		strag+=" stage=${R[stage_slow]:-none}:$(f2 "${R[job_stage_share]:-}")/$(f2 "${R[fs_stage_share]:-}") err=${R[stage_err_pts]:-nan}pt"
+		[ "$got" = setup_failed ] || stagerows+=("$n ${R[stage_slow]:-none} ${R[job_stage_shares]:-none} ${R[fs_stage_shares]:-none} ${R[stage_err_pts]:-nan} ${status%% *}")
+	fi
 	[ "${status%% *}" = PASS ] || fails=$((fails + 1))
 	line="scenario $n expected=$exp got=$got input_bound=$(f2 "${R[input_bound]:-}") truth=$(f2 "${R[truth]:-}") confidence=$(f2 "${R[confidence]:-}")$strag time=${dt}s $status$retried"
 	echo "$line"
@@ -347,6 +362,15 @@ if [ ${#phaserows[@]} -gt 0 ]; then
 	printf '%s\n' "${phaserows[@]}" | awk '
 		BEGIN { printf "%-24s %-4s %-40s %-6s %-12s %-16s %-16s %s\n", "scenario", "hook", "phases", "ok", "epochs", "input", "job", "err_pt" }
 		{ printf "%-24s %-4s %-40s %-6s %-12s %-16s %-16s %s\n", $1, $2, $4, ($3 == $4 ? "yes" : "NO"), $5, $6, $7, $8 }'
+fi
+# the loaders' stages (issue 39): each stage's own share of the workers'
+# time by the job's own clock and by the report
+if [ ${#stagerows[@]} -gt 0 ]; then
+	echo
+	echo "loader stages: each stage's own share of the workers' time, the job's own clock / the report (err: the largest difference, points)"
+	printf '%s\n' "${stagerows[@]}" | awk '
+		BEGIN { printf "%-26s %-28s %-8s %s\n", "scenario", "slow stage", "err_pt", "job / report" }
+		{ printf "%-26s %-28s %-8s %s / %s  %s\n", $1, $2, $5, $3, $4, $6 }'
 fi
 if [ ${#splits[@]} -gt 0 ]; then
 	echo

@@ -18,6 +18,8 @@ emulated accelerator, and knobs to give it any input bottleneck on purpose.
         [--main-sleep-ms MS]
     oversubscription (additive, issue 39; s_oversub.sh):
         [--matmul-n N --matmul-ops K] [--worker-threads T]
+    loader stages (additive, issue 39; s_stage_*.sh):
+        [--stages NAME:MS,...] [--collate-ms MS]
     asynchronous accelerator (additive, issue 35; tests/scenarios/async_table.sh):
         [--device sync|async] [--run-ahead N] [--sync every|end|N]
         [--events on|off]
@@ -83,6 +85,16 @@ tune tests' ground truth is measured over the same steps a trial times.
 --evict: before anything else, the dataset's files are dropped from the page
 cache (examples/evict_cache.py), so that every run starts cold, as a dataset
 far larger than memory would (the tune tests run the job many times).
+--stages NAME:MS,...: the dataset holds `transform`, a torchvision Compose
+of transforms each burning MS of its worker's CPU per sample (NAME one of
+the classes below: Resize, RandomCrop, GaussianBlur, Normalize,
+RandomFlip, ToTensor), applied after the sample's read and decode;
+--collate-ms MS: a collate_fn that burns MS per batch. With either, the job
+times each of its own stages in each worker (__getitem__ as a whole, each
+transform, the collate, and the worker's time between batches) and ships
+the figures with each batch; the main process sums them and prints
+`job_stages: worker=S getitem=S collate=S transform[I]:NAME=S ...`
+(seconds over the batches it took: the truth of s_stage_*.sh).
 --main-sleep-ms: the sampler sleeps MS for each index it draws, in the
 training process (a DataLoader's sampler runs there, whatever the workers):
 input wait that no loader setting relieves.
@@ -242,6 +254,102 @@ def burn(seconds):
     return acc
 
 
+class StageClock:
+    """A worker's own account of its stages (--stages, --collate-ms): seconds
+    per stage since the last batch it shipped, and the worker's time since."""
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.s = {}
+        self.t_ship = time.perf_counter()
+
+    def add(self, key, seconds):
+        self.s[key] = self.s.get(key, 0.0) + seconds
+
+    def ship(self):
+        now = time.perf_counter()
+        out, self.s = self.s, {}
+        out["worker"] = now - self.t_ship
+        self.t_ship = now
+        return out
+
+
+_CLOCK = None
+
+
+def clock():
+    global _CLOCK
+    if _CLOCK is None or _CLOCK.pid != os.getpid():
+        _CLOCK = StageClock()
+    return _CLOCK
+
+
+class Burn:
+    """A transform that burns its CPU time, timing itself."""
+
+    def __init__(self, ms, key):
+        self.s, self.key = ms / 1000.0, key
+
+    def __call__(self, x):
+        t0 = time.perf_counter()
+        burn(self.s)
+        clock().add(self.key, time.perf_counter() - t0)
+        return x
+
+
+class Resize(Burn):
+    pass
+
+
+class RandomCrop(Burn):
+    pass
+
+
+class GaussianBlur(Burn):
+    pass
+
+
+class Normalize(Burn):
+    pass
+
+
+class RandomFlip(Burn):
+    pass
+
+
+class ToTensor(Burn):
+    pass
+
+
+STAGE_CLASSES = {c.__name__: c for c in (Resize, RandomCrop, GaussianBlur, Normalize, RandomFlip, ToTensor)}
+
+
+def make_pipeline(spec):
+    from torchvision import transforms
+    steps = []
+    for i, item in enumerate(x for x in spec.split(",") if x):
+        name, ms = item.split(":")
+        steps.append(STAGE_CLASSES[name](float(ms), "transform[%d]:%s" % (i, name)))
+    return transforms.Compose(steps)
+
+
+class StageCollate:
+    """--collate-ms: burns MS per batch, collates the tensors, and ships the
+    worker's stage figures with the batch."""
+
+    def __init__(self, ms):
+        self.s = ms / 1000.0
+
+    def __call__(self, batch):
+        from torch.utils.data import default_collate
+        t0 = time.perf_counter()
+        burn(self.s)
+        x = default_collate(batch)
+        c = clock()
+        c.add("collate", time.perf_counter() - t0)
+        return x, c.ship()
+
+
 def list_files(root):
     index = os.path.join(root, "index.txt")
     if os.path.exists(index):
@@ -258,6 +366,10 @@ class Samples(Dataset):
     def __init__(self, a):
         self.fmt = a.format
         self.n = a.samples
+        # --stages: the pipeline (a torchvision Compose); --collate-ms too:
+        # the job times its own stages (StageClock)
+        self.transform = make_pipeline(a.stages) if a.stages else None
+        self.timed = bool(a.stages) or a.collate_ms >= 0
         self.decode_s = a.decode_ms / 1000.0
         self.matmul_n, self.matmul_ops = a.matmul_n, a.matmul_ops
         self.sleep_s = a.item_sleep_ms / 1000.0
@@ -386,6 +498,16 @@ class Samples(Dataset):
         return os.path.getsize(path), int(x[0, 0, 0].item() * 100) & 0xFF
 
     def __getitem__(self, i):
+        if self.transform is None and not self.timed:
+            return self._item(i)
+        t0 = time.perf_counter()
+        x = self._item(i)
+        if self.transform is not None:
+            x = self.transform(x)
+        clock().add("getitem", time.perf_counter() - t0)
+        return x
+
+    def _item(self, i):
         nbytes, first = self._read(i)
         acc = burn(self.decode_s)
         if self.matmul_n > 0:
@@ -598,6 +720,9 @@ def parse_args():
     ap.add_argument("--stall-every", type=int, default=0,
                     help="every N-th sample a worker loads sleeps --stall-ms more (a slow sample)")
     ap.add_argument("--stall-ms", type=float, default=0.0)
+    ap.add_argument("--stages", default="", help="NAME:MS,...: a Compose of CPU-burning transforms")
+    ap.add_argument("--collate-ms", type=float, default=-1.0,
+                    help="a collate_fn that burns MS per batch (0: no burn, still timed)")
     ap.add_argument("--main-sleep-ms", type=float, default=0.0,
                     help="each index the sampler draws sleeps MS in the training process")
     ap.add_argument("--compute-ms", type=float, default=20.0)
@@ -721,6 +846,8 @@ def make_loader(a, ds, seed):
     g.manual_seed(seed)
     if a.unpickle_ms > 0:
         kw["collate_fn"] = collate_with_objects
+    elif a.stages or a.collate_ms >= 0:
+        kw["collate_fn"] = StageCollate(max(a.collate_ms, 0.0))
     if a.main_cpu_ms > 0:
         kw["sampler"] = SlowSampler(ds, a.main_cpu_ms / 1000.0, g, cpu=True)
     elif a.main_sleep_ms > 0:
@@ -1062,6 +1189,8 @@ def main():
         from torch.nn.parallel import DistributedDataParallel
         model = DistributedDataParallel(torch.nn.Linear(16, 1))
 
+    stage_mode = bool(a.stages) or a.collate_ms >= 0
+    job_stages = {}
     wait = compute = first_wait = coll = val = val_busy = 0.0
     steps = samples = steady_n = 0
     steady_s = 0.0
@@ -1087,7 +1216,10 @@ def main():
                 waits.append((t_ask, t_got))
                 if k == 0:
                     first_wait += t_got - t_ask
-                samples += len(batch[0]) if a.unpickle_ms > 0 else len(batch)
+                if stage_mode:  # (tensor, the worker's stage figures since its last batch)
+                    for key, sec in batch[1].items():
+                        job_stages[key] = job_stages.get(key, 0.0) + sec
+                samples += len(batch[0]) if a.unpickle_ms > 0 or stage_mode else len(batch)
                 dev.run(compute_s)
                 if model is not None:
                     t_r = time.perf_counter()
@@ -1140,6 +1272,8 @@ def main():
         b["other"] = max(0.0, 1.0 - sum(b.values()))
     buckets = " ".join("b_%s=%.4f" % (k, b.get(k, 0.0))
                        for k in ("busy", "input", "ckpt", "coll", "val", "other"))
+    if stage_mode:
+        sys.stdout.write("job_stages: %s\n" % " ".join("%s=%.4f" % kv for kv in sorted(job_stages.items())))
     if a.step_ends:
         sys.stdout.write("step_ends: %s\n" % " ".join("%.6f" % e for e in ends))
     # each epoch's own figures (the phases' truth): epoch:start:end:wait:compute

@@ -28,6 +28,7 @@ static struct {
 	double idle;
 } dev[2048];
 static int ndev, step_rows;
+static char stage_text[3][128]; /* the last loader_stages row's loader, kind, stage */
 
 static void on_row(struct fs_sink *s, const struct fs_row *r)
 {
@@ -47,6 +48,13 @@ static void on_row(struct fs_sink *s, const struct fs_row *r)
 		last.v[FS_PHASES_name].s = NULL;
 	if (r->table == FS_T_STEPS)
 		last.v[FS_STEPS_loader].s = NULL;
+	if (r->table == FS_T_LOADER_STAGES) {
+		snprintf(stage_text[0], sizeof stage_text[0], "%s", r->v[FS_LOADER_STAGES_loader].s);
+		snprintf(stage_text[1], sizeof stage_text[1], "%s", r->v[FS_LOADER_STAGES_kind].s);
+		snprintf(stage_text[2], sizeof stage_text[2], "%s", r->v[FS_LOADER_STAGES_stage].s);
+		last.v[FS_LOADER_STAGES_loader].s = last.v[FS_LOADER_STAGES_kind].s = NULL;
+		last.v[FS_LOADER_STAGES_stage].s = NULL;
+	}
 	rows++;
 }
 
@@ -75,6 +83,43 @@ static struct fs_sink sink = {.row = on_row, .meta = on_meta};
 static int parse(const char *rec)
 {
 	return fs_markers_parse(rec, strlen(rec), &sink, 1000000000ull);
+}
+
+/* G1: a worker's time in one stage of its pipeline (docs/markers.md, "Stages"). */
+static void test_parse_stage(void)
+{
+	rows = metas = 0;
+	CHECK_INT(parse("G1 77 ImageNet 3500000000 1000000000 transform 40 120000000 110000000 transform[2]:RandomResizedCrop"), 0);
+	CHECK_INT(rows, 1);
+	CHECK_INT(last.table, FS_T_LOADER_STAGES);
+	CHECK_NEAR(last.v[FS_LOADER_STAGES_t].d, 2.5, 1e-9);
+	CHECK_NEAR(last.v[FS_LOADER_STAGES_dt_s].d, 1.0, 1e-12);
+	CHECK_INT(last.v[FS_LOADER_STAGES_pid].i, 77);
+	CHECK_STR(stage_text[0], "ImageNet");
+	CHECK_STR(stage_text[1], "transform");
+	CHECK_STR(stage_text[2], "transform[2]:RandomResizedCrop");
+	CHECK_INT(last.v[FS_LOADER_STAGES_calls].i, 40);
+	CHECK_NEAR(last.v[FS_LOADER_STAGES_wall_s].d, 0.12, 1e-12);
+	CHECK_NEAR(last.v[FS_LOADER_STAGES_cpu_s].d, 0.11, 1e-12);
+	/* a name with a control character is kept, cleaned (1: cleaned) */
+	CHECK_INT(parse("G1 77 L 3500000000 1000 collate 1 10 5 a\033b"), 1);
+	CHECK_STR(stage_text[2], "a?b");
+	int before = rows;
+	const char *bad[] = {
+		"G1 77 L 3500000000 1000 transform 40 120000000 110000000",            /* no name */
+		"G1 77 L 3500000000 1000 transform 40 120000000 110000000 a b",        /* a field long */
+		"G1 77 L 3500000000 1000 decode 40 120000000 110000000 x",             /* not a kind */
+		"G1 77 L 3500000000 1000 transform -4 120000000 110000000 x",          /* a negative count */
+		"G1 77 L 3500000000 1000 transform 40 1.5 110000000 x",                /* not a whole number */
+		"G1 x L 3500000000 1000 transform 40 120000000 110000000 x",
+		"G1 77 L 3500000000 transform 40 120000000 110000000 x",          /* no interval */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_INT(parse(bad[i]), -1);
+		if (parse(bad[i]) != -1)
+			fprintf(stderr, "  accepted: '%s'\n", bad[i]);
+	}
+	CHECK_INT(rows, before);
 }
 
 static void test_parse(void)
@@ -546,6 +591,7 @@ static void test_device_mutations(void)
 
 int main(void)
 {
+	test_parse_stage();
 	test_parse();
 	test_clean();
 	test_parse_clean();

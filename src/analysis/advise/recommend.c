@@ -9,6 +9,7 @@
 
 #include "analysis/advise/memory.h"
 #include "analysis/advise/speedup.h"
+#include "analysis/advise/stages.h"
 #include "analysis/advise/whatif.h"
 #include "util/fmt.h"
 
@@ -128,6 +129,13 @@ static void cpu_preprocess(const struct fs_metrics *m, const struct fs_threshold
 	}
 	if (fs_advise_page_copies(m, v)) /* the CPU is the kernel copying pages (advise/memory.c) */
 		return;
+	struct fs_stage_fix fx; /* the stage that holds the time, where the hook timed them */
+	if (fs_stage_fix(m, t, &fx)) {
+		r = rec(v, fx.relieves, fx.knob, fx.current, fx.suggested);
+		predict(m, v, r, fx.change);
+		WHY(r, "%s", fx.why);
+		return;
+	}
 	r = rec(v, "CPU (work per sample)", "transforms", "CPU decode/augment", "cheaper transforms, pre-decoded data, or decode on the accelerator (e.g. DALI)");
 	struct fs_change half = fs_change_input("transforms at half the CPU per sample");
 	half.cpu = 0.5;

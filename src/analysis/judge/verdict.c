@@ -69,6 +69,51 @@ static void cpu_evidence(const struct fs_metrics *m, const struct fs_thresholds 
 		   fs_fmt_sig(a, 32, m->cg_quota_cores, 2, " cores"));
 }
 
+/* "NAME 61%" for stage s (its own time's share of the workers' time). */
+static const char *stage_text(char *out, size_t cap, const struct fs_loader_stage *s)
+{
+	snprintf(out, cap, "%.60s%s %.0f%%", s->name, strcmp(s->kind, "getitem") ? "" : " (itself)", 100 * s->self_share);
+	return out;
+}
+
+/* The stages that hold the loaders' time (load/stages.h): the largest by
+ * its own (exclusive) time, those at stage_named_share or more beside it,
+ * and the getitem's own time split by what it was doing. */
+static void stage_evidence(const struct fs_metrics *m, const struct fs_thresholds *t, struct fs_finding *f)
+{
+	const struct fs_stages *st = &m->stages;
+	char b[96], c[96];
+	if (!st->timed || st->n == 0 || !(st->worker_s > 0))
+		return;
+	const struct fs_loader_stage *top = &st->s[0];
+	int named = 0;
+	for (int i = 0; i < st->n && i < 3; i++)
+		named += st->s[i].self_share >= t->stage_named_share;
+	EV(f, "loader_stage_share", top->self_share, "fraction", "loader_stages (hook)",
+	   "%.60s%s holds %.0f%% of the DataLoader workers' time (its own, exclusive; %.0f%% of their time producing "
+	   "batches; %d workers busy %.0f%% of the time)", top->name, strcmp(top->kind, "getitem") ? "" : " itself",
+	   100 * top->self_share,
+	   100 * top->self_busy_share, st->workers, 100 * st->busy_s / st->worker_s);
+	if (st->n > 1)
+		EV(f, "loader_stages_next", st->s[1].self_share, "fraction", "loader_stages (hook)",
+		   "%s then: %s%s%s", named > 1 ? "named too" : "the next stages", stage_text(b, sizeof b, &st->s[1]),
+		   st->n > 2 ? ", " : "", st->n > 2 ? stage_text(c, sizeof c, &st->s[2]) : "");
+	const struct fs_loader_stage *g = fs_stages_getitem(st);
+	if (g && g->self_share >= t->stage_named_share && g->self_s > 0) {
+		double cpu = fmin(g->self_cpu_s, g->self_s);
+		if (isfinite(g->io_s))
+			EV(f, "loader_getitem_cpu_share", cpu / g->self_s, "fraction", "loader_stages + io_classes",
+			   "%.60s itself (outside its transforms): on a CPU %.0f%%, in file and socket calls %.0f%% "
+			   "(the tracer; their kernel CPU counts in both), off the CPU %.0f%%", g->name,
+			   100 * cpu / g->self_s, 100 * g->io_s / g->self_s, 100 * (1 - cpu / g->self_s));
+		else
+			EV(f, "loader_getitem_cpu_share", cpu / g->self_s, "fraction", "loader_stages",
+			   "%.60s itself (outside its transforms): on a CPU %.0f%%, off the CPU (I/O, sleep, waiting for a "
+			   "core) %.0f%%; its I/O calls were not traced", g->name, 100 * cpu / g->self_s,
+			   100 * (1 - cpu / g->self_s));
+	}
+}
+
 bool fs_main_process(const struct fs_metrics *m, const struct fs_thresholds *t)
 {
 	if (m->main_wait_cores >= t->loader_running)
@@ -174,6 +219,7 @@ static enum fs_verdict_id attributed(const struct fs_metrics *m, const struct fs
 		return fs_storage_family(m, t, f);
 	case 3:
 		cpu_evidence(m, t, f);
+		stage_evidence(m, t, f);
 		return FS_VERDICT_CPU_PREPROCESS;
 	default:
 		return parallelism(m, t, know_idle, sh->idle, f);
@@ -220,6 +266,7 @@ static enum fs_verdict_id classify(const struct fs_metrics *m, const struct fs_t
 	if (cpu) {
 		*clarity = cpu_signal > 0 ? (cpu_signal - fmin(L->blocked, cpu_signal)) / cpu_signal : 0.5;
 		cpu_evidence(m, t, f);
+		stage_evidence(m, t, f);
 		return FS_VERDICT_CPU_PREPROCESS;
 	}
 	/* Loaders asleep, cores and storage idle: too few loaders. */
@@ -431,6 +478,9 @@ void fs_judge(const struct fs_metrics *m, const struct fs_thresholds *t, struct 
 	shares(m, v, &ckpt, &epoch, &steady);
 	enum fs_verdict_id cause;
 	add_findings(m, t, v, ckpt, epoch, steady, &clarity, &cause);
+	if (cause == FS_VERDICT_CPU_PREPROCESS && !m->stages.timed && !m->loaders_are_main)
+		missing(v, "stages: the workers' stages were not timed (the hook, feedscope run --pytorch, times each "
+			   "transform, __getitem__ and collate_fn)");
 	char a[32], b[32];
 	const struct fs_loop_proc *T = fs_metrics_trainer(m);
 	if (m->have_steps && T && T->dev_clock[0] && T->loop_s > 0)

@@ -12,6 +12,7 @@
 #include "analysis/load/metricdefs.h"
 #include "analysis/load/numbers.h"
 #include "analysis/load/query.h"
+#include "analysis/load/stages.h"
 #include "analysis/load/steps.h"
 #include "analysis/load/tree.h"
 
@@ -196,6 +197,7 @@ int fs_metrics_load(const char *path, const struct fs_window *w, struct fs_metri
 	fs_m_load_machine(&q, m);
 	fs_m_load_memory(&q, m->mem_total_bytes, &m->mem);
 	fs_m_load_threads(&q, &m->threads);
+	fs_m_load_stages(&q, m->loader, &m->stages);
 	int rc = fs_q_failed(&q) ? -1 : 0;
 	if (rc < 0)
 		snprintf(err, errlen, "%s: reading the run file failed: %s", path, fs_q_failed(&q));

@@ -16,6 +16,7 @@
 #include "analysis/load/memory.h"
 #include "analysis/load/peers.h"
 #include "analysis/load/threads.h"
+#include "analysis/load/stages.h"
 
 struct fs_window {
 	double start_s, end_s; /* seconds since the run started; -inf/+inf = open */
@@ -240,6 +241,10 @@ struct fs_metrics {
 	struct fs_memory mem;
 	/* the job's threads and the cores it may use (threads.h) */
 	struct fs_threads threads;
+
+	/* the DataLoader workers' time per stage over the trainer's loop
+	 * (stages.h: the hook's, schema 14); stages.timed false: not timed */
+	struct fs_stages stages;
 };
 
 /* The trainer's entry of m->loops, or NULL when there is none. */
