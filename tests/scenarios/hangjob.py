@@ -40,27 +40,7 @@ import time
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-
-class Busy:
-    """Cumulative accelerator-busy seconds in a file, replaced atomically
-    (the format the tests' fake NVML reads; train.py's Busy)."""
-
-    def __init__(self, path):
-        self.path = path
-        self.total = 0.0
-        if path:
-            self._write()
-
-    def add(self, seconds):
-        self.total += seconds
-        if self.path:
-            self._write()
-
-    def _write(self):
-        tmp = "%s.%d.tmp" % (self.path, os.getpid())
-        with open(tmp, "w") as f:
-            f.write("%.6f\n" % self.total)
-        os.replace(tmp, self.path)
+from train import Busy  # train.py, beside this file: the fake NVML's busy file
 
 
 def say(msg):

@@ -817,6 +817,14 @@ def evict_dataset(path):
 _WORKER_HELD = None
 
 
+def hold_private(nbytes):
+    """nbytes of the calling process's own memory, every page written:
+    resident and private (--worker-mib here, memjob.py's too)."""
+    b = bytearray(nbytes)
+    b[::4096] = b"x" * len(b[::4096])
+    return b
+
+
 def make_loader(a, ds, seed):
     init_s = a.init_sleep_ms / 1000.0
     netns = a.netns
@@ -830,9 +838,7 @@ def make_loader(a, ds, seed):
             join_netns(netns)
         if held:
             global _WORKER_HELD
-            _WORKER_HELD = bytearray(held)
-            for i in range(0, held, 4096):  # touched: resident and private
-                _WORKER_HELD[i] = 1
+            _WORKER_HELD = hold_private(held)
         if init_s > 0:
             time.sleep(init_s)
 
