@@ -49,10 +49,11 @@ void fs_m_load_memory(struct fs_q *q, double mem_total, struct fs_memory *mem)
 	mem->have_pss = isfinite(mem->job_pss_max);
 	mem->late_slope = NAN;
 	if (mem->window_s > 0) {
-		q->w0 = q->w0 + mem->window_s / 2;
+		double span0 = q->w0;
+		q->w0 = span0 + mem->window_s / 2;
 		fs_metricdefs_load_ids(q, (enum fs_md_id[]){FS_MD_JOB_PSS_SLOPE_BYTES_PER_S}, 1, &mv);
 		mem->late_slope = val(&mv, FS_MD_JOB_PSS_SLOPE_BYTES_PER_S);
-		q->w0 = q->w1 - mem->window_s;
+		q->w0 = span0;
 	}
 	fs_metricdefs_load_ids(q,
 			       (enum fs_md_id[]){FS_MD_DEV_SHM_USED_MAX_BYTES, FS_MD_DEV_SHM_SIZE_BYTES,
